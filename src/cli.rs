@@ -1,0 +1,109 @@
+//! Command-line arguments.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Static analysis for PyTorch code moving from CUDA GPUs to Huawei Ascend NPUs.
+#[derive(Debug, Parser)]
+#[command(name = "npu-mem", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scan Python files, shell scripts and notebooks for NPU memory and migration problems.
+    Scan(ScanArgs),
+    /// List every rule with its section and severity.
+    Rules(RulesArgs),
+    /// Explain one rule.
+    Rule(RuleArgs),
+}
+
+/// Output formats of `scan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The sectioned report for people.
+    Text,
+    /// One line per finding.
+    Concise,
+    /// Machine-readable JSON (schema in README.md).
+    Json,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The lowest severity that makes `scan` exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Only errors.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Any finding.
+    Info,
+    /// Never fail because of findings.
+    Never,
+}
+
+/// `npu-mem scan`.
+#[derive(Debug, clap::Args)]
+pub struct ScanArgs {
+    /// Files or directories to scan.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Exit with 1 when a finding at or above this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+    /// The torch_npu version the advice is for.
+    #[arg(long, default_value = "2.1", value_parser = ["2.1", "2.6", "2.14"])]
+    pub target: String,
+    /// Skip paths matching this glob (repeatable); files named on the command line are always scanned.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Add a rule pack: a TOML file or a directory of them (repeatable).
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rule_packs: Vec<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Colour the text report.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `npu-mem rules`.
+#[derive(Debug, clap::Args)]
+pub struct RulesArgs {
+    /// Also load these packs.
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rule_packs: Vec<PathBuf>,
+}
+
+/// `npu-mem rule CODE`.
+#[derive(Debug, clap::Args)]
+pub struct RuleArgs {
+    /// The rule code, e.g. TX013.
+    pub code: String,
+    /// Also load these packs.
+    #[arg(long = "rules", value_name = "PATH")]
+    pub rule_packs: Vec<PathBuf>,
+}

@@ -1,0 +1,192 @@
+//! The result types every stage shares: severities, sections, findings and fixes.
+
+use serde::Serialize;
+use std::fmt;
+
+/// How much a finding matters, as the catalog defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// An opportunity or a piece of advice.
+    Info,
+    /// A real memory or speed cost.
+    Warning,
+    /// Breaks, or silently gives wrong results, on an NPU.
+    Error,
+}
+
+impl Severity {
+    /// The lowercase name used in reports and packs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The five report sections, in the order of the Ascend memory-analysis checklist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Section {
+    /// DataLoader workers, pinning, prefetching.
+    DataLoading,
+    /// Copies between host and device, device strings, automatic migration.
+    Transfer,
+    /// Autocast, GradScaler, half precision.
+    MixedPrecision,
+    /// Caches, graphs kept alive, allocator settings, checkpointing.
+    Memory,
+    /// `torch.cuda` APIs and their NPU counterparts.
+    NpuApi,
+}
+
+impl Section {
+    /// Every section in report order.
+    pub const ALL: [Section; 5] = [
+        Section::DataLoading,
+        Section::Transfer,
+        Section::MixedPrecision,
+        Section::Memory,
+        Section::NpuApi,
+    ];
+
+    /// The identifier used in packs and JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Section::DataLoading => "data-loading",
+            Section::Transfer => "transfer",
+            Section::MixedPrecision => "mixed-precision",
+            Section::Memory => "memory",
+            Section::NpuApi => "npu-api",
+        }
+    }
+
+    /// The heading shown in the text report.
+    pub fn title(self) -> &'static str {
+        match self {
+            Section::DataLoading => "Data Loading",
+            Section::Transfer => "Host-Device Transfer",
+            Section::MixedPrecision => "Mixed Precision",
+            Section::Memory => "Memory Efficiency",
+            Section::NpuApi => "torch_npu APIs",
+        }
+    }
+}
+
+/// A 1-based line and column; columns count Unicode characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Position {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column in characters.
+    pub column: usize,
+}
+
+/// Whether a fix may change behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Keeps the program's meaning on the NPU; applied by `--fix`.
+    Safe,
+    /// May change behaviour; applied only with `--unsafe-fixes`.
+    Unsafe,
+}
+
+/// One text replacement: the range `start..end` becomes `content`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    /// Where the replaced text starts.
+    pub start: Position,
+    /// Where the replaced text ends (exclusive).
+    pub end: Position,
+    /// The new text.
+    pub content: String,
+    /// Byte offsets of the replaced range, for the fixer.
+    #[serde(skip)]
+    pub byte_range: (usize, usize),
+}
+
+/// A fix: a set of non-overlapping edits and how safe they are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// Safe or unsafe.
+    pub applicability: Applicability,
+    /// What the fix does, in words.
+    #[serde(skip)]
+    pub description: String,
+    /// The edits, in source order.
+    pub edits: Vec<Edit>,
+}
+
+/// One reported problem at one place in one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The rule code, e.g. `TX001`.
+    pub code: String,
+    /// The rule's kebab-case name.
+    pub name: String,
+    /// Severity after any per-site downgrade.
+    pub severity: Severity,
+    /// Report section.
+    pub section: Section,
+    /// Display path, `/`-separated, relative to the working directory when inside it.
+    pub path: String,
+    /// Start line (1-based).
+    pub line: usize,
+    /// Start column (1-based, characters).
+    pub column: usize,
+    /// End line (1-based).
+    pub end_line: usize,
+    /// End column (1-based, characters, exclusive).
+    pub end_column: usize,
+    /// Message naming the concrete thing found.
+    pub message: String,
+    /// Whether `transfer_to_npu` already handles the pattern.
+    pub auto_migrated: bool,
+    /// Whether the pattern blocks automatic migration.
+    pub blocker: bool,
+    /// A machine-applicable fix, if the rule has one and it applies here.
+    pub fix: Option<Fix>,
+    /// Byte range of the reported node, for overrides and fixes.
+    #[serde(skip)]
+    pub byte_range: (usize, usize),
+    /// The text of the start line, for source excerpts.
+    #[serde(skip)]
+    pub source_line: String,
+}
+
+impl Finding {
+    /// The deterministic order of findings: path, line, column, code.
+    pub fn sort_key(&self) -> (&str, usize, usize, &str) {
+        (&self.path, self.line, self.column, &self.code)
+    }
+}
+
+/// A file the scan could not analyse fully, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileProblem {
+    /// Display path.
+    pub path: String,
+    /// `skipped` (not analysed) or `partial` (analysed where the syntax tree is sound).
+    pub kind: ProblemKind,
+    /// What went wrong, for a person.
+    pub message: String,
+}
+
+/// How much of a file the scan lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProblemKind {
+    /// The file was not analysed at all.
+    Skipped,
+    /// The file has syntax errors; the sound parts were analysed.
+    Partial,
+}

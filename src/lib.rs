@@ -1,0 +1,16 @@
+//! npu-mem: static analysis for PyTorch code moving from CUDA GPUs to Huawei
+//! Ascend NPUs. The pipeline, in module order: [`walk`] finds files,
+//! [`source`] reads them, [`parse`] builds syntax trees, [`semantic`] resolves
+//! names and contexts, [`rules`] matches the packs, [`scan`] runs it all in
+//! parallel and [`report`] renders the result.
+
+pub mod cli;
+pub mod finding;
+pub mod parse;
+pub mod report;
+pub mod rules;
+pub mod scan;
+pub mod semantic;
+pub mod shell;
+pub mod source;
+pub mod walk;

@@ -1,0 +1,93 @@
+//! The `npu-mem` command: walk -> parse -> analyse -> match -> report.
+
+use clap::Parser;
+use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, ScanArgs};
+use npu_mem::finding::Severity;
+use npu_mem::report::{self, text::Paint, Report};
+use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
+use npu_mem::{scan, walk};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Exit code for findings at or above `--fail-on`.
+const EXIT_FINDINGS: u8 = 1;
+/// Exit code for usage errors, missing paths and invalid rule packs.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Scan(args) => run_scan(args),
+        Command::Rules(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).map(|set| {
+            print!("{}", npu_mem::report::rules::list(&set));
+            0
+        }),
+        Command::Rule(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).and_then(|set| {
+            npu_mem::report::rules::explain(&set, &args.code).map(|text| {
+                print!("{text}");
+                0
+            })
+        }),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(message) => {
+            eprintln!("npu-mem: error: {message}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn run_scan(args: ScanArgs) -> Result<u8, String> {
+    let started = std::time::Instant::now();
+    let set = packs::load(&args.rule_packs).map_err(|e| format!("invalid rule pack: {e}"))?;
+    let target = parse_version(&args.target)?;
+    let engine = Engine::new(&set, target);
+    let threads = args.threads.unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let walked = walk::walk(&args.paths, &args.exclude, &set.compiler.file_extensions)
+        .map_err(|e| format!("{}", e.0))?;
+    let outcome = pool.install(|| scan::scan(&walked.files, &engine));
+    for p in &outcome.problems {
+        eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
+    }
+    for (path, message) in &walked.problems {
+        eprintln!("npu-mem: warning: {path}: {message}");
+    }
+    let report = Report {
+        outcome: &outcome,
+        engine: &engine,
+        target: &args.target,
+        elapsed_ms: started.elapsed().as_millis(),
+        walk_problems: &walked.problems,
+    };
+    let rendered = match args.format {
+        Format::Text => {
+            let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+            let color = match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            };
+            report::text::render(&report, Paint(color))
+        }
+        Format::Concise => report::concise::render(&report),
+        Format::Json => report::json::render(&report),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, rendered).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = stdout.write_all(rendered.as_bytes());
+        }
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
+    Ok(if failing { EXIT_FINDINGS } else { 0 })
+}

@@ -1,0 +1,65 @@
+//! `--format json`: the machine-readable report documented in README.md.
+
+use super::summary::{section_summary, SectionSummary};
+use super::Report;
+use crate::finding::{FileProblem, Finding, ProblemKind, Section, Severity};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Serialize)]
+struct Totals {
+    error: usize,
+    warning: usize,
+    info: usize,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    totals: Totals,
+    sections: Vec<SectionSummary>,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    version: u32,
+    tool: Tool,
+    target: &'a str,
+    files_scanned: usize,
+    findings: &'a [Finding],
+    summary: Summary,
+    errors: Vec<FileProblem>,
+}
+
+/// Renders the JSON report (pretty-printed, with a trailing newline).
+pub fn render(report: &Report) -> String {
+    let mut errors: Vec<FileProblem> = report.outcome.problems.clone();
+    errors.extend(report.walk_problems.iter().map(|(path, message)| FileProblem {
+        path: path.clone(),
+        kind: ProblemKind::Skipped,
+        message: message.clone(),
+    }));
+    let doc = JsonReport {
+        version: 1,
+        tool: Tool { name: "npu-mem", version: env!("CARGO_PKG_VERSION") },
+        target: report.target,
+        files_scanned: report.outcome.files_scanned,
+        findings: &report.outcome.findings,
+        summary: Summary {
+            totals: Totals {
+                error: report.count(Severity::Error),
+                warning: report.count(Severity::Warning),
+                info: report.count(Severity::Info),
+            },
+            sections: Section::ALL.iter().map(|s| section_summary(report, *s)).collect(),
+        },
+        errors,
+    };
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    out.push('\n');
+    out
+}

@@ -1,0 +1,41 @@
+//! `npu-mem rules` and `npu-mem rule CODE`: rule documentation from the packs.
+
+use crate::rules::engine::RuleSet;
+use std::fmt::Write;
+
+/// One line per rule: code, section, severity, name.
+pub fn list(set: &RuleSet) -> String {
+    let mut out = String::new();
+    for r in &set.rules {
+        let flags = if r.blocker { " [blocker]" } else { "" };
+        let _ = writeln!(out, "{:<8} {:<16} {:<8} {}{}", r.code, r.section.id(), r.severity.as_str(), r.name, flags);
+    }
+    out
+}
+
+/// The full documentation of one rule, or an error naming the valid codes' form.
+pub fn explain(set: &RuleSet, code: &str) -> Result<String, String> {
+    let r = set
+        .rules
+        .iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code))
+        .ok_or_else(|| format!("no rule {code}; `npu-mem rules` lists them all"))?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({}): {} [{}]", r.code, r.name, r.section.title(), r.severity);
+    let _ = writeln!(out, "\nWhat it finds\n  {}", r.docs.what);
+    let _ = writeln!(out, "\nWhy it matters on an Ascend NPU\n  {}", r.docs.why);
+    let _ = writeln!(out, "\nExample\n{}", indent(&r.docs.example));
+    let _ = writeln!(out, "\nUse instead\n{}", indent(&r.docs.instead));
+    let fix = match &r.fix {
+        Some(f) => format!("{} fix: {}", if f.applicability == crate::finding::Applicability::Safe { "safe" } else { "unsafe" }, f.description),
+        None => "no automatic fix".to_string(),
+    };
+    let _ = writeln!(out, "\nFix\n  {fix}");
+    let _ = writeln!(out, "\nHandled by automatic migration (transfer_to_npu): {}", if r.auto_migrated { "yes" } else { "no" });
+    let _ = writeln!(out, "Blocks automatic migration: {}", if r.blocker { "yes" } else { "no" });
+    Ok(out)
+}
+
+fn indent(s: &str) -> String {
+    s.trim_end().lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,168 @@
+//! `--format text` (the default): a header, then the five checklist sections,
+//! each with its summary and its findings with source excerpts.
+
+use super::summary::{section_summary, SectionSummary};
+use super::Report;
+use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
+use owo_colors::OwoColorize;
+use std::fmt::Write;
+
+/// Colours on or off.
+#[derive(Clone, Copy)]
+pub struct Paint(pub bool);
+
+impl Paint {
+    fn severity(self, s: Severity, text: &str) -> String {
+        match (self.0, s) {
+            (false, _) => text.to_string(),
+            (true, Severity::Error) => text.red().bold().to_string(),
+            (true, Severity::Warning) => text.yellow().bold().to_string(),
+            (true, Severity::Info) => text.cyan().to_string(),
+        }
+    }
+    fn bold(self, text: &str) -> String {
+        if self.0 { text.bold().to_string() } else { text.to_string() }
+    }
+    fn dim(self, text: &str) -> String {
+        if self.0 { text.dimmed().to_string() } else { text.to_string() }
+    }
+}
+
+/// Renders the full text report.
+pub fn render(report: &Report, paint: Paint) -> String {
+    let mut out = String::new();
+    let o = report.outcome;
+    let _ = writeln!(
+        out,
+        "{} {} · advice for torch_npu {} · {} file{} scanned in {} ms",
+        paint.bold("npu-mem"),
+        env!("CARGO_PKG_VERSION"),
+        report.target,
+        o.files_scanned,
+        if o.files_scanned == 1 { "" } else { "s" },
+        report.elapsed_ms
+    );
+    let _ = writeln!(
+        out,
+        "Findings: {}, {}, {}",
+        paint.severity(Severity::Error, &plural(report.count(Severity::Error), "error")),
+        paint.severity(Severity::Warning, &plural(report.count(Severity::Warning), "warning")),
+        paint.severity(Severity::Info, &plural(report.count(Severity::Info), "info")),
+    );
+    for section in Section::ALL {
+        let findings: Vec<&Finding> = report.section_findings(section).collect();
+        let summary = section_summary(report, section);
+        let _ = writeln!(out, "\n{}", paint.bold(&format!("== {} ({}) ==", section.title(), plural(findings.len(), "finding"))));
+        let summary_text = render_summary(&summary, paint);
+        if findings.is_empty() && summary_text.is_empty() {
+            let _ = writeln!(out, "Nothing to report in this section.");
+            continue;
+        }
+        out.push_str(&summary_text);
+        for f in findings {
+            render_finding(&mut out, f, paint);
+        }
+    }
+    render_problems(&mut out, report);
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    match (n, word) {
+        (_, "info") => format!("{n} info"),
+        (1, _) => format!("1 {word}"),
+        _ => format!("{n} {word}s"),
+    }
+}
+
+fn render_summary(s: &SectionSummary, paint: Paint) -> String {
+    let mut out = String::new();
+    for t in &s.tables {
+        if t.rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{}", paint.bold(&t.title));
+        let mut grid: Vec<Vec<String>> = vec![std::iter::once("location".to_string()).chain(t.columns.iter().cloned()).collect()];
+        for r in &t.rows {
+            grid.push(std::iter::once(format!("{}:{}", r.path, r.line)).chain(r.values.iter().cloned()).collect());
+        }
+        let widths: Vec<usize> = (0..grid[0].len()).map(|c| grid.iter().map(|row| row[c].chars().count()).max().unwrap_or(0)).collect();
+        for row in grid {
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
+        }
+        out.push('\n');
+    }
+    if !s.counts.is_empty() && s.counts.iter().any(|c| c.count > 0) {
+        let _ = writeln!(out, "{}", paint.bold("Patterns"));
+        let width = s.counts.iter().map(|c| c.label.chars().count()).max().unwrap_or(0);
+        for c in &s.counts {
+            let _ = writeln!(out, "  {:<width$}  {}", c.label, c.count);
+        }
+        out.push('\n');
+    }
+    if let Some(v) = &s.verdict {
+        if v.blockers == 0 {
+            let _ = writeln!(out, "Automatic migration (transfer_to_npu): compatible: no pattern it cannot handle was found.\n");
+        } else {
+            let codes: Vec<String> = v.by_code.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+            let _ = writeln!(
+                out,
+                "Automatic migration (transfer_to_npu): {} by {}: {}. These need manual changes; see the findings marked [blocker].\n",
+                paint.severity(Severity::Error, "blocked"),
+                plural(v.blockers, "finding"),
+                codes.join(", ")
+            );
+        }
+    }
+    out
+}
+
+fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
+    let tag = if f.blocker { " [blocker]" } else { "" };
+    let _ = writeln!(
+        out,
+        "{}:{}:{} {} [{}]{} {}",
+        paint.bold(&f.path),
+        f.line,
+        f.column,
+        paint.severity(f.severity, &f.code),
+        paint.severity(f.severity, f.severity.as_str()),
+        tag,
+        f.message
+    );
+    if !f.source_line.is_empty() {
+        let gutter = f.line.to_string();
+        let pad = " ".repeat(gutter.len());
+        let line = f.source_line.replace('\t', " ");
+        let _ = writeln!(out, " {} | {}", paint.dim(&gutter), line);
+        let start = f.column.saturating_sub(1);
+        let len = if f.end_line == f.line { f.end_column.saturating_sub(f.column) } else { line.chars().count().saturating_sub(start) };
+        let _ = writeln!(out, " {} | {}{}", pad, " ".repeat(start), paint.severity(f.severity, &"^".repeat(len.max(1))));
+    }
+    if let Some(fix) = &f.fix {
+        let kind = match fix.applicability {
+            Applicability::Safe => "safe fix",
+            Applicability::Unsafe => "unsafe fix",
+        };
+        let _ = writeln!(out, "  = {kind}: {}", fix.description);
+    }
+}
+
+fn render_problems(out: &mut String, report: &Report) {
+    let problems = &report.outcome.problems;
+    if problems.is_empty() && report.walk_problems.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nFiles not fully analysed:");
+    for p in problems {
+        let kind = match p.kind {
+            ProblemKind::Skipped => "skipped",
+            ProblemKind::Partial => "partially parsed",
+        };
+        let _ = writeln!(out, "  {} ({kind}): {}", p.path, p.message);
+    }
+    for (path, message) in report.walk_problems {
+        let _ = writeln!(out, "  {path} (not walked): {message}");
+    }
+}

@@ -1,0 +1,110 @@
+//! Globs over dotted names and file names, compiled to one anchored regex.
+//!
+//! `*` matches any run of characters (dots included), `?` one character and
+//! `{a,b}` either alternative: `torch.cuda.*`, `torch.{zeros,ones}`.
+
+use regex::Regex;
+
+/// A set of globs, plus the literal last segments usable as an index key.
+#[derive(Debug, Clone)]
+pub struct NameGlobs {
+    regex: Regex,
+    /// Literal last dotted segments of every glob, or `None` when some glob's
+    /// last segment is a wildcard (then it must be tried on every name).
+    pub last_segments: Option<Vec<String>>,
+    /// The globs as written, for messages.
+    pub source: Vec<String>,
+}
+
+impl NameGlobs {
+    /// Compiles `globs`; an error names the glob at fault.
+    pub fn new(globs: &[String]) -> Result<Self, String> {
+        if globs.is_empty() {
+            return Err("needs at least one name".to_string());
+        }
+        let mut alternatives = Vec::new();
+        let mut keys = Some(Vec::new());
+        for glob in globs {
+            alternatives.push(glob_to_regex(glob)?);
+            let last = glob.rsplit('.').next().unwrap_or(glob);
+            match expand_braces(last) {
+                Some(words) if !words.iter().any(|w| w.contains(['*', '?'])) => {
+                    if let Some(k) = keys.as_mut() {
+                        k.extend(words);
+                    }
+                }
+                _ => keys = None,
+            }
+        }
+        let regex = Regex::new(&format!("^(?:{})$", alternatives.join("|")))
+            .map_err(|e| format!("invalid glob: {e}"))?;
+        Ok(NameGlobs { regex, last_segments: keys, source: globs.to_vec() })
+    }
+
+    /// Whether `name` matches one of the globs.
+    pub fn is_match(&self, name: &str) -> bool {
+        self.regex.is_match(name)
+    }
+}
+
+/// Translates one glob to an unanchored regex fragment.
+fn glob_to_regex(glob: &str) -> Result<String, String> {
+    let mut out = String::from("(?:");
+    let mut in_braces = false;
+    for c in glob.chars() {
+        match c {
+            '*' => out.push_str(".*"),
+            '?' => out.push('.'),
+            '{' if !in_braces => {
+                in_braces = true;
+                out.push_str("(?:");
+            }
+            '}' if in_braces => {
+                in_braces = false;
+                out.push(')');
+            }
+            ',' if in_braces => out.push('|'),
+            '{' | '}' => return Err(format!("unbalanced braces in glob `{glob}`")),
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    if in_braces {
+        return Err(format!("unclosed `{{` in glob `{glob}`"));
+    }
+    out.push(')');
+    Ok(out)
+}
+
+/// `a{b,c}d` -> `[abd, acd]`; `None` for nested or unbalanced braces.
+fn expand_braces(s: &str) -> Option<Vec<String>> {
+    let Some(open) = s.find('{') else { return Some(vec![s.to_string()]) };
+    let close = open + s[open..].find('}')?;
+    let (head, tail) = (&s[..open], &s[close + 1..]);
+    if tail.contains(['{', '}']) {
+        return None;
+    }
+    Some(s[open + 1..close].split(',').map(|alt| format!("{head}{alt}{tail}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn star_crosses_dots_and_braces_expand() {
+        let g = NameGlobs::new(&["torch.cuda.*".into(), "torch.{zeros,ones}".into()]).unwrap();
+        assert!(g.is_match("torch.cuda.memory.empty_cache"));
+        assert!(g.is_match("torch.ones"));
+        assert!(!g.is_match("torch.cuda"));
+        assert!(!g.is_match("torch.empty"));
+        assert_eq!(g.last_segments, None);
+        let g = NameGlobs::new(&["torch.{zeros,ones}".into(), "a.b".into()]).unwrap();
+        assert_eq!(g.last_segments, Some(vec!["zeros".into(), "ones".into(), "b".into()]));
+    }
+
+    #[test]
+    fn unbalanced_braces_are_errors() {
+        assert!(NameGlobs::new(&["torch.{a".into()]).is_err());
+        assert!(NameGlobs::new(&["torch.a}".into()]).is_err());
+    }
+}

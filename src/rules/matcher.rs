@@ -1,0 +1,441 @@
+//! Evaluating a compiled matcher at one node.
+
+use super::context::{Context, Frame};
+use super::model::*;
+use crate::semantic::calls::{ArgState, CallArgs};
+use crate::semantic::imports::import_bindings;
+use crate::semantic::values::{base_name, dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen};
+use tree_sitter::Node;
+
+/// A disjunction of project facts: `(fact index, expected value)`.
+pub type Clause = Vec<(usize, bool)>;
+
+/// What a successful match produced.
+#[derive(Debug, Default)]
+pub struct MatchState<'t> {
+    /// Placeholder values.
+    pub captures: Vec<(String, String)>,
+    /// Project-wide conditions still to check (all clauses must hold).
+    pub pending: Vec<Clause>,
+    /// A node inside the anchor that the finding should point at (a condition's test).
+    pub focus: Option<Node<'t>>,
+}
+
+impl<'t> MatchState<'t> {
+    /// The value of placeholder `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.captures.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+    fn put(&mut self, name: &str, value: impl Into<String>) {
+        self.captures.push((name.to_string(), value.into()));
+    }
+}
+
+/// Evaluates `m` at `node`; on success `state` holds its captures.
+pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut MatchState<'t>) -> bool {
+    let mark = (state.captures.len(), state.pending.len());
+    let ok = m.anchor.as_ref().is_none_or(|a| anchor(a, node, cx, state)) && m.preds.iter().all(|p| pred(p, node, cx, state));
+    if ok {
+        for (k, v) in &m.set {
+            // `set` values may use the placeholders captured so far (`{index}`).
+            let value = super::render::render_with(v, |name| state.get(name).unwrap_or_default().to_string());
+            state.put(k, value);
+        }
+    } else {
+        state.captures.truncate(mark.0);
+        state.pending.truncate(mark.1);
+    }
+    ok
+}
+
+/// The callee of a call node, or the expression of a bare decorator.
+pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
+    match node.kind() {
+        "call" => node.child_by_field_name("function"),
+        "decorator" => node.named_child(0).filter(|e| matches!(e.kind(), "identifier" | "attribute")),
+        _ => None,
+    }
+}
+
+/// `(receiver, method name node)` of a method call.
+pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+    let f = node.child_by_field_name("function").filter(|f| node.kind() == "call" && f.kind() == "attribute")?;
+    Some((f.child_by_field_name("object")?, f.child_by_field_name("attribute")?))
+}
+
+fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    let src = cx.src;
+    match a {
+        Anchor::Call(globs) => {
+            let Some(f) = callee(node) else { return false };
+            let Some(q) = cx.model.resolve_node(f, src) else { return false };
+            if !globs.is_match(&q) {
+                return false;
+            }
+            st.put("callee", shorten(text(f, src), 60));
+            st.put("qualname", q);
+            true
+        }
+        Anchor::Method(names) => {
+            let Some((recv, name)) = method_parts(node) else { return false };
+            let name = text(name, src);
+            if !names.iter().any(|n| n == name) {
+                return false;
+            }
+            st.put("method", name);
+            st.put("receiver", shorten(text(recv, src), 40));
+            true
+        }
+        Anchor::Attribute(globs) => {
+            let Some(q) = attribute_name(node, cx) else { return false };
+            if !globs.is_match(&q) {
+                return false;
+            }
+            st.put("name", q.rsplit('.').next().unwrap_or(&q).to_string());
+            st.put("qualname", q);
+            true
+        }
+        Anchor::Str(re) => {
+            let Some(value) = string_value(node, cx) else { return false };
+            if !re.is_match(&value) {
+                return false;
+            }
+            st.put("value", value);
+            true
+        }
+        Anchor::EnvVar(re) => {
+            if node.kind() != "string" || cx.model.docstrings.contains(&node.id()) {
+                return false;
+            }
+            match plain_string(node, src) {
+                Some(s) if re.is_match(&s) => {
+                    st.put("name", s);
+                    true
+                }
+                _ => false,
+            }
+        }
+        Anchor::Compare(test) => compare(test, node, cx, st),
+        Anchor::Import(globs) => {
+            if !matches!(node.kind(), "import_statement" | "import_from_statement") {
+                return false;
+            }
+            let (_, imported) = import_bindings(node, src);
+            match imported.into_iter().find(|q| globs.is_match(q)) {
+                Some(q) => {
+                    st.put("name", q);
+                    true
+                }
+                None => false,
+            }
+        }
+        Anchor::Condition(test) => {
+            let Some(t) = condition_test(test, node, cx) else { return false };
+            st.put("condition", shorten(text(t, src), 60));
+            st.focus = Some(t);
+            true
+        }
+        Anchor::Query(i) => cx.query_hits.get(*i).is_some_and(|hits| hits.contains(&node.id())),
+        Anchor::File { .. } => false,
+    }
+}
+
+/// The qualified name of a maximal dotted chain (`torch.backends.cudnn.x`),
+/// or of a name imported from a module; `None` for anything else.
+pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> {
+    let parent = cx.parent(node);
+    match node.kind() {
+        "attribute" => {
+            if parent.is_some_and(|p| p.kind() == "attribute" && p.child_by_field_name("object") == Some(node)) {
+                return None;
+            }
+        }
+        "identifier" => {
+            let p = parent?;
+            let skip = match p.kind() {
+                "attribute" | "dotted_name" | "aliased_import" | "function_definition" | "class_definition"
+                | "parameters" | "default_parameter" | "typed_parameter" | "typed_default_parameter"
+                | "lambda_parameters" => true,
+                "keyword_argument" => p.child_by_field_name("name") == Some(node),
+                _ => false,
+            };
+            if skip || !cx.model.is_imported_name(text(node, cx.src)) {
+                return None;
+            }
+        }
+        _ => return None,
+    }
+    let parts = dotted_parts(node, cx.src)?;
+    if !cx.model.is_imported_name(parts[0]) {
+        return None;
+    }
+    cx.model.resolve(&parts)
+}
+
+/// The normalised text of a string-like value at `node` (the outermost form:
+/// a string that is the left of `%` or the object of `.format` is read at its parent).
+pub fn string_value<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> {
+    if node.kind() == "string" {
+        if cx.model.docstrings.contains(&node.id()) {
+            return None;
+        }
+        if let Some(p) = cx.parent(node) {
+            let is_left_of_percent = p.kind() == "binary_operator" && p.child_by_field_name("left") == Some(node) && string_like(p, cx.src).is_some();
+            let is_format_object = p.kind() == "attribute" && cx.text(p).ends_with(".format") && p.child_by_field_name("object") == Some(node);
+            if is_left_of_percent || is_format_object {
+                return None;
+            }
+        }
+    }
+    string_like(node, cx.src).map(|(_, s)| s)
+}
+
+fn compare<'t>(test: &CompareTest, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    if node.kind() != "comparison_operator" {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let ops: Vec<&str> = node.children_by_field_name("operators", &mut cursor).map(|o| cx.text(o)).collect();
+    let operands: Vec<Node> = node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+    for (i, op) in ops.iter().enumerate() {
+        let op = op.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !test.ops.iter().any(|o| *o == op) {
+            continue;
+        }
+        for operand in [operands.get(i), operands.get(i + 1)].into_iter().flatten() {
+            if let Some(lit) = compared_literal(test, unparen(*operand), cx) {
+                st.put("literal", lit);
+                st.put("op", op);
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A matching string operand: a literal, or an element of a collection
+/// literal in which at least half the strings match `majority`.
+fn compared_literal(test: &CompareTest, operand: Node, cx: &Context) -> Option<String> {
+    match operand.kind() {
+        "string" => plain_string(operand, cx.src).filter(|s| test.literal.is_match(s)),
+        "list" | "tuple" | "set" => {
+            let mut cursor = operand.walk();
+            let strings: Vec<String> = operand.named_children(&mut cursor).filter_map(|c| plain_string(c, cx.src)).collect();
+            let hit = strings.iter().find(|s| test.literal.is_match(s))?.clone();
+            if let Some(majority) = &test.majority {
+                let n = strings.iter().filter(|s| majority.is_match(s)).count();
+                if n * 2 < strings.len() {
+                    return None;
+                }
+            }
+            Some(hit)
+        }
+        _ => None,
+    }
+}
+
+/// For a conditional expression or `if` chain matching `test`, the test node that calls the name.
+fn condition_test<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>) -> Option<Node<'t>> {
+    let tests = chain_tests(node);
+    let hit = tests.iter().copied().find(|t| contains_call(*t, &test.test_calls, cx))?;
+    if let Some(re) = &test.branch_value {
+        if !branch_values(node).into_iter().any(|v| value_matches(v, re, cx)) {
+            return None;
+        }
+    }
+    Some(hit)
+}
+
+/// The tests of a conditional expression, or of an `if` and its `elif`s.
+pub fn chain_tests(node: Node) -> Vec<Node> {
+    match node.kind() {
+        "conditional_expression" => node.named_child(1).into_iter().collect(),
+        "if_statement" => {
+            let mut tests: Vec<Node> = node.child_by_field_name("condition").into_iter().collect();
+            let mut cursor = node.walk();
+            for alt in node.children_by_field_name("alternative", &mut cursor) {
+                if alt.kind() == "elif_clause" {
+                    tests.extend(alt.child_by_field_name("condition"));
+                }
+            }
+            tests
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Branch values: both results of a conditional expression, or the right-hand
+/// sides of assignments written directly in the branches of an `if` chain.
+fn branch_values(node: Node) -> Vec<Node> {
+    match node.kind() {
+        "conditional_expression" => [node.named_child(0), node.named_child(2)].into_iter().flatten().collect(),
+        "if_statement" => {
+            let mut blocks: Vec<Node> = node.child_by_field_name("consequence").into_iter().collect();
+            let mut cursor = node.walk();
+            for alt in node.children_by_field_name("alternative", &mut cursor) {
+                blocks.extend(alt.child_by_field_name("consequence").or_else(|| alt.child_by_field_name("body")));
+            }
+            let mut values = Vec::new();
+            for block in blocks {
+                let mut c = block.walk();
+                for stmt in block.named_children(&mut c) {
+                    if let Some(a) = stmt.named_child(0).filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment") {
+                        values.extend(a.child_by_field_name("right"));
+                    }
+                }
+            }
+            values
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A string value matching `re`, directly or as the first argument of a call (`torch.device("cuda")`).
+fn value_matches(v: Node, re: &regex::Regex, cx: &Context) -> bool {
+    let v = unparen(v);
+    if let Some((_, s)) = string_like(v, cx.src) {
+        return re.is_match(&s);
+    }
+    if v.kind() == "call" {
+        if let Some(first) = CallArgs::of(v, cx.src).positional.first() {
+            return string_like(*first, cx.src).is_some_and(|(_, s)| re.is_match(&s));
+        }
+    }
+    false
+}
+
+fn contains_call(node: Node, globs: &super::glob::NameGlobs, cx: &Context) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "call" {
+            if let Some(q) = n.child_by_field_name("function").and_then(|f| cx.model.resolve_node(f, cx.src)) {
+                if globs.is_match(&q) {
+                    return true;
+                }
+            }
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    false
+}
+
+fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    match p {
+        Pred::Args(checks) => {
+            let args = CallArgs::of(node, cx.src);
+            checks.iter().all(|c| arg_check(c, &args, cx, st))
+        }
+        Pred::Receiver(m) => match method_parts(node) {
+            Some((recv, _)) => eval(m, unparen(recv), cx, st),
+            None => false,
+        },
+        Pred::Contains(m) => {
+            let mut stack = vec![node];
+            while let Some(n) = stack.pop() {
+                if eval(m, n, cx, st) {
+                    return true;
+                }
+                let mut cursor = n.walk();
+                stack.extend(n.named_children(&mut cursor));
+            }
+            false
+        }
+        Pred::Slot(slots) => super::slots::in_slot(slots, node, cx),
+        Pred::Text(re) => re.is_match(cx.text(node)),
+        Pred::InBranchOf(test) => super::slots::in_branch_of(test, node, cx),
+        Pred::ConditionText(re) => chain_tests(node).iter().any(|t| re.is_match(cx.text(*t))),
+        Pred::AssignTarget(want) => {
+            let is_target = cx
+                .parent(node)
+                .is_some_and(|p| matches!(p.kind(), "assignment" | "augmented_assignment") && p.child_by_field_name("left") == Some(node));
+            is_target == *want
+        }
+        Pred::InsideLoop(want) => cx.local_frames().any(|f| matches!(f, Frame::LoopBody(_))) == *want,
+        Pred::InsideTrainingLoop(want) => {
+            let inside = cx.local_frames().any(|f| match f {
+                Frame::LoopBody(l) => cx.model.loops.get(&l.id()).is_some_and(|i| i.training),
+                _ => false,
+            });
+            inside == *want
+        }
+        Pred::InsideWith(globs) => super::slots::inside_with(globs, cx),
+        Pred::UnderIf(re) => cx.local_frames().any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t)))),
+        Pred::ReceiverLoopInvariant(want) => super::slots::receiver_loop_invariant(node, cx) == *want,
+        Pred::LoopOver { over, receiver_variable } => super::slots::loop_over(over.as_deref(), *receiver_variable, node, cx, st),
+        Pred::FileImports(globs) => cx.model.imported.iter().any(|q| globs.is_match(q)),
+        Pred::ProjectImports(i) => {
+            st.pending.push(vec![(*i, true)]);
+            true
+        }
+        Pred::Unless(m) => {
+            let mut sub = MatchState::default();
+            if !eval(m, node, cx, &mut sub) {
+                return true;
+            }
+            // Holds for sure: the match is dropped. Holds only if some project
+            // facts are true: keep the match on condition that one is false.
+            if sub.pending.is_empty() || sub.pending.iter().any(|c| c.len() != 1) {
+                return false;
+            }
+            st.pending.push(sub.pending.iter().map(|c| (c[0].0, !c[0].1)).collect());
+            true
+        }
+        Pred::Any(ms) => ms.iter().any(|m| eval(m, node, cx, st)),
+    }
+}
+
+fn arg_check<'t>(c: &ArgCheck, args: &CallArgs<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    let state = args.get(c.name.as_deref(), c.position);
+    let ok = c.alternatives.iter().any(|alt| arg_alt(alt, state, cx, st));
+    if ok {
+        if let (Some(name), ArgState::Present(v)) = (&c.capture, state) {
+            st.put(name, cx.text(v).to_string());
+        }
+    }
+    ok
+}
+
+fn arg_alt<'t>(alt: &ArgAlt, state: ArgState<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    let value = match state {
+        ArgState::Absent => return matches!(alt, ArgAlt::Absent),
+        ArgState::Unknown => return matches!(alt, ArgAlt::Unknown),
+        ArgState::Present(v) => v,
+    };
+    match alt {
+        ArgAlt::Absent | ArgAlt::Unknown => false,
+        ArgAlt::Present => true,
+        ArgAlt::Literal => is_literal(value, cx.src),
+        ArgAlt::NonLiteral => !is_literal(value, cx.src),
+        ArgAlt::Eq(want) => literal(value, cx.src).is_some_and(|got| literal_eq(&got, want)),
+        ArgAlt::Cmp(op, n) => match literal(value, cx.src) {
+            Some(Literal::Int(i)) => compare_num(i as f64, op, *n),
+            Some(Literal::Float(f)) => compare_num(f, op, *n),
+            _ => false,
+        },
+        ArgAlt::Regex(re) => string_like(unparen(value), cx.src).is_some_and(|(_, s)| re.is_match(&s)),
+        ArgAlt::Text(re) => re.is_match(cx.text(value)),
+        ArgAlt::Match(m) => eval(m, unparen(value), cx, st),
+    }
+}
+
+fn literal_eq(a: &Literal, b: &Literal) -> bool {
+    match (a, b) {
+        (Literal::Int(x), Literal::Float(y)) | (Literal::Float(y), Literal::Int(x)) => (*x as f64) == *y,
+        _ => a == b,
+    }
+}
+
+fn compare_num(x: f64, op: &str, n: f64) -> bool {
+    match op {
+        ">" => x > n,
+        ">=" => x >= n,
+        "<" => x < n,
+        _ => x <= n,
+    }
+}
+
+/// The root name of the receiver of a method call at `node`.
+pub fn receiver_base<'t>(node: Node<'t>, src: &'t str) -> Option<&'t str> {
+    method_parts(node).and_then(|(r, _)| base_name(r, src))
+}

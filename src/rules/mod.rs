@@ -1,0 +1,12 @@
+//! Rules as data: the pack schema, its compiler, the matcher and the engine.
+
+pub mod compile;
+pub mod context;
+pub mod engine;
+pub mod glob;
+pub mod matcher;
+pub mod model;
+pub mod packs;
+pub mod render;
+pub mod schema;
+pub mod slots;

@@ -1,0 +1,339 @@
+//! Compiled rules: the checked, ready-to-run form of a pack. `compile.rs`
+//! builds these from the TOML schema; `matcher.rs` evaluates them.
+
+use super::glob::NameGlobs;
+use crate::finding::{Applicability, Section, Severity};
+use crate::rules::schema::DocsSpec;
+use regex::Regex;
+
+/// A torch_npu version, `(major, minor)`.
+pub type Version = (u32, u32);
+
+/// The torch_npu versions advice can target.
+pub const TARGETS: [(&str, Version); 3] = [("2.1", (2, 1)), ("2.6", (2, 6)), ("2.14", (2, 14))];
+
+/// A version constraint such as `<=2.6`.
+#[derive(Debug, Clone)]
+pub struct VersionReq {
+    /// `<`, `<=`, `>`, `>=` or `==`.
+    pub op: String,
+    /// The version compared with.
+    pub version: Version,
+}
+
+impl VersionReq {
+    /// Whether `target` satisfies the constraint.
+    pub fn allows(&self, target: Version) -> bool {
+        match self.op.as_str() {
+            "<" => target < self.version,
+            "<=" => target <= self.version,
+            ">" => target > self.version,
+            ">=" => target >= self.version,
+            _ => target == self.version,
+        }
+    }
+}
+
+/// The kind of node a matcher starts from, with its identity test.
+#[derive(Debug)]
+pub enum Anchor {
+    /// A call (or bare decorator) whose callee resolves to a matching name.
+    Call(NameGlobs),
+    /// A method call with one of these names.
+    Method(Vec<String>),
+    /// A maximal dotted name resolving to a matching name.
+    Attribute(NameGlobs),
+    /// A string-like value whose normalised text matches.
+    Str(Regex),
+    /// A comparison with a matching string literal.
+    Compare(CompareTest),
+    /// An import statement importing a matching name.
+    Import(NameGlobs),
+    /// An environment variable (Python string literal or shell word).
+    EnvVar(Regex),
+    /// A file whose name matches (`extensions` tells the walker what to collect).
+    File { globs: NameGlobs, extensions: Vec<String> },
+    /// A conditional expression or `if` chain whose test calls a matching name.
+    Condition(ConditionTest),
+    /// The node captured by a raw tree-sitter query (index into the rule set's queries).
+    Query(usize),
+}
+
+/// Comparison anchor details.
+#[derive(Debug)]
+pub struct CompareTest {
+    /// The string operand.
+    pub literal: Regex,
+    /// Operators that count.
+    pub ops: Vec<String>,
+    /// For collection operands: at least half the strings must match this.
+    pub majority: Option<Regex>,
+}
+
+/// Condition anchor details (also used by `in_branch_of`).
+#[derive(Debug)]
+pub struct ConditionTest {
+    /// A call the test must contain.
+    pub test_calls: NameGlobs,
+    /// A branch value must match this.
+    pub branch_value: Option<Regex>,
+}
+
+/// One alternative accepted for an argument.
+#[derive(Debug)]
+pub enum ArgAlt {
+    /// Not passed (and no `*args`/`**kwargs` could pass it).
+    Absent,
+    /// Passed, whatever the value.
+    Present,
+    /// Passed as a literal.
+    Literal,
+    /// Passed as an expression that is not a literal.
+    NonLiteral,
+    /// Possibly passed through `*args`/`**kwargs`.
+    Unknown,
+    /// A literal equal to this value.
+    Eq(Literal),
+    /// A numeric literal compared with a number: `(op, number)`.
+    Cmp(&'static str, f64),
+    /// A string value matching a regex.
+    Regex(Regex),
+    /// The argument's source text matches a regex.
+    Text(Regex),
+    /// The argument's node matches a matcher.
+    Match(Box<Matcher>),
+}
+
+/// A literal value as Python would evaluate it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `True`/`False`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A plain string.
+    Str(String),
+    /// `None`.
+    None,
+}
+
+/// A check of one argument.
+#[derive(Debug)]
+pub struct ArgCheck {
+    /// Keyword name.
+    pub name: Option<String>,
+    /// Positional index.
+    pub position: Option<usize>,
+    /// Any of these must hold.
+    pub alternatives: Vec<ArgAlt>,
+    /// Placeholder to capture the argument text under.
+    pub capture: Option<String>,
+}
+
+/// A place a value may sit.
+#[derive(Debug, Default)]
+pub struct Slot {
+    /// Argument of a call resolving to these globs.
+    pub call: Option<NameGlobs>,
+    /// Argument of a method call with these names.
+    pub method: Option<Vec<String>>,
+    /// Positional index.
+    pub position: Option<usize>,
+    /// Keyword names.
+    pub keyword: Option<Vec<String>>,
+    /// The call's first positional argument is a string matching.
+    pub first_arg: Option<NameGlobs>,
+    /// Assigned to a name whose last part matches.
+    pub assigned_to: Option<NameGlobs>,
+    /// Default of a parameter whose name matches.
+    pub param: Option<NameGlobs>,
+}
+
+/// A predicate; all of a matcher's predicates must hold.
+#[derive(Debug)]
+pub enum Pred {
+    /// Argument checks.
+    Args(Vec<ArgCheck>),
+    /// The receiver matches.
+    Receiver(Box<Matcher>),
+    /// The node or a descendant matches.
+    Contains(Box<Matcher>),
+    /// The value sits in one of these slots.
+    Slot(Vec<Slot>),
+    /// The node's text matches.
+    Text(Regex),
+    /// The node is a branch value of a matching condition.
+    InBranchOf(ConditionTest),
+    /// The tests of the condition chain match.
+    ConditionText(Regex),
+    /// The node is (or is not) an assignment target.
+    AssignTarget(bool),
+    /// Inside (or not inside) a loop body.
+    InsideLoop(bool),
+    /// Inside (or not inside) a training loop body.
+    InsideTrainingLoop(bool),
+    /// Inside a with-block or decorated function with a matching call.
+    InsideWith(NameGlobs),
+    /// Under an `if` whose test matches.
+    UnderIf(Regex),
+    /// The receiver is (or is not) loop-invariant.
+    ReceiverLoopInvariant(bool),
+    /// An enclosing loop iterates over a match; optionally the receiver is its variable.
+    LoopOver { over: Option<Box<Matcher>>, receiver_variable: bool },
+    /// The file imports a matching name.
+    FileImports(NameGlobs),
+    /// Some scanned file imports a matching name (index into the project facts).
+    ProjectImports(usize),
+    /// The match is dropped when this holds.
+    Unless(Box<Matcher>),
+    /// One of these holds.
+    Any(Vec<Matcher>),
+}
+
+/// An anchor, predicates and extra placeholders.
+#[derive(Debug, Default)]
+pub struct Matcher {
+    /// What node this matches; `None` for predicate-only matchers.
+    pub anchor: Option<Anchor>,
+    /// Further conditions.
+    pub preds: Vec<Pred>,
+    /// Extra placeholders set when this matches.
+    pub set: Vec<(String, String)>,
+}
+
+/// Which node a finding points at.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReportAt {
+    /// The anchor's natural report node.
+    Node,
+    /// A keyword argument of the call.
+    Keyword(String),
+    /// The value of a keyword argument.
+    KeywordValue(String),
+}
+
+/// The node an edit applies to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditTarget {
+    /// The reported node.
+    Report,
+    /// The anchor node.
+    Node,
+    /// The callee expression of the call.
+    Callee,
+    /// The method name of a method call.
+    MethodName,
+    /// The receiver of a method call.
+    Receiver,
+    /// From the end of the receiver to the end of the call (`.cuda()`).
+    CallTail,
+    /// A keyword argument.
+    Keyword(String),
+    /// A keyword argument's value.
+    KeywordValue(String),
+}
+
+/// What an edit does.
+#[derive(Debug)]
+pub enum EditAction {
+    /// Replace the node with a template.
+    Replace(String),
+    /// Apply the first matching substitution once.
+    Sub(Vec<(Regex, String)>),
+    /// Apply every substitution everywhere.
+    SubAll(Vec<(Regex, String)>),
+    /// Insert `name=value` or replace the keyword's value.
+    SetKeyword { name: String, value: String },
+}
+
+/// One edit template.
+#[derive(Debug)]
+pub struct EditTemplate {
+    /// Where.
+    pub on: EditTarget,
+    /// What.
+    pub action: EditAction,
+}
+
+/// A compiled fix.
+#[derive(Debug)]
+pub struct FixTemplate {
+    /// Safe or unsafe.
+    pub applicability: Applicability,
+    /// In words.
+    pub description: String,
+    /// Edits.
+    pub edits: Vec<EditTemplate>,
+}
+
+/// A compiled rule.
+#[derive(Debug)]
+pub struct Rule {
+    /// Code.
+    pub code: String,
+    /// Name.
+    pub name: String,
+    /// Section.
+    pub section: Section,
+    /// Default severity.
+    pub severity: Severity,
+    /// Message template.
+    pub message: String,
+    /// Handled by automatic migration.
+    pub auto_migrated: bool,
+    /// Blocks automatic migration.
+    pub blocker: bool,
+    /// Codes this rule's findings replace on the same node.
+    pub overrides: Vec<String>,
+    /// Versions it applies to.
+    pub target: Option<VersionReq>,
+    /// Words a file must contain for the rule to match (prefilter).
+    pub triggers: Option<Vec<String>>,
+    /// Documentation.
+    pub docs: DocsSpec,
+    /// Alternatives, each with an anchor.
+    pub alternatives: Vec<Matcher>,
+    /// Where findings point.
+    pub report: ReportAt,
+    /// Severity lowering.
+    pub downgrade: Option<(Severity, Matcher)>,
+    /// Fix.
+    pub fix: Option<FixTemplate>,
+    /// The pack it came from (file name or `builtin:NAME`).
+    pub origin: String,
+}
+
+/// A summary table: one row per match.
+#[derive(Debug)]
+pub struct Table {
+    /// Section.
+    pub section: Section,
+    /// Heading.
+    pub title: String,
+    /// Alternatives.
+    pub alternatives: Vec<Matcher>,
+    /// `(keyword, position, default)` per column.
+    pub columns: Vec<(String, Option<usize>, String)>,
+}
+
+/// What a summary count counts.
+#[derive(Debug)]
+pub enum CountSource {
+    /// Matches of a matcher (alternatives).
+    Matches(Vec<Matcher>),
+    /// Findings of a rule code.
+    Rule(String),
+}
+
+/// A summary count.
+#[derive(Debug)]
+pub struct Count {
+    /// Section.
+    pub section: Section,
+    /// Label.
+    pub label: String,
+    /// What it counts.
+    pub source: CountSource,
+}

@@ -1,0 +1,83 @@
+//! Loading packs: the built-in ones embedded at build time, and user packs
+//! given with `--rules` (a file or a directory of `*.toml`).
+
+use super::compile::{Compiler, PackError};
+use super::engine::RuleSet;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// The packs shipped in `rules/`, embedded in the binary.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("rules/dataloader.toml", include_str!("../../rules/dataloader.toml")),
+    ("rules/transfer.toml", include_str!("../../rules/transfer.toml")),
+];
+
+/// Compiles the built-in packs plus the user packs at `extra`.
+pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
+    let mut sources: Vec<(String, String)> = BUILTIN.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    for path in extra {
+        for file in pack_files(path)? {
+            let text = std::fs::read_to_string(&file).map_err(|e| PackError {
+                origin: file.display().to_string(),
+                line: None,
+                column: None,
+                message: format!("cannot read the rule pack: {e}"),
+            })?;
+            sources.push((file.display().to_string(), text));
+        }
+    }
+    let mut compiler = Compiler::default();
+    let mut set = RuleSet { rules: Vec::new(), tables: Vec::new(), counts: Vec::new(), compiler: Compiler::default() };
+    let mut codes = HashSet::new();
+    for (origin, text) in &sources {
+        let pack = compiler.compile_pack(origin, text)?;
+        for rule in &pack.rules {
+            if !codes.insert(rule.code.clone()) {
+                return Err(PackError {
+                    origin: origin.clone(),
+                    line: text.find(&format!("\"{}\"", rule.code)).map(|i| text[..i].matches('\n').count() + 1),
+                    column: None,
+                    message: format!("rule code {} is already defined by another pack; codes must be unique", rule.code),
+                });
+            }
+        }
+        set.rules.extend(pack.rules);
+        set.tables.extend(pack.tables);
+        set.counts.extend(pack.counts);
+    }
+    for count in &set.counts {
+        if let super::model::CountSource::Rule(code) = &count.source {
+            if !codes.contains(code) {
+                return Err(PackError {
+                    origin: "rule packs".into(),
+                    line: None,
+                    column: None,
+                    message: format!("summary count `{}` names rule {code}, which no pack defines", count.label),
+                });
+            }
+        }
+    }
+    compiler.file_extensions.sort();
+    compiler.file_extensions.dedup();
+    set.compiler = compiler;
+    Ok(set)
+}
+
+/// `path` itself, or the `*.toml` files directly inside it, sorted.
+fn pack_files(path: &Path) -> Result<Vec<PathBuf>, PackError> {
+    let err = |message: String| PackError { origin: path.display().to_string(), line: None, column: None, message };
+    let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot open the rule pack path: {e}")))?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| err(format!("cannot list the directory: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(err("the directory holds no *.toml rule pack".into()));
+    }
+    Ok(files)
+}

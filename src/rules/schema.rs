@@ -1,0 +1,353 @@
+//! The on-disk form of a rule pack: what `rules/*.toml` and user packs contain.
+//! `docs/rule-packs.md` documents every field; `compile.rs` checks them.
+
+use crate::finding::{Applicability, Section, Severity};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// A string or a list of strings (`call = "a"` or `call = ["a", "b"]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    /// A single value.
+    One(String),
+    /// Several values, any of which may match.
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    /// The values as a list.
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s.clone()],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// A whole pack file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackSpec {
+    /// Name and description of the pack.
+    pub pack: PackHeader,
+    /// The rules.
+    #[serde(default)]
+    pub rule: Vec<RuleSpec>,
+    /// Tables and counts shown in the section summaries.
+    #[serde(default)]
+    pub summary: SummarySpec,
+}
+
+/// `[pack]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackHeader {
+    /// Short identifier of the pack.
+    pub name: String,
+    /// One sentence on what the pack checks.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// One `[[rule]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    /// Stable code, e.g. `TX001`.
+    pub code: String,
+    /// kebab-case name.
+    pub name: String,
+    /// Report section.
+    pub section: Section,
+    /// Default severity.
+    pub severity: Severity,
+    /// Message template; `{placeholder}`s are filled from the match.
+    pub message: String,
+    /// Handled at run time by `transfer_to_npu`.
+    #[serde(default)]
+    pub auto_migrated: bool,
+    /// Blocks automatic migration.
+    #[serde(default)]
+    pub blocker: bool,
+    /// Codes whose finding on the same node this rule replaces.
+    #[serde(default)]
+    pub overrides: Vec<String>,
+    /// torch_npu versions the rule applies to, e.g. `"<=2.6"`.
+    #[serde(default)]
+    pub target: Option<String>,
+    /// Words a file must contain for the rule to match (prefilter).
+    #[serde(default)]
+    pub triggers: Option<Vec<String>>,
+    /// Which node the finding points at (default: the matched node).
+    #[serde(default)]
+    pub report: Option<String>,
+    /// Lower the severity where a condition holds.
+    #[serde(default)]
+    pub downgrade: Option<DowngradeSpec>,
+    /// The documentation shown by the CLI, the report and SARIF.
+    pub docs: DocsSpec,
+    /// What the rule matches.
+    #[serde(rename = "match")]
+    pub matcher: MatcherSpec,
+    /// An optional fix.
+    #[serde(default)]
+    pub fix: Option<FixSpec>,
+}
+
+/// `[rule.docs]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocsSpec {
+    /// What the rule finds.
+    pub what: String,
+    /// Why it matters on an Ascend NPU.
+    pub why: String,
+    /// Code that triggers it.
+    pub example: String,
+    /// What to write instead.
+    pub instead: String,
+}
+
+/// `[rule.downgrade]`: `to` severity `when` the matcher holds at the node.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DowngradeSpec {
+    /// The lower severity.
+    pub to: Severity,
+    /// The condition, a predicate-only matcher.
+    pub when: MatcherSpec,
+}
+
+/// `[rule.match]`: one anchor (what kind of node) plus predicates (all must hold).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatcherSpec {
+    // ---- anchors
+    /// A call whose callee resolves (through imports) to a qualified name matching a glob.
+    pub call: Option<OneOrMany>,
+    /// A method call `.name(...)` on any receiver.
+    pub method: Option<OneOrMany>,
+    /// A dotted name (attribute chain) resolving to a qualified name matching a glob.
+    pub attribute: Option<OneOrMany>,
+    /// A string (literal, f-string, `%` or `.format`) whose text matches a regex.
+    pub string: Option<String>,
+    /// A comparison with a string literal.
+    pub compare: Option<CompareSpec>,
+    /// An import of a module or name matching a glob.
+    pub import: Option<OneOrMany>,
+    /// An environment variable named in Python (whole string literal) or a shell script.
+    pub env_var: Option<String>,
+    /// A file whose name matches a glob (reported at line 1).
+    pub file: Option<OneOrMany>,
+    /// A conditional expression or `if`/`elif` chain whose test calls something.
+    pub condition: Option<ConditionSpec>,
+    /// A raw tree-sitter query; the capture `@match` (or the first capture) is the node.
+    pub query: Option<String>,
+    /// Alternatives: the first that matches wins.
+    pub any: Option<Vec<MatcherSpec>>,
+
+    // ---- predicates on the node
+    /// Argument checks for calls.
+    #[serde(default)]
+    pub args: Vec<ArgSpec>,
+    /// The receiver of a method call must match.
+    pub receiver: Option<Box<MatcherSpec>>,
+    /// The node or one of its descendants must match.
+    pub contains: Option<Box<MatcherSpec>>,
+    /// Where a value sits (argument, keyword, assignment, parameter default).
+    #[serde(default)]
+    pub slot: Vec<SlotSpec>,
+    /// Source text of the node matches this regex.
+    pub text: Option<String>,
+    /// The node is the value (or inside the value) of a branch of a matching condition.
+    pub in_branch_of: Option<ConditionSpec>,
+    /// Text of the tests of the matched condition (or its `if`/`elif` chain) matches.
+    pub condition_text: Option<String>,
+    /// The node is being assigned to.
+    pub assign_target: Option<bool>,
+
+    // ---- predicates on the context
+    /// Inside the body of a `for`/`while` loop.
+    pub inside_loop: Option<bool>,
+    /// Inside the body of a training loop.
+    pub inside_training_loop: Option<bool>,
+    /// Inside a `with` block (or a function decorated) with a call matching a glob.
+    pub inside_with: Option<OneOrMany>,
+    /// Under an `if`/`elif` (within the function) whose test text matches a regex.
+    pub under_if: Option<String>,
+    /// The receiver is a name or `self.attr` neither bound by nor assigned in the innermost loop.
+    pub receiver_loop_invariant: Option<bool>,
+    /// An enclosing `for` loop iterates over something matching (through enumerate/zip/tqdm and bindings).
+    pub loop_over: Option<Box<MatcherSpec>>,
+    /// The receiver is a variable of that loop (or of a comprehension inside it).
+    pub receiver_loop_variable: Option<bool>,
+    /// The file imports a module or name matching a glob.
+    pub file_imports: Option<OneOrMany>,
+    /// Some scanned file imports a module or name matching a glob.
+    pub project_imports: Option<OneOrMany>,
+
+    // ---- combinators
+    /// The match is dropped when this matcher also holds at the node.
+    pub unless: Option<Box<MatcherSpec>>,
+    /// Extra placeholders for the message when this alternative matches.
+    #[serde(default)]
+    pub set: BTreeMap<String, String>,
+}
+
+/// `compare = { ... }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareSpec {
+    /// Regex the string operand must match.
+    pub literal: String,
+    /// Operators that count (default `==`, `!=`, `in`, `not in`).
+    #[serde(default)]
+    pub ops: Option<Vec<String>>,
+    /// For a collection operand: at least half its strings must match this regex.
+    #[serde(default)]
+    pub collection_majority: Option<String>,
+}
+
+/// `condition = { ... }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionSpec {
+    /// Glob of a call the test must contain.
+    pub test_calls: OneOrMany,
+    /// Regex a branch value (a string, or the first argument of a call) must match.
+    #[serde(default)]
+    pub branch_value: Option<String>,
+}
+
+/// One argument check: `{ name = "num_workers", position = 5, is = ["absent", 0] }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSpec {
+    /// Keyword name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// 0-based positional index.
+    #[serde(default)]
+    pub position: Option<usize>,
+    /// Alternatives; any may hold.
+    pub is: Vec<toml::Value>,
+    /// Placeholder name under which the argument's text is captured.
+    #[serde(default)]
+    pub capture: Option<String>,
+}
+
+/// One place a value may sit; see `docs/rule-packs.md`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlotSpec {
+    /// The value is an argument of a call resolving to this glob.
+    pub call: Option<OneOrMany>,
+    /// The value is an argument of a method call with this name.
+    pub method: Option<OneOrMany>,
+    /// Positional index; with neither `position` nor `keyword`, any positional argument.
+    pub position: Option<usize>,
+    /// Keyword names.
+    pub keyword: Option<OneOrMany>,
+    /// The call's first positional argument is a string matching this glob.
+    pub first_arg: Option<String>,
+    /// The value is assigned to a name or attribute whose last part matches this glob.
+    pub assigned_to: Option<OneOrMany>,
+    /// The value is the default of a parameter whose name matches this glob.
+    pub param: Option<OneOrMany>,
+}
+
+/// `[rule.fix]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixSpec {
+    /// Safe or unsafe.
+    pub applicability: Applicability,
+    /// What the fix does, in words (shown in reports).
+    pub description: String,
+    /// The edits.
+    pub edits: Vec<EditSpec>,
+}
+
+/// One edit of a fix.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditSpec {
+    /// Which node: `report` (default), `node`, `callee`, `method_name`, `receiver`,
+    /// `call_tail`, `keyword:NAME`, `keyword_value:NAME`.
+    #[serde(default)]
+    pub on: Option<String>,
+    /// Replace the node's text with this template.
+    pub replace: Option<String>,
+    /// Regex substitutions `[pattern, replacement]`; the first pattern that matches is applied once.
+    pub sub: Option<Vec<(String, String)>>,
+    /// Like `sub`, but every occurrence of every pattern is replaced.
+    pub sub_all: Option<Vec<(String, String)>>,
+    /// Set a keyword argument of the call: insert it, or replace its value.
+    pub set_keyword: Option<SetKeywordSpec>,
+}
+
+/// `set_keyword = { name = "pin_memory", value = "True" }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetKeywordSpec {
+    /// Keyword name.
+    pub name: String,
+    /// Value template.
+    pub value: String,
+}
+
+/// `[summary]`: tables and counts for the section summaries.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummarySpec {
+    /// Per-site configuration tables.
+    #[serde(default)]
+    pub table: Vec<TableSpec>,
+    /// Pattern counts.
+    #[serde(default)]
+    pub count: Vec<CountSpec>,
+}
+
+/// `[[summary.table]]`: one row per matching call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// Section the table belongs to.
+    pub section: Section,
+    /// Heading.
+    pub title: String,
+    /// The calls that make rows.
+    #[serde(rename = "match")]
+    pub matcher: MatcherSpec,
+    /// One column per argument.
+    pub columns: Vec<ColumnSpec>,
+}
+
+/// A column: an argument shown as written, or its default when absent.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    /// Keyword name (also the column heading).
+    pub arg: String,
+    /// Positional index.
+    #[serde(default)]
+    pub position: Option<usize>,
+    /// PyTorch's default, shown in parentheses when the argument is absent.
+    pub default: String,
+}
+
+/// `[[summary.count]]`: how many nodes match, or how many findings a rule made.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountSpec {
+    /// Section the count belongs to.
+    pub section: Section,
+    /// Label.
+    pub label: String,
+    /// Count matches of this matcher...
+    #[serde(rename = "match")]
+    pub matcher: Option<MatcherSpec>,
+    /// ...or findings of this rule.
+    pub rule: Option<String>,
+}

@@ -1,0 +1,298 @@
+//! Predicates that look around the node: where a value sits (its slot), which
+//! branch it is in, and what the enclosing loops and with-blocks are.
+
+use super::context::{Context, Frame};
+use super::glob::NameGlobs;
+use super::matcher::{callee, chain_tests, eval, method_parts, MatchState};
+use super::model::{ConditionTest, Matcher, Slot};
+use crate::semantic::calls::CallArgs;
+use crate::semantic::values::{plain_string, text, unparen};
+use tree_sitter::Node;
+
+/// Where a value sits once parentheses, conditional-expression branches and
+/// dictionary values are seen through.
+enum Place<'t> {
+    Positional { call: Node<'t>, index: usize },
+    Keyword { call: Node<'t>, name: &'t str },
+    Assigned { target: Node<'t> },
+    Param { name: &'t str },
+    Other,
+}
+
+fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
+    let mut value = node;
+    for _ in 0..32 {
+        let Some(parent) = cx.parent(value) else { return Place::Other };
+        match parent.kind() {
+            "parenthesized_expression" => value = parent,
+            "conditional_expression" if parent.named_child(1) != Some(value) => value = parent,
+            "pair" if parent.child_by_field_name("value") == Some(value) => {
+                match cx.parent(parent).filter(|d| d.kind() == "dictionary") {
+                    Some(dict) => value = dict,
+                    None => return Place::Other,
+                }
+            }
+            "argument_list" => {
+                let Some(call) = cx.parent(parent) else { return Place::Other };
+                let args = CallArgs::of(call, cx.src);
+                return match args.positional.iter().position(|a| *a == value) {
+                    Some(index) => Place::Positional { call, index },
+                    None => Place::Other,
+                };
+            }
+            "keyword_argument" if parent.child_by_field_name("value") == Some(value) => {
+                let name = parent.child_by_field_name("name").map_or("", |n| text(n, cx.src));
+                let call = cx.parent(parent).and_then(|l| cx.parent(l));
+                return match call {
+                    Some(call) => Place::Keyword { call, name },
+                    None => Place::Other,
+                };
+            }
+            "assignment" if parent.child_by_field_name("right") == Some(value) => {
+                return match parent.child_by_field_name("left") {
+                    Some(target) => Place::Assigned { target },
+                    None => Place::Other,
+                };
+            }
+            "default_parameter" | "typed_default_parameter" if parent.child_by_field_name("value") == Some(value) => {
+                let name = parent.child_by_field_name("name").map_or("", |n| text(n, cx.src));
+                return Place::Param { name };
+            }
+            _ => return Place::Other,
+        }
+    }
+    Place::Other
+}
+
+/// Whether the value at `node` sits in one of `slots`.
+pub fn in_slot<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> bool {
+    let place = place(node, cx);
+    slots.iter().any(|s| slot_matches(s, &place, cx))
+}
+
+fn slot_matches(s: &Slot, place: &Place, cx: &Context) -> bool {
+    match place {
+        Place::Positional { call, index } => {
+            let position_ok = match s.position {
+                Some(p) => p == *index,
+                None => s.keyword.is_none(),
+            };
+            position_ok && call_ok(s, *call, cx)
+        }
+        Place::Keyword { call, name } => {
+            let keyword_ok = s.keyword.as_ref().is_some_and(|ks| ks.iter().any(|k| k == name));
+            keyword_ok && call_ok(s, *call, cx)
+        }
+        Place::Assigned { target } => s.assigned_to.as_ref().is_some_and(|g| {
+            let t = text(*target, cx.src);
+            matches!(target.kind(), "identifier" | "attribute") && g.is_match(t.rsplit('.').next().unwrap_or(t))
+        }),
+        Place::Param { name } => s.param.as_ref().is_some_and(|g| g.is_match(name)),
+        Place::Other => false,
+    }
+}
+
+/// The call-related parts of a slot (`call`, `method`, `first_arg`) hold for `call`.
+fn call_ok(s: &Slot, call: Node, cx: &Context) -> bool {
+    if s.assigned_to.is_some() || s.param.is_some() {
+        return false;
+    }
+    if let Some(globs) = &s.call {
+        let q = callee(call).and_then(|f| cx.model.resolve_node(f, cx.src));
+        if !q.is_some_and(|q| globs.is_match(&q)) {
+            return false;
+        }
+    }
+    if let Some(methods) = &s.method {
+        let name = method_parts(call).map(|(_, n)| text(n, cx.src));
+        if !name.is_some_and(|n| methods.iter().any(|m| m == n)) {
+            return false;
+        }
+    }
+    if let Some(glob) = &s.first_arg {
+        let first = CallArgs::of(call, cx.src).positional.first().and_then(|a| plain_string(*a, cx.src));
+        if !first.is_some_and(|f| glob.is_match(&f)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `node` is (inside) a branch value of a conditional expression or
+/// `if` chain whose test calls a name matching `test`.
+pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>) -> bool {
+    let mut value = node;
+    for _ in 0..32 {
+        let Some(parent) = cx.parent(value) else { return false };
+        match parent.kind() {
+            "parenthesized_expression" | "argument_list" | "call" | "keyword_argument" => value = parent,
+            "conditional_expression" => {
+                return parent.named_child(1) != Some(value) && tests_call(parent, test, cx);
+            }
+            "assignment" if parent.child_by_field_name("right") == Some(value) => {
+                let chain = cx
+                    .parent(parent)
+                    .filter(|s| s.kind() == "expression_statement")
+                    .and_then(|s| cx.parent(s))
+                    .filter(|b| b.kind() == "block")
+                    .and_then(|b| cx.parent(b));
+                let chain = match chain {
+                    Some(c) if matches!(c.kind(), "elif_clause" | "else_clause") => cx.parent(c),
+                    other => other,
+                };
+                return chain.is_some_and(|c| c.kind() == "if_statement" && tests_call(c, test, cx));
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn tests_call(node: Node, test: &ConditionTest, cx: &Context) -> bool {
+    chain_tests(node).into_iter().any(|t| {
+        let mut stack = vec![t];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "call" {
+                let q = n.child_by_field_name("function").and_then(|f| cx.model.resolve_node(f, cx.src));
+                if q.is_some_and(|q| test.test_calls.is_match(&q)) {
+                    return true;
+                }
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        false
+    })
+}
+
+/// Inside a with-block whose items call a matching name, or in a function
+/// decorated with one (`@torch.no_grad()`), within the current function.
+pub fn inside_with(globs: &NameGlobs, cx: &Context) -> bool {
+    let resolves = |expr: Node| {
+        let expr = unparen(expr);
+        let expr = if expr.kind() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
+        let f = if expr.kind() == "call" { expr.child_by_field_name("function") } else { Some(expr) };
+        f.and_then(|f| cx.model.resolve_node(f, cx.src)).is_some_and(|q| globs.is_match(&q))
+    };
+    for frame in cx.local_frames() {
+        match frame {
+            Frame::With(with) => {
+                let mut found = false;
+                let mut cursor = with.walk();
+                for clause in with.named_children(&mut cursor).filter(|c| c.kind() == "with_clause") {
+                    let mut c2 = clause.walk();
+                    for item in clause.named_children(&mut c2) {
+                        found |= item.child_by_field_name("value").is_some_and(resolves);
+                    }
+                }
+                if found {
+                    return true;
+                }
+            }
+            Frame::Function(f) => {
+                let decorated = cx.parent(*f).filter(|p| p.kind() == "decorated_definition");
+                if let Some(d) = decorated {
+                    let mut cursor = d.walk();
+                    let hit = d.named_children(&mut cursor).filter(|c| c.kind() == "decorator").any(|dec| dec.named_child(0).is_some_and(resolves));
+                    if hit {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The receiver is a name or `self.attr` that the innermost loop neither binds
+/// nor assigns (nor does a comprehension around the node).
+pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
+    let Some((recv, _)) = method_parts(node) else { return false };
+    let recv = unparen(recv);
+    let is_simple = recv.kind() == "identifier"
+        || recv.kind() == "attribute" && recv.child_by_field_name("object").is_some_and(|o| text(o, cx.src) == "self");
+    if !is_simple {
+        return false;
+    }
+    let name = text(recv, cx.src);
+    for frame in cx.local_frames() {
+        match frame {
+            Frame::Comprehension(c) => {
+                if cx.comprehension_targets(*c).contains(&name) {
+                    return false;
+                }
+            }
+            Frame::LoopBody(l) => {
+                let Some(info) = cx.model.loops.get(&l.id()) else { return false };
+                return !info.targets.contains(&name) && !info.assigned.contains(name);
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// An enclosing `for` loop iterates over something matching `over` (seen
+/// through `enumerate`/`zip`/`tqdm`/`iter` and name bindings); with
+/// `receiver_variable`, the receiver is that loop's (or a nested comprehension's) variable.
+pub fn loop_over<'t>(over: Option<&Matcher>, receiver_variable: bool, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    let receiver = method_parts(node).and_then(|(r, _)| crate::semantic::values::base_name(r, cx.src));
+    let mut comprehension_vars: Vec<&str> = Vec::new();
+    for frame in cx.local_frames() {
+        match frame {
+            Frame::Comprehension(c) => comprehension_vars.extend(cx.comprehension_targets(*c)),
+            Frame::LoopBody(l) => {
+                let Some(info) = cx.model.loops.get(&l.id()) else { continue };
+                let Some(iterable) = info.iterable else { continue };
+                let iterates = match over {
+                    None => true,
+                    Some(m) => iterated_values(iterable, info.scope, cx).into_iter().any(|v| eval(m, v, cx, st)),
+                };
+                if !iterates {
+                    continue;
+                }
+                if !receiver_variable {
+                    return true;
+                }
+                if receiver.is_some_and(|r| info.targets.contains(&r) || comprehension_vars.contains(&r)) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// What a loop iterates over: the iterable itself, the arguments of wrapping
+/// `enumerate`/`zip`/`tqdm`/`iter` calls, and the values bound to names.
+fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
+    const WRAPPERS: [&str; 5] = ["enumerate", "zip", "tqdm", "iter", "trange"];
+    let mut out = Vec::new();
+    let mut todo = vec![unparen(iterable)];
+    let mut budget = 16;
+    while let Some(n) = todo.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        out.push(n);
+        match n.kind() {
+            "call" => {
+                let name = n.child_by_field_name("function").map(|f| text(f, cx.src)).unwrap_or("");
+                let last = name.rsplit('.').next().unwrap_or(name);
+                if WRAPPERS.contains(&last) {
+                    todo.extend(CallArgs::of(n, cx.src).positional.iter().map(|a| unparen(*a)));
+                }
+            }
+            "identifier" | "attribute" => {
+                if let Some(v) = cx.model.binding(scope, text(n, cx.src)) {
+                    todo.push(unparen(v));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

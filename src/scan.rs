@@ -1,0 +1,124 @@
+//! The pipeline: walk -> read -> parse -> analyse -> merge. Files are analysed
+//! in parallel; everything after the merge is in a deterministic order.
+
+use crate::finding::{FileProblem, Finding, ProblemKind};
+use crate::parse::{first_error_line, parse_python};
+use crate::rules::engine::{Engine, FileAnalysis, TableRow};
+use crate::source::{read_source, LineIndex};
+use crate::walk::{FileKind, ScanFile};
+use rayon::prelude::*;
+
+/// What a whole scan found.
+pub struct ScanOutcome {
+    /// Files looked at (read and analysed, wholly or partly).
+    pub files_scanned: usize,
+    /// Findings in (path, line, column, code) order.
+    pub findings: Vec<Finding>,
+    /// Files skipped or only partly analysed.
+    pub problems: Vec<FileProblem>,
+    /// Summary table rows as `(path, row)`, in path and line order.
+    pub rows: Vec<(String, TableRow)>,
+    /// Summary counts by count index.
+    pub counts: Vec<usize>,
+}
+
+struct FileOutcome {
+    path: String,
+    analysis: FileAnalysis,
+    problem: Option<FileProblem>,
+    scanned: bool,
+}
+
+/// Analyses every file with `engine`.
+pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
+    let outcomes: Vec<FileOutcome> = files.par_iter().map(|f| scan_file(f, engine)).collect();
+    merge(outcomes, engine)
+}
+
+fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
+    let mut out = FileOutcome { path: file.display.clone(), analysis: FileAnalysis::default(), problem: None, scanned: true };
+    let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
+    let path_findings = engine.analyse_path(&file.display);
+    if file.kind == FileKind::PathOnly {
+        out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
+        return out;
+    }
+    let source = match read_source(&file.path) {
+        Ok(s) => s,
+        Err(e) => {
+            out.problem = problem(ProblemKind::Skipped, e.to_string());
+            out.scanned = false;
+            return out;
+        }
+    };
+    let text = source.text.as_str();
+    if !engine.may_match(text) && path_findings.is_empty() {
+        return out;
+    }
+    let lines = LineIndex::new(text);
+    out.analysis = match file.kind {
+        FileKind::Shell => engine.analyse_shell(text, &lines, &file.display),
+        _ => match parse_python(text) {
+            Some(tree) => {
+                if let Some(line) = first_error_line(&tree) {
+                    out.problem = problem(
+                        ProblemKind::Partial,
+                        format!("syntax error near line {line}; analysed where the syntax tree is sound"),
+                    );
+                }
+                engine.analyse(tree.root_node(), text, &lines, &file.display)
+            }
+            None => {
+                out.problem = problem(ProblemKind::Skipped, "the parser gave up on this file".to_string());
+                out.scanned = false;
+                return out;
+            }
+        },
+    };
+    out.analysis.findings.extend(path_findings.into_iter().map(|f| (f, Vec::new())));
+    out
+}
+
+fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
+    let n_facts = engine.set.compiler.project_facts.len();
+    let mut facts = vec![false; n_facts];
+    for o in &outcomes {
+        for (i, f) in o.analysis.facts.iter().enumerate() {
+            facts[i] |= *f;
+        }
+    }
+    let mut result = ScanOutcome { files_scanned: 0, findings: Vec::new(), problems: Vec::new(), rows: Vec::new(), counts: vec![0; engine.set.counts.len()] };
+    for o in outcomes {
+        result.files_scanned += usize::from(o.scanned);
+        result.problems.extend(o.problem);
+        let kept: Vec<Finding> = o
+            .analysis
+            .findings
+            .into_iter()
+            .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(i, want)| facts[*i] == *want)))
+            .map(|(f, _)| f)
+            .collect();
+        result.findings.extend(apply_overrides(kept, engine));
+        for (i, c) in o.analysis.counts.iter().enumerate() {
+            result.counts[i] += c;
+        }
+        result.rows.extend(o.analysis.rows.into_iter().map(|r| (o.path.clone(), r)));
+    }
+    result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
+    result
+}
+
+/// Drops findings that a more specific rule replaces on the same node
+/// (one range contains the other) in one file.
+fn apply_overrides(findings: Vec<Finding>, engine: &Engine) -> Vec<Finding> {
+    let overrides = |code: &str| engine.set.rules.iter().find(|r| r.code == code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
+    let overlaps = |a: (usize, usize), b: (usize, usize)| (a.0 <= b.0 && b.1 <= a.1) || (b.0 <= a.0 && a.1 <= b.1);
+    let dropped: Vec<bool> = findings
+        .iter()
+        .map(|f| {
+            findings.iter().any(|g| overrides(&g.code).contains(&f.code) && overlaps(f.byte_range, g.byte_range))
+        })
+        .collect();
+    findings.into_iter().zip(dropped).filter(|(_, d)| !d).map(|(f, _)| f).collect()
+}

@@ -1,0 +1,87 @@
+//! The arguments of a call, looked up by keyword or position.
+
+use super::values::text;
+use tree_sitter::Node;
+
+/// What is known about one argument of a call.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgState<'t> {
+    /// Not passed, and no `*args`/`**kwargs` could pass it.
+    Absent,
+    /// Passed; the node is the value.
+    Present(Node<'t>),
+    /// `*args` or `**kwargs` may pass it.
+    Unknown,
+}
+
+/// The arguments of one call.
+pub struct CallArgs<'t> {
+    /// Positional arguments, in order, up to the first `*args`.
+    pub positional: Vec<Node<'t>>,
+    /// `(name, keyword_argument node)` pairs.
+    pub keywords: Vec<(&'t str, Node<'t>)>,
+    /// A `*args` appears.
+    pub star: bool,
+    /// A `**kwargs` appears.
+    pub double_star: bool,
+    /// The argument list node, when there is one.
+    pub list: Option<Node<'t>>,
+}
+
+impl<'t> CallArgs<'t> {
+    /// The arguments of `call` (a `call` node; anything else has none).
+    pub fn of(call: Node<'t>, src: &'t str) -> Self {
+        let mut args = CallArgs { positional: Vec::new(), keywords: Vec::new(), star: false, double_star: false, list: None };
+        if call.kind() != "call" {
+            return args;
+        }
+        let Some(list) = call.child_by_field_name("arguments") else { return args };
+        args.list = Some(list);
+        if list.kind() == "generator_expression" {
+            args.positional.push(list);
+            return args;
+        }
+        let mut cursor = list.walk();
+        for child in list.named_children(&mut cursor) {
+            match child.kind() {
+                "keyword_argument" => {
+                    if let Some(name) = child.child_by_field_name("name") {
+                        args.keywords.push((text(name, src), child));
+                    }
+                }
+                "list_splat" => args.star = true,
+                "dictionary_splat" => args.double_star = true,
+                "comment" => {}
+                _ if !args.star => args.positional.push(child),
+                _ => {}
+            }
+        }
+        args
+    }
+
+    /// Looks an argument up by keyword name and/or positional index.
+    pub fn get(&self, name: Option<&str>, position: Option<usize>) -> ArgState<'t> {
+        if let Some(name) = name {
+            if let Some((_, kw)) = self.keywords.iter().find(|(n, _)| *n == name) {
+                return kw.child_by_field_name("value").map_or(ArgState::Unknown, ArgState::Present);
+            }
+        }
+        if let Some(pos) = position {
+            if let Some(node) = self.positional.get(pos) {
+                return ArgState::Present(*node);
+            }
+            if self.star {
+                return ArgState::Unknown;
+            }
+        }
+        if self.double_star && name.is_some() {
+            return ArgState::Unknown;
+        }
+        ArgState::Absent
+    }
+
+    /// The `keyword_argument` node for `name`.
+    pub fn keyword(&self, name: &str) -> Option<Node<'t>> {
+        self.keywords.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    }
+}

@@ -1,0 +1,286 @@
+//! The per-file semantic model, built in one pass before matching: imports,
+//! module-level definitions, bindings, docstrings and what each loop does.
+
+pub mod calls;
+pub mod imports;
+pub mod traverse;
+pub mod values;
+
+use std::collections::{HashMap, HashSet};
+use traverse::{traverse, Visitor};
+use tree_sitter::Node;
+use values::{base_name, dotted_parts, pattern_names, text};
+
+/// Scope key of module-level bindings (function scopes use their node id).
+pub const MODULE_SCOPE: usize = 0;
+
+/// What the matcher needs to know about one loop.
+#[derive(Debug, Default)]
+pub struct LoopInfo<'t> {
+    /// Its own body calls `.backward()` or an optimizer/scaler `.step()`.
+    pub training: bool,
+    /// Names bound by the loop header (`for x, y in ...`).
+    pub targets: Vec<&'t str>,
+    /// Names (and `self.attr`s) assigned anywhere in the loop.
+    pub assigned: HashSet<&'t str>,
+    /// The iterable of a `for` loop.
+    pub iterable: Option<Node<'t>>,
+    /// The function scope the loop is in.
+    pub scope: usize,
+}
+
+/// Everything known about one file before rules run.
+#[derive(Default)]
+pub struct FileModel<'t> {
+    imports: HashMap<&'t str, String>,
+    /// Every qualified name the file imports (modules and names).
+    pub imported: Vec<String>,
+    defined: HashSet<&'t str>,
+    bindings: HashMap<(usize, &'t str), Vec<Node<'t>>>,
+    /// Loops by node id.
+    pub loops: HashMap<usize, LoopInfo<'t>>,
+    /// Node ids of docstrings.
+    pub docstrings: HashSet<usize>,
+}
+
+impl<'t> FileModel<'t> {
+    /// Builds the model of a parsed file.
+    pub fn build(root: Node<'t>, src: &'t str) -> Self {
+        let mut builder = Builder { src, model: FileModel::default(), frames: Vec::new(), steps: Vec::new() };
+        traverse(root, &mut builder);
+        builder.finish()
+    }
+
+    /// The qualified name of a dotted chain, resolved through imports.
+    /// A chain whose root is not imported resolves only when it is a single
+    /// name that the module does not define itself (a builtin such as `float`).
+    pub fn resolve(&self, parts: &[&str]) -> Option<String> {
+        let (root, rest) = parts.split_first()?;
+        if self.defined.contains(root) {
+            return None;
+        }
+        let mut out = match self.imports.get(root) {
+            Some(q) => q.clone(),
+            None if rest.is_empty() => return Some((*root).to_string()),
+            None => return None,
+        };
+        for p in rest {
+            out.push('.');
+            out.push_str(p);
+        }
+        Some(out)
+    }
+
+    /// The qualified name of an expression node (identifier or attribute chain).
+    pub fn resolve_node(&self, node: Node, src: &str) -> Option<String> {
+        self.resolve(&dotted_parts(node, src)?)
+    }
+
+    /// Whether `root` names an imported module or object.
+    pub fn is_imported_name(&self, root: &str) -> bool {
+        self.imports.contains_key(root) && !self.defined.contains(root)
+    }
+
+    /// The last value bound to `name` (or `self.attr`) in `scope`, else at module level.
+    pub fn binding(&self, scope: usize, name: &str) -> Option<Node<'t>> {
+        let key = if name.starts_with("self.") { MODULE_SCOPE } else { scope };
+        self.bindings
+            .get(&(key, name))
+            .or_else(|| self.bindings.get(&(MODULE_SCOPE, name)))
+            .and_then(|v| v.last().copied())
+    }
+}
+
+enum Frame {
+    Function(usize),
+    Class(usize),
+    Loop(usize),
+}
+
+struct Builder<'t> {
+    src: &'t str,
+    model: FileModel<'t>,
+    frames: Vec<Frame>,
+    /// `.step()` calls: (loop id, receiver, scope), decided once imports are known.
+    steps: Vec<(usize, Node<'t>, usize)>,
+}
+
+impl<'t> Builder<'t> {
+    fn scope(&self) -> usize {
+        self.frames
+            .iter()
+            .rev()
+            .find_map(|f| if let Frame::Function(id) = f { Some(*id) } else { None })
+            .unwrap_or(MODULE_SCOPE)
+    }
+
+    /// Loops enclosing the current node within its function, innermost first.
+    fn enclosing_loops(&self) -> impl Iterator<Item = usize> + '_ {
+        self.frames
+            .iter()
+            .rev()
+            .take_while(|f| matches!(f, Frame::Loop(_)))
+            .map(|f| if let Frame::Loop(id) = f { *id } else { 0 })
+    }
+
+    fn at_module_level(&self) -> bool {
+        self.frames.iter().all(|f| matches!(f, Frame::Loop(_)))
+    }
+
+    fn record_assigned(&mut self, names: &[&'t str]) {
+        let loops: Vec<usize> = self.enclosing_loops().collect();
+        for id in loops {
+            if let Some(info) = self.model.loops.get_mut(&id) {
+                info.assigned.extend(names.iter().copied());
+            }
+        }
+    }
+
+    fn note_docstring(&mut self, block: Option<Node<'t>>) {
+        let Some(block) = block else { return };
+        let Some(first) = block.named_child(0) else { return };
+        if first.kind() == "expression_statement" {
+            if let Some(s) = first.named_child(0).filter(|s| s.kind() == "string") {
+                self.model.docstrings.insert(s.id());
+            }
+        }
+    }
+
+    fn finish(mut self) -> FileModel<'t> {
+        for (loop_id, receiver, scope) in std::mem::take(&mut self.steps) {
+            if self.is_optimizer(receiver, scope) {
+                if let Some(info) = self.model.loops.get_mut(&loop_id) {
+                    info.training = true;
+                }
+            }
+        }
+        self.model
+    }
+
+    /// A `.step()` receiver named like an optimizer or grad scaler, or bound
+    /// to a `torch.optim` optimizer; learning-rate schedulers never count.
+    fn is_optimizer(&self, receiver: Node<'t>, scope: usize) -> bool {
+        let recv_text = text(receiver, self.src);
+        let last = recv_text.rsplit('.').next().unwrap_or(recv_text).to_ascii_lowercase();
+        if last.contains("sched") {
+            return false;
+        }
+        if ["optim", "opt", "scaler"].iter().any(|w| last.contains(w)) {
+            return true;
+        }
+        let bound = self.model.binding(scope, recv_text).filter(|v| v.kind() == "call");
+        let qual = bound
+            .and_then(|call| call.child_by_field_name("function"))
+            .and_then(|f| self.model.resolve_node(f, self.src));
+        qual.is_some_and(|q| q.starts_with("torch.optim.") && !q.starts_with("torch.optim.lr_scheduler."))
+    }
+}
+
+impl<'t> Visitor<'t> for Builder<'t> {
+    fn enter(&mut self, node: Node<'t>, _field: Option<&'static str>) -> bool {
+        if !node.is_named() {
+            return false;
+        }
+        let src = self.src;
+        match node.kind() {
+            "module" => self.note_docstring(Some(node)),
+            "import_statement" | "import_from_statement" => {
+                let (bindings, imported) = imports::import_bindings(node, src);
+                for b in bindings {
+                    self.model.imports.entry(b.local).or_insert(b.qualified);
+                }
+                self.model.imported.extend(imported);
+                return false;
+            }
+            "function_definition" | "class_definition" => {
+                if self.at_module_level() {
+                    if let Some(name) = node.child_by_field_name("name") {
+                        self.model.defined.insert(text(name, src));
+                    }
+                }
+                self.note_docstring(node.child_by_field_name("body"));
+                self.frames.push(if node.kind() == "class_definition" {
+                    Frame::Class(node.id())
+                } else {
+                    Frame::Function(node.id())
+                });
+            }
+            "for_statement" | "while_statement" => {
+                let mut info = LoopInfo { scope: self.scope(), ..LoopInfo::default() };
+                if let Some(left) = node.child_by_field_name("left") {
+                    pattern_names(left, src, &mut info.targets);
+                }
+                info.iterable = node.child_by_field_name("right");
+                let targets = info.targets.clone();
+                self.record_assigned(&targets);
+                self.model.loops.insert(node.id(), info);
+                self.frames.push(Frame::Loop(node.id()));
+            }
+            "assignment" | "augmented_assignment" => {
+                let mut names = Vec::new();
+                if let Some(left) = node.child_by_field_name("left") {
+                    pattern_names(left, src, &mut names);
+                    let right = node.child_by_field_name("right");
+                    if let (Some(right), "identifier" | "attribute") = (right, left.kind()) {
+                        if node.kind() == "assignment" {
+                            let scope = self.scope();
+                            let key = if left.kind() == "attribute" { MODULE_SCOPE } else { scope };
+                            let name = text(left, src);
+                            self.model.bindings.entry((key, name)).or_default().push(right);
+                        }
+                    }
+                }
+                self.record_assigned(&names);
+            }
+            "named_expression" | "as_pattern_target" => {
+                let target = node.child_by_field_name("name").unwrap_or(node);
+                let mut names = Vec::new();
+                pattern_names(target, src, &mut names);
+                if node.kind() == "as_pattern_target" {
+                    if let Some(inner) = node.named_child(0) {
+                        pattern_names(inner, src, &mut names);
+                    }
+                }
+                self.record_assigned(&names);
+            }
+            "call" => self.note_training_call(node),
+            _ => {}
+        }
+        true
+    }
+
+    fn leave(&mut self, node: Node<'t>) {
+        let top = match self.frames.last() {
+            Some(Frame::Function(id) | Frame::Class(id) | Frame::Loop(id)) => *id,
+            None => return,
+        };
+        if top == node.id() {
+            self.frames.pop();
+        }
+    }
+}
+
+impl<'t> Builder<'t> {
+    /// `.backward()` and `.step()` make the innermost enclosing loop a training loop.
+    fn note_training_call(&mut self, call: Node<'t>) {
+        let Some(func) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else { return };
+        let Some(method) = func.child_by_field_name("attribute") else { return };
+        let Some(loop_id) = self.enclosing_loops().next() else { return };
+        match text(method, self.src) {
+            "backward" => {
+                if let Some(info) = self.model.loops.get_mut(&loop_id) {
+                    info.training = true;
+                }
+            }
+            "step" => {
+                if let Some(receiver) = func.child_by_field_name("object") {
+                    if base_name(receiver, self.src).is_some() {
+                        let scope = self.scope();
+                        self.steps.push((loop_id, receiver, scope));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

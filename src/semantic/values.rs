@@ -1,0 +1,229 @@
+//! Reading values out of syntax: literals, string templates, dotted names.
+
+use crate::rules::model::Literal;
+use tree_sitter::Node;
+
+/// The source text of `node`.
+pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// Skips wrapping parentheses.
+pub fn unparen(mut node: Node) -> Node {
+    while node.kind() == "parenthesized_expression" {
+        match node.named_child(0) {
+            Some(inner) => node = inner,
+            None => break,
+        }
+    }
+    node
+}
+
+/// Evaluates a literal: numbers, booleans, `None`, plain strings, `-number`.
+pub fn literal(node: Node, src: &str) -> Option<Literal> {
+    let node = unparen(node);
+    match node.kind() {
+        "true" => Some(Literal::Bool(true)),
+        "false" => Some(Literal::Bool(false)),
+        "none" => Some(Literal::None),
+        "integer" => parse_int(text(node, src)).map(Literal::Int),
+        "float" => text(node, src).replace('_', "").parse().ok().map(Literal::Float),
+        "string" => plain_string(node, src).map(Literal::Str),
+        "unary_operator" => {
+            let op = node.child_by_field_name("operator")?;
+            let arg = literal(node.child_by_field_name("argument")?, src)?;
+            match (text(op, src), arg) {
+                ("-", Literal::Int(i)) => Some(Literal::Int(-i)),
+                ("-", Literal::Float(f)) => Some(Literal::Float(-f)),
+                ("+", v @ (Literal::Int(_) | Literal::Float(_))) => Some(v),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let s = s.replace('_', "");
+    let lower = s.to_ascii_lowercase();
+    let (digits, radix) = match lower.get(..2) {
+        Some("0x") => (&lower[2..], 16),
+        Some("0o") => (&lower[2..], 8),
+        Some("0b") => (&lower[2..], 2),
+        _ => (lower.as_str(), 10),
+    };
+    i64::from_str_radix(digits.trim_end_matches('l'), radix).ok()
+}
+
+/// Whether `node` is a literal (what "non-literal" rules test).
+pub fn is_literal(node: Node, src: &str) -> bool {
+    let node = unparen(node);
+    match node.kind() {
+        "list" | "tuple" | "set" => {
+            let mut cursor = node.walk();
+            let all = node.named_children(&mut cursor).all(|c| is_literal(c, src));
+            all
+        }
+        _ => literal(node, src).is_some(),
+    }
+}
+
+/// The content of a string without interpolation, or `None` for f-strings,
+/// byte strings and concatenations.
+pub fn plain_string(node: Node, src: &str) -> Option<String> {
+    if node.kind() != "string" {
+        return None;
+    }
+    let prefix = string_prefix(node, src);
+    if prefix.contains(['b', 'B', 'f', 'F']) {
+        return None;
+    }
+    string_template(node, src)
+}
+
+fn string_prefix<'s>(node: Node, src: &'s str) -> &'s str {
+    let t = text(node, src);
+    let end = t.find(['"', '\'']).unwrap_or(0);
+    &t[..end]
+}
+
+/// The text of a string literal with every interpolation written as `{}`.
+pub fn string_template(node: Node, src: &str) -> Option<String> {
+    if node.kind() != "string" {
+        return None;
+    }
+    let mut out = String::new();
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "string_content" | "escape_sequence" => out.push_str(text(child, src)),
+            "interpolation" => out.push_str("{}"),
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+/// A string-like value: a literal, f-string, `"..." % x` or `"...".format(x)`.
+/// Returns the string node inside and the normalised text (placeholders as `{}`).
+pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
+    match node.kind() {
+        "string" => {
+            if string_prefix(node, src).contains(['b', 'B']) {
+                return None;
+            }
+            Some((node, string_template(node, src)?))
+        }
+        "binary_operator" => {
+            let op = node.child_by_field_name("operator")?;
+            let left = unparen(node.child_by_field_name("left")?);
+            if text(op, src) != "%" || left.kind() != "string" {
+                return None;
+            }
+            Some((left, normalise_placeholders(&string_template(left, src)?)))
+        }
+        "call" => {
+            let f = node.child_by_field_name("function")?;
+            let obj = unparen(f.child_by_field_name("object")?);
+            let attr = f.child_by_field_name("attribute")?;
+            if f.kind() != "attribute" || text(attr, src) != "format" || obj.kind() != "string" {
+                return None;
+            }
+            Some((obj, normalise_placeholders(&string_template(obj, src)?)))
+        }
+        _ => None,
+    }
+}
+
+/// `%d`, `%s`, `{0}`, `{rank}` -> `{}`.
+fn normalise_placeholders(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' if chars.peek().is_some_and(|n| n.is_ascii_alphabetic()) => {
+                chars.next();
+                out.push_str("{}");
+            }
+            '{' => {
+                for n in chars.by_ref() {
+                    if n == '}' {
+                        break;
+                    }
+                }
+                out.push_str("{}");
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The identifiers of a dotted chain `a.b.c`, or `None` when it contains
+/// anything but names (calls, subscripts).
+pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
+    let mut parts = Vec::new();
+    let mut cur = node;
+    loop {
+        match cur.kind() {
+            "identifier" => {
+                parts.push(text(cur, src));
+                break;
+            }
+            "attribute" => {
+                parts.push(text(cur.child_by_field_name("attribute")?, src));
+                cur = cur.child_by_field_name("object")?;
+            }
+            _ => return None,
+        }
+        if parts.len() > 64 {
+            return None;
+        }
+    }
+    parts.reverse();
+    Some(parts)
+}
+
+/// The root of a receiver expression: `a` for `a`, `a.b`, `a[0]`, `a.b[1].c`.
+pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+    let mut cur = unparen(node);
+    for _ in 0..64 {
+        match cur.kind() {
+            "identifier" => return Some(text(cur, src)),
+            "attribute" => cur = cur.child_by_field_name("object")?,
+            "subscript" => cur = cur.child_by_field_name("value")?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The identifiers bound by an assignment or loop target pattern.
+pub fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" => out.push(text(n, src)),
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" | "list_splat_pattern"
+            | "tuple" | "list" | "expression_list" => {
+                let mut cursor = n.walk();
+                stack.extend(n.named_children(&mut cursor));
+            }
+            "attribute" if n.child_by_field_name("object").is_some_and(|o| text(o, src) == "self") => {
+                out.push(text(n, src))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Shortens `s` to at most `max` characters for messages, on one line.
+pub fn shorten(s: &str, max: usize) -> String {
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}

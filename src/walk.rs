@@ -1,0 +1,118 @@
+//! Finding the files to scan: Python sources, shell scripts, and files that
+//! path-anchored rules ask for (such as `*.cu`), honouring ignore files.
+
+use ignore::overrides::OverrideBuilder;
+use ignore::WalkBuilder;
+use std::path::{Path, PathBuf};
+
+/// How a file is analysed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileKind {
+    /// Parsed with tree-sitter-python.
+    Python,
+    /// Scanned for environment-variable assignments and reads.
+    Shell,
+    /// Only matched by path (for example a `.cu` source in a Python project).
+    PathOnly,
+}
+
+/// One file to scan.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ScanFile {
+    /// The path as found on disk.
+    pub path: PathBuf,
+    /// `/`-separated path shown to users.
+    pub display: String,
+    /// How to analyse it.
+    pub kind: FileKind,
+}
+
+/// What the walk found, and what it could not walk into.
+pub struct WalkResult {
+    /// Files in deterministic (display path) order.
+    pub files: Vec<ScanFile>,
+    /// Problems met while walking (unreadable directories, link loops).
+    pub problems: Vec<(String, String)>,
+}
+
+/// A command-line path that cannot be scanned.
+#[derive(Debug)]
+pub struct MissingPath(pub String);
+
+/// Classifies a file name; `extra` lists further extensions rules match by path.
+pub fn classify(path: &Path, extra: &[String]) -> Option<FileKind> {
+    let ext = path.extension()?.to_str()?;
+    match ext {
+        "py" | "pyi" => Some(FileKind::Python),
+        "sh" | "bash" => Some(FileKind::Shell),
+        _ if extra.iter().any(|e| e == ext) => Some(FileKind::PathOnly),
+        _ => None,
+    }
+}
+
+/// The path shown to users: relative to `cwd` when inside it, with `/` separators.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    let shown = match std::path::absolute(path) {
+        Ok(abs) => abs.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf()),
+        Err(_) => path.to_path_buf(),
+    };
+    let text = shown.to_string_lossy().replace('\\', "/");
+    text.strip_prefix("./").map(str::to_string).unwrap_or(text)
+}
+
+/// Walks `roots`. Directories are walked with `.gitignore`/`.ignore` rules and
+/// `excludes` applied; files named explicitly are always scanned.
+pub fn walk(
+    roots: &[PathBuf],
+    excludes: &[String],
+    extra_exts: &[String],
+) -> Result<WalkResult, MissingPath> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for root in roots {
+        let meta = std::fs::metadata(root)
+            .map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
+        if meta.is_file() {
+            let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
+            files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind });
+            continue;
+        }
+        let mut overrides = OverrideBuilder::new(root);
+        for glob in excludes {
+            overrides
+                .add(&format!("!{glob}"))
+                .map_err(|e| MissingPath(format!("--exclude {glob}: {e}")))?;
+        }
+        let overrides = overrides.build().map_err(|e| MissingPath(format!("--exclude: {e}")))?;
+        let walker = WalkBuilder::new(root)
+            .overrides(overrides)
+            .require_git(false)
+            .build();
+        for entry in walker {
+            match entry {
+                Ok(entry) => {
+                    if !entry.file_type().is_some_and(|t| t.is_file()) {
+                        continue;
+                    }
+                    if let Some(kind) = classify(entry.path(), extra_exts) {
+                        let display = display_path(entry.path(), &cwd);
+                        files.push(ScanFile { path: entry.into_path(), display, kind });
+                    }
+                }
+                Err(err) => problems.push((root.display().to_string(), err.to_string())),
+            }
+        }
+    }
+    files.sort_by(|a, b| a.display.cmp(&b.display));
+    files.dedup_by(|a, b| a.display == b.display);
+    Ok(WalkResult { files, problems })
+}
+
+fn describe_io(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
