@@ -50,13 +50,8 @@ pub enum Section {
 
 impl Section {
     /// Every section in report order.
-    pub const ALL: [Section; 5] = [
-        Section::DataLoading,
-        Section::Transfer,
-        Section::MixedPrecision,
-        Section::Memory,
-        Section::NpuApi,
-    ];
+    pub const ALL: [Section; 5] =
+        [Section::DataLoading, Section::Transfer, Section::MixedPrecision, Section::Memory, Section::NpuApi];
 
     /// The identifier used in packs and JSON.
     pub fn id(self) -> &'static str {

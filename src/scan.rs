@@ -36,7 +36,8 @@ pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
 }
 
 fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
-    let mut out = FileOutcome { path: file.display.clone(), analysis: FileAnalysis::default(), problem: None, scanned: true };
+    let mut out =
+        FileOutcome { path: file.display.clone(), analysis: FileAnalysis::default(), problem: None, scanned: true };
     let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
     let path_findings = engine.analyse_path(&file.display);
     if file.kind == FileKind::PathOnly {
@@ -87,7 +88,13 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
             facts[i] |= *f;
         }
     }
-    let mut result = ScanOutcome { files_scanned: 0, findings: Vec::new(), problems: Vec::new(), rows: Vec::new(), counts: vec![0; engine.set.counts.len()] };
+    let mut result = ScanOutcome {
+        files_scanned: 0,
+        findings: Vec::new(),
+        problems: Vec::new(),
+        rows: Vec::new(),
+        counts: vec![0; engine.set.counts.len()],
+    };
     for o in outcomes {
         result.files_scanned += usize::from(o.scanned);
         result.problems.extend(o.problem);
@@ -112,13 +119,12 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
 /// Drops findings that a more specific rule replaces on the same node
 /// (one range contains the other) in one file.
 fn apply_overrides(findings: Vec<Finding>, engine: &Engine) -> Vec<Finding> {
-    let overrides = |code: &str| engine.set.rules.iter().find(|r| r.code == code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
+    let overrides =
+        |code: &str| engine.set.rules.iter().find(|r| r.code == code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
     let overlaps = |a: (usize, usize), b: (usize, usize)| (a.0 <= b.0 && b.1 <= a.1) || (b.0 <= a.0 && a.1 <= b.1);
     let dropped: Vec<bool> = findings
         .iter()
-        .map(|f| {
-            findings.iter().any(|g| overrides(&g.code).contains(&f.code) && overlaps(f.byte_range, g.byte_range))
-        })
+        .map(|f| findings.iter().any(|g| overrides(&g.code).contains(&f.code) && overlaps(f.byte_range, g.byte_range)))
         .collect();
     findings.into_iter().zip(dropped).filter(|(_, d)| !d).map(|(f, _)| f).collect()
 }

@@ -52,7 +52,9 @@ pub fn env_mentions(text: &str) -> Vec<EnvMention> {
             b'$' => {
                 let (start, braced) = if b.get(i + 1) == Some(&b'{') { (i + 2, true) } else { (i + 1, false) };
                 let end = name_end(b, start);
-                if end > start && (!braced || b.get(end).is_some_and(|x| matches!(x, b'}' | b':' | b'-' | b'=' | b'+' | b'?'))) {
+                if end > start
+                    && (!braced || b.get(end).is_some_and(|x| matches!(x, b'}' | b':' | b'-' | b'=' | b'+' | b'?')))
+                {
                     out.push(EnvMention { name: text[start..end].to_string(), range: (start, end), value: None });
                 }
                 i = end.max(i + 1);
@@ -129,7 +131,9 @@ mod tests {
 
     #[test]
     fn assignments_reads_and_comments() {
-        let got = names("# CUDA_VISIBLE_DEVICES=9\nexport A=1\nB=\"x y\" python t.py --n ${C:-2}\necho '$D' \"$E\"\nenv F=3 cmd\n");
+        let got = names(
+            "# CUDA_VISIBLE_DEVICES=9\nexport A=1\nB=\"x y\" python t.py --n ${C:-2}\necho '$D' \"$E\"\nenv F=3 cmd\n",
+        );
         let want: Vec<(String, Option<String>)> = vec![
             ("A".into(), Some("1".into())),
             ("B".into(), Some("x y".into())),

@@ -62,17 +62,13 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 
 /// Walks `roots`. Directories are walked with `.gitignore`/`.ignore` rules and
 /// `excludes` applied; files named explicitly are always scanned.
-pub fn walk(
-    roots: &[PathBuf],
-    excludes: &[String],
-    extra_exts: &[String],
-) -> Result<WalkResult, MissingPath> {
+pub fn walk(roots: &[PathBuf], excludes: &[String], extra_exts: &[String]) -> Result<WalkResult, MissingPath> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for root in roots {
-        let meta = std::fs::metadata(root)
-            .map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
+        let meta =
+            std::fs::metadata(root).map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
         if meta.is_file() {
             let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
             files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind });
@@ -80,15 +76,10 @@ pub fn walk(
         }
         let mut overrides = OverrideBuilder::new(root);
         for glob in excludes {
-            overrides
-                .add(&format!("!{glob}"))
-                .map_err(|e| MissingPath(format!("--exclude {glob}: {e}")))?;
+            overrides.add(&format!("!{glob}")).map_err(|e| MissingPath(format!("--exclude {glob}: {e}")))?;
         }
         let overrides = overrides.build().map_err(|e| MissingPath(format!("--exclude: {e}")))?;
-        let walker = WalkBuilder::new(root)
-            .overrides(overrides)
-            .require_git(false)
-            .build();
+        let walker = WalkBuilder::new(root).overrides(overrides).require_git(false).build();
         for entry in walker {
             match entry {
                 Ok(entry) => {

@@ -27,11 +27,19 @@ pub fn explain(set: &RuleSet, code: &str) -> Result<String, String> {
     let _ = writeln!(out, "\nExample\n{}", indent(&r.docs.example));
     let _ = writeln!(out, "\nUse instead\n{}", indent(&r.docs.instead));
     let fix = match &r.fix {
-        Some(f) => format!("{} fix: {}", if f.applicability == crate::finding::Applicability::Safe { "safe" } else { "unsafe" }, f.description),
+        Some(f) => format!(
+            "{} fix: {}",
+            if f.applicability == crate::finding::Applicability::Safe { "safe" } else { "unsafe" },
+            f.description
+        ),
         None => "no automatic fix".to_string(),
     };
     let _ = writeln!(out, "\nFix\n  {fix}");
-    let _ = writeln!(out, "\nHandled by automatic migration (transfer_to_npu): {}", if r.auto_migrated { "yes" } else { "no" });
+    let _ = writeln!(
+        out,
+        "\nHandled by automatic migration (transfer_to_npu): {}",
+        if r.auto_migrated { "yes" } else { "no" }
+    );
     let _ = writeln!(out, "Blocks automatic migration: {}", if r.blocker { "yes" } else { "no" });
     Ok(out)
 }

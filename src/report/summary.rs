@@ -44,8 +44,17 @@ pub struct Verdict {
     pub status: &'static str,
     /// Number of blocker findings.
     pub blockers: usize,
-    /// `(code, count)` of blocker findings.
-    pub by_code: Vec<(String, usize)>,
+    /// Blocker findings per rule code.
+    pub by_code: Vec<CodeCount>,
+}
+
+/// How many findings one rule made.
+#[derive(Debug, Serialize)]
+pub struct CodeCount {
+    /// Rule code.
+    pub code: String,
+    /// Findings.
+    pub count: usize,
 }
 
 /// One section's summary.
@@ -101,14 +110,14 @@ pub fn section_summary(report: &Report, section: Section) -> SectionSummary {
 
 /// The automatic-migration verdict from the blocker findings.
 pub fn verdict(findings: &[Finding]) -> Verdict {
-    let mut by_code: Vec<(String, usize)> = Vec::new();
+    let mut by_code: Vec<CodeCount> = Vec::new();
     for f in findings.iter().filter(|f| f.blocker) {
-        match by_code.iter_mut().find(|(c, _)| *c == f.code) {
-            Some((_, n)) => *n += 1,
-            None => by_code.push((f.code.clone(), 1)),
+        match by_code.iter_mut().find(|c| c.code == f.code) {
+            Some(c) => c.count += 1,
+            None => by_code.push(CodeCount { code: f.code.clone(), count: 1 }),
         }
     }
-    by_code.sort();
-    let blockers = by_code.iter().map(|(_, n)| n).sum();
+    by_code.sort_by(|a, b| a.code.cmp(&b.code));
+    let blockers = by_code.iter().map(|c| c.count).sum();
     Verdict { status: if blockers == 0 { "compatible" } else { "blocked" }, blockers, by_code }
 }

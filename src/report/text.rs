@@ -21,10 +21,18 @@ impl Paint {
         }
     }
     fn bold(self, text: &str) -> String {
-        if self.0 { text.bold().to_string() } else { text.to_string() }
+        if self.0 {
+            text.bold().to_string()
+        } else {
+            text.to_string()
+        }
     }
     fn dim(self, text: &str) -> String {
-        if self.0 { text.dimmed().to_string() } else { text.to_string() }
+        if self.0 {
+            text.dimmed().to_string()
+        } else {
+            text.to_string()
+        }
     }
 }
 
@@ -52,7 +60,11 @@ pub fn render(report: &Report, paint: Paint) -> String {
     for section in Section::ALL {
         let findings: Vec<&Finding> = report.section_findings(section).collect();
         let summary = section_summary(report, section);
-        let _ = writeln!(out, "\n{}", paint.bold(&format!("== {} ({}) ==", section.title(), plural(findings.len(), "finding"))));
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.bold(&format!("== {} ({}) ==", section.title(), plural(findings.len(), "finding")))
+        );
         let summary_text = render_summary(&summary, paint);
         if findings.is_empty() && summary_text.is_empty() {
             let _ = writeln!(out, "Nothing to report in this section.");
@@ -82,11 +94,13 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
             continue;
         }
         let _ = writeln!(out, "{}", paint.bold(&t.title));
-        let mut grid: Vec<Vec<String>> = vec![std::iter::once("location".to_string()).chain(t.columns.iter().cloned()).collect()];
+        let mut grid: Vec<Vec<String>> =
+            vec![std::iter::once("location".to_string()).chain(t.columns.iter().cloned()).collect()];
         for r in &t.rows {
             grid.push(std::iter::once(format!("{}:{}", r.path, r.line)).chain(r.values.iter().cloned()).collect());
         }
-        let widths: Vec<usize> = (0..grid[0].len()).map(|c| grid.iter().map(|row| row[c].chars().count()).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> =
+            (0..grid[0].len()).map(|c| grid.iter().map(|row| row[c].chars().count()).max().unwrap_or(0)).collect();
         for row in grid {
             let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
             let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
@@ -103,9 +117,12 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
     }
     if let Some(v) = &s.verdict {
         if v.blockers == 0 {
-            let _ = writeln!(out, "Automatic migration (transfer_to_npu): compatible: no pattern it cannot handle was found.\n");
+            let _ = writeln!(
+                out,
+                "Automatic migration (transfer_to_npu): compatible: no pattern it cannot handle was found.\n"
+            );
         } else {
-            let codes: Vec<String> = v.by_code.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+            let codes: Vec<String> = v.by_code.iter().map(|c| format!("{} x{}", c.code, c.count)).collect();
             let _ = writeln!(
                 out,
                 "Automatic migration (transfer_to_npu): {} by {}: {}. These need manual changes; see the findings marked [blocker].\n",
@@ -137,8 +154,13 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
         let line = f.source_line.replace('\t', " ");
         let _ = writeln!(out, " {} | {}", paint.dim(&gutter), line);
         let start = f.column.saturating_sub(1);
-        let len = if f.end_line == f.line { f.end_column.saturating_sub(f.column) } else { line.chars().count().saturating_sub(start) };
-        let _ = writeln!(out, " {} | {}{}", pad, " ".repeat(start), paint.severity(f.severity, &"^".repeat(len.max(1))));
+        let len = if f.end_line == f.line {
+            f.end_column.saturating_sub(f.column)
+        } else {
+            line.chars().count().saturating_sub(start)
+        };
+        let _ =
+            writeln!(out, " {} | {}{}", pad, " ".repeat(start), paint.severity(f.severity, &"^".repeat(len.max(1))));
     }
     if let Some(fix) = &f.fix {
         let kind = match fix.applicability {

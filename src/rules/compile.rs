@@ -79,9 +79,7 @@ impl Compiler {
         for r in spec.rule {
             let needle = format!("\"{}\"", r.code);
             let code = r.code.clone();
-            rules.push(
-                self.rule(r, origin).map_err(|m| at(&needle, format!("rule {code}: {m}")))?,
-            );
+            rules.push(self.rule(r, origin).map_err(|m| at(&needle, format!("rule {code}: {m}")))?);
         }
         let mut tables = Vec::new();
         for t in spec.summary.table {
@@ -184,7 +182,8 @@ impl Compiler {
         let anchor = self.anchor(s)?;
         let mut preds = Vec::new();
         if !s.args.is_empty() {
-            let checks = s.args.iter().map(|a| self.arg(a)).collect::<Res<Vec<_>>>().map_err(|e| format!("args: {e}"))?;
+            let checks =
+                s.args.iter().map(|a| self.arg(a)).collect::<Res<Vec<_>>>().map_err(|e| format!("args: {e}"))?;
             preds.push(Pred::Args(checks));
         }
         if let Some(r) = &s.receiver {
@@ -244,11 +243,16 @@ impl Compiler {
         }
         if anchor.is_some() || s.any.is_none() {
             if let Some(branches) = &s.any {
-                let ms = branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
+                let ms = branches
+                    .iter()
+                    .map(|b| self.matcher(b))
+                    .collect::<Res<Vec<_>>>()
+                    .map_err(|e| format!("any.{e}"))?;
                 preds.push(Pred::Any(ms));
             }
         } else if let Some(branches) = &s.any {
-            let ms = branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
+            let ms =
+                branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
             preds.push(Pred::Any(ms));
         }
         let set = s.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -267,8 +271,17 @@ impl Compiler {
             Anchor::Str(re(r).map_err(|e| format!("string: {e}"))?)
         } else if let Some(c) = &s.compare {
             let ops = c.ops.clone().unwrap_or_else(|| ["==", "!=", "in", "not in"].map(String::from).to_vec());
-            let majority = c.collection_majority.as_deref().map(re).transpose().map_err(|e| format!("compare.collection_majority: {e}"))?;
-            Anchor::Compare(CompareTest { literal: re(&c.literal).map_err(|e| format!("compare.literal: {e}"))?, ops, majority })
+            let majority = c
+                .collection_majority
+                .as_deref()
+                .map(re)
+                .transpose()
+                .map_err(|e| format!("compare.collection_majority: {e}"))?;
+            Anchor::Compare(CompareTest {
+                literal: re(&c.literal).map_err(|e| format!("compare.literal: {e}"))?,
+                ops,
+                majority,
+            })
         } else if let Some(g) = &s.import {
             Anchor::Import(globs(g, "import")?)
         } else if let Some(r) = &s.env_var {
@@ -288,7 +301,8 @@ impl Compiler {
             Anchor::Condition(condition(c).map_err(|e| format!("condition: {e}"))?)
         } else if let Some(q) = &s.query {
             let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-            let query = tree_sitter::Query::new(&lang, q).map_err(|e| format!("query: line {} column {}: {}", e.row + 1, e.column + 1, e.message))?;
+            let query = tree_sitter::Query::new(&lang, q)
+                .map_err(|e| format!("query: line {} column {}: {}", e.row + 1, e.column + 1, e.message))?;
             let capture = query.capture_index_for_name("match").unwrap_or(0);
             if query.capture_names().is_empty() {
                 return Err("query: needs a capture, e.g. `@match`, naming the reported node".into());
@@ -323,7 +337,8 @@ impl Compiler {
                 "literal" => ArgAlt::Literal,
                 "non_literal" => ArgAlt::NonLiteral,
                 "unknown" => ArgAlt::Unknown,
-                other => return Err(format!("unknown state `{other}`: use absent, present, literal, non_literal, unknown, a literal value, or a table such as {{ eq = \"cuda\" }}")),
+                "not_none" => ArgAlt::NotNone,
+                other => return Err(format!("unknown state `{other}`: use absent, present, not_none, literal, non_literal, unknown, a literal value, or a table such as {{ eq = \"cuda\" }}")),
             },
             V::Boolean(b) => ArgAlt::Eq(Literal::Bool(*b)),
             V::Integer(i) => ArgAlt::Eq(Literal::Int(*i)),
@@ -364,13 +379,14 @@ impl Compiler {
                     _ => return Err(format!("edits[{i}].on: unknown target `{s}`")),
                 },
             };
-            let subs = |list: Vec<(String, String)>| {
-                list.into_iter().map(|(p, r)| Ok((re(&p)?, r))).collect::<Res<Vec<_>>>()
-            };
+            let subs =
+                |list: Vec<(String, String)>| list.into_iter().map(|(p, r)| Ok((re(&p)?, r))).collect::<Res<Vec<_>>>();
             let action = match (e.replace, e.sub, e.sub_all, e.set_keyword) {
                 (Some(r), None, None, None) => EditAction::Replace(r),
                 (None, Some(s), None, None) => EditAction::Sub(subs(s).map_err(|m| format!("edits[{i}].sub: {m}"))?),
-                (None, None, Some(s), None) => EditAction::SubAll(subs(s).map_err(|m| format!("edits[{i}].sub_all: {m}"))?),
+                (None, None, Some(s), None) => {
+                    EditAction::SubAll(subs(s).map_err(|m| format!("edits[{i}].sub_all: {m}"))?)
+                }
                 (None, None, None, Some(k)) => EditAction::SetKeyword { name: k.name, value: k.value },
                 _ => return Err(format!("edits[{i}]: give exactly one of replace, sub, sub_all, set_keyword")),
             };
@@ -429,7 +445,11 @@ fn slot(s: &SlotSpec) -> Res<Slot> {
         assigned_to: globs(&s.assigned_to)?,
         param: globs(&s.param)?,
     };
-    let kinds = [slot.call.is_some() || slot.method.is_some() || slot.keyword.is_some(), slot.assigned_to.is_some(), slot.param.is_some()];
+    let kinds = [
+        slot.call.is_some() || slot.method.is_some() || slot.keyword.is_some(),
+        slot.assigned_to.is_some(),
+        slot.param.is_some(),
+    ];
     if kinds.iter().filter(|b| **b).count() != 1 {
         return Err("each slot is one of: an argument (call/method/keyword), assigned_to, or param".into());
     }
@@ -458,7 +478,18 @@ pub fn parse_version(s: &str) -> Res<Version> {
 
 /// Placeholders every anchor kind may provide; see docs/rule-packs.md.
 const KNOWN_PLACEHOLDERS: &[&str] = &[
-    "text", "callee", "qualname", "name", "method", "receiver", "value", "literal", "op", "path", "condition", "report",
+    "text",
+    "callee",
+    "qualname",
+    "name",
+    "method",
+    "receiver",
+    "value",
+    "literal",
+    "op",
+    "path",
+    "condition",
+    "report",
 ];
 
 fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
@@ -470,7 +501,10 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
             || name.starts_with("arg.")
             || alternatives.iter().any(|m| provides(m, name));
         if !known {
-            return Err(format!("unknown placeholder `{{{name}}}`; known: {}, arg.NAME, captures and `set` keys", KNOWN_PLACEHOLDERS.join(", ")));
+            return Err(format!(
+                "unknown placeholder `{{{name}}}`; known: {}, arg.NAME, captures and `set` keys",
+                KNOWN_PLACEHOLDERS.join(", ")
+            ));
         }
         rest = &rest[close + 1..];
     }

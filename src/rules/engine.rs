@@ -99,18 +99,19 @@ impl<'r> Engine<'r> {
         let mut dispatch = Dispatch::default();
         let mut triggers: Option<Vec<String>> = Some(Vec::new());
         let mut active = Vec::new();
-        let mut add = |sink: Sink, alts: &[Matcher], explicit: Option<&Vec<String>>, triggers: &mut Option<Vec<String>>| {
-            for (alt, m) in alts.iter().enumerate() {
-                let entry = Entry { sink, alt };
-                let words = index_anchor(&mut dispatch, entry, m.anchor.as_ref());
-                match (explicit, words, triggers.as_mut()) {
-                    (Some(list), _, Some(t)) => t.extend(list.iter().cloned()),
-                    (None, Some(words), Some(t)) => t.extend(words),
-                    (None, None, _) => *triggers = None,
-                    _ => {}
+        let mut add =
+            |sink: Sink, alts: &[Matcher], explicit: Option<&Vec<String>>, triggers: &mut Option<Vec<String>>| {
+                for (alt, m) in alts.iter().enumerate() {
+                    let entry = Entry { sink, alt };
+                    let words = index_anchor(&mut dispatch, entry, m.anchor.as_ref());
+                    match (explicit, words, triggers.as_mut()) {
+                        (Some(list), _, Some(t)) => t.extend(list.iter().cloned()),
+                        (None, Some(words), Some(t)) => t.extend(words),
+                        (None, None, _) => *triggers = None,
+                        _ => {}
+                    }
                 }
-            }
-        };
+            };
         for (i, rule) in set.rules.iter().enumerate() {
             if rule.target.as_ref().is_some_and(|r| !r.allows(target)) {
                 continue;
@@ -153,7 +154,8 @@ impl<'r> Engine<'r> {
     pub fn analyse(&self, root: Node, src: &str, lines: &LineIndex, display: &str) -> FileAnalysis {
         let model = FileModel::build(root, src);
         let query_hits = self.run_queries(root, src);
-        let facts = self.set.compiler.project_facts.iter().map(|g| model.imported.iter().any(|q| g.is_match(q))).collect();
+        let facts =
+            self.set.compiler.project_facts.iter().map(|g| model.imported.iter().any(|q| g.is_match(q))).collect();
         let mut walker = Walker {
             engine: self,
             src,
@@ -174,7 +176,11 @@ impl<'r> Engine<'r> {
 
     /// Matches environment-variable rules against a shell script.
     pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &str) -> FileAnalysis {
-        let mut out = FileAnalysis { facts: vec![false; self.set.compiler.project_facts.len()], counts: vec![0; self.set.counts.len()], ..FileAnalysis::default() };
+        let mut out = FileAnalysis {
+            facts: vec![false; self.set.compiler.project_facts.len()],
+            counts: vec![0; self.set.counts.len()],
+            ..FileAnalysis::default()
+        };
         let mentions = crate::shell::env_mentions(src);
         for &i in &self.active {
             let rule = &self.set.rules[i];
@@ -186,7 +192,8 @@ impl<'r> Engine<'r> {
                         "value" => mention.value.clone().unwrap_or_default(),
                         other => m.set.iter().find(|(k, _)| k == other).map(|(_, v)| v.clone()).unwrap_or_default(),
                     };
-                    out.findings.push((self.plain_finding(rule, mention.range, src, lines, display, &lookup), Vec::new()));
+                    out.findings
+                        .push((self.plain_finding(rule, mention.range, src, lines, display, &lookup), Vec::new()));
                 }
             }
         }
@@ -199,9 +206,13 @@ impl<'r> Engine<'r> {
         let mut out = Vec::new();
         for &i in &self.active {
             let rule = &self.set.rules[i];
-            let hit = rule.alternatives.iter().any(|m| matches!(&m.anchor, Some(Anchor::File { globs, .. }) if globs.is_match(display)));
+            let hit = rule
+                .alternatives
+                .iter()
+                .any(|m| matches!(&m.anchor, Some(Anchor::File { globs, .. }) if globs.is_match(display)));
             if hit {
-                let lookup = |name: &str| if name == "path" || name == "text" { display.to_string() } else { String::new() };
+                let lookup =
+                    |name: &str| if name == "path" || name == "text" { display.to_string() } else { String::new() };
                 out.push(self.plain_finding(rule, (0, 0), "", &lines, display, &lookup));
             }
         }
@@ -209,7 +220,15 @@ impl<'r> Engine<'r> {
     }
 
     /// A finding at a byte range without a syntax node.
-    fn plain_finding(&self, rule: &Rule, range: (usize, usize), src: &str, lines: &LineIndex, display: &str, lookup: &dyn Fn(&str) -> String) -> Finding {
+    fn plain_finding(
+        &self,
+        rule: &Rule,
+        range: (usize, usize),
+        src: &str,
+        lines: &LineIndex,
+        display: &str,
+        lookup: &dyn Fn(&str) -> String,
+    ) -> Finding {
         let start = lines.position(src, range.0);
         let end = lines.position(src, range.1);
         Finding {
@@ -363,9 +382,11 @@ impl<'a, 't> Walker<'a, 't> {
             ("block", Some("consequence"), Some("if_statement" | "elif_clause")) => {
                 parent.and_then(|p| p.child_by_field_name("condition")).map(Frame::IfBranch)
             }
-            ("list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression", _, _) => {
-                Some(Frame::Comprehension(node))
-            }
+            (
+                "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression",
+                _,
+                _,
+            ) => Some(Frame::Comprehension(node)),
             _ => None,
         }
     }
@@ -378,8 +399,13 @@ impl<'a, 't> Walker<'a, 't> {
         match node.kind() {
             "call" | "decorator" => {
                 if let Some(f) = callee(node) {
+                    // An imported alias (`DL` for DataLoader) is indexed under the name it stands for.
                     let last = match f.kind() {
-                        "identifier" => Some(text(f, self.src)),
+                        "identifier" => {
+                            let name = text(f, self.src);
+                            let target = self.model.import_target(name).unwrap_or(name);
+                            Some(target.rsplit('.').next().unwrap_or(target))
+                        }
                         "attribute" => f.child_by_field_name("attribute").map(|a| text(a, self.src)),
                         _ => None,
                     };
@@ -489,7 +515,9 @@ fn report_node<'t>(rule: &Rule, anchor: Node<'t>, st: &MatchState<'t>, cx: &Cont
     match &rule.report {
         ReportAt::Node => natural,
         ReportAt::Keyword(k) => args().keyword(k).unwrap_or(natural),
-        ReportAt::KeywordValue(k) => args().keyword(k).and_then(|kw| kw.child_by_field_name("value")).unwrap_or(natural),
+        ReportAt::KeywordValue(k) => {
+            args().keyword(k).and_then(|kw| kw.child_by_field_name("value")).unwrap_or(natural)
+        }
     }
 }
 

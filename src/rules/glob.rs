@@ -36,8 +36,8 @@ impl NameGlobs {
                 _ => keys = None,
             }
         }
-        let regex = Regex::new(&format!("^(?:{})$", alternatives.join("|")))
-            .map_err(|e| format!("invalid glob: {e}"))?;
+        let regex =
+            Regex::new(&format!("^(?:{})$", alternatives.join("|"))).map_err(|e| format!("invalid glob: {e}"))?;
         Ok(NameGlobs { regex, last_segments: keys, source: globs.to_vec() })
     }
 

@@ -4,7 +4,9 @@ use super::context::{Context, Frame};
 use super::model::*;
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::imports::import_bindings;
-use crate::semantic::values::{base_name, dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen};
+use crate::semantic::values::{
+    base_name, dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen,
+};
 use tree_sitter::Node;
 
 /// A disjunction of project facts: `(fact index, expected value)`.
@@ -34,7 +36,8 @@ impl<'t> MatchState<'t> {
 /// Evaluates `m` at `node`; on success `state` holds its captures.
 pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut MatchState<'t>) -> bool {
     let mark = (state.captures.len(), state.pending.len());
-    let ok = m.anchor.as_ref().is_none_or(|a| anchor(a, node, cx, state)) && m.preds.iter().all(|p| pred(p, node, cx, state));
+    let ok = m.anchor.as_ref().is_none_or(|a| anchor(a, node, cx, state))
+        && m.preds.iter().all(|p| pred(p, node, cx, state));
     if ok {
         for (k, v) in &m.set {
             // `set` values may use the placeholders captured so far (`{index}`).
@@ -153,8 +156,15 @@ pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String
         "identifier" => {
             let p = parent?;
             let skip = match p.kind() {
-                "attribute" | "dotted_name" | "aliased_import" | "function_definition" | "class_definition"
-                | "parameters" | "default_parameter" | "typed_parameter" | "typed_default_parameter"
+                "attribute"
+                | "dotted_name"
+                | "aliased_import"
+                | "function_definition"
+                | "class_definition"
+                | "parameters"
+                | "default_parameter"
+                | "typed_parameter"
+                | "typed_default_parameter"
                 | "lambda_parameters" => true,
                 "keyword_argument" => p.child_by_field_name("name") == Some(node),
                 _ => false,
@@ -180,8 +190,12 @@ pub fn string_value<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> 
             return None;
         }
         if let Some(p) = cx.parent(node) {
-            let is_left_of_percent = p.kind() == "binary_operator" && p.child_by_field_name("left") == Some(node) && string_like(p, cx.src).is_some();
-            let is_format_object = p.kind() == "attribute" && cx.text(p).ends_with(".format") && p.child_by_field_name("object") == Some(node);
+            let is_left_of_percent = p.kind() == "binary_operator"
+                && p.child_by_field_name("left") == Some(node)
+                && string_like(p, cx.src).is_some();
+            let is_format_object = p.kind() == "attribute"
+                && cx.text(p).ends_with(".format")
+                && p.child_by_field_name("object") == Some(node);
             if is_left_of_percent || is_format_object {
                 return None;
             }
@@ -199,7 +213,7 @@ fn compare<'t>(test: &CompareTest, node: Node<'t>, cx: &Context<'_, 't>, st: &mu
     let operands: Vec<Node> = node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
     for (i, op) in ops.iter().enumerate() {
         let op = op.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !test.ops.iter().any(|o| *o == op) {
+        if !test.ops.contains(&op) {
             continue;
         }
         for operand in [operands.get(i), operands.get(i + 1)].into_iter().flatten() {
@@ -220,7 +234,8 @@ fn compared_literal(test: &CompareTest, operand: Node, cx: &Context) -> Option<S
         "string" => plain_string(operand, cx.src).filter(|s| test.literal.is_match(s)),
         "list" | "tuple" | "set" => {
             let mut cursor = operand.walk();
-            let strings: Vec<String> = operand.named_children(&mut cursor).filter_map(|c| plain_string(c, cx.src)).collect();
+            let strings: Vec<String> =
+                operand.named_children(&mut cursor).filter_map(|c| plain_string(c, cx.src)).collect();
             let hit = strings.iter().find(|s| test.literal.is_match(s))?.clone();
             if let Some(majority) = &test.majority {
                 let n = strings.iter().filter(|s| majority.is_match(s)).count();
@@ -264,6 +279,25 @@ pub fn chain_tests(node: Node) -> Vec<Node> {
     }
 }
 
+/// The chain's tests plus those of conditional expressions it is a branch of:
+/// in `"npu" if a else ("cuda" if b else "cpu")` the inner chain is `a`, `b`.
+fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
+    let mut tests = chain_tests(node);
+    let mut cur = node;
+    for _ in 0..32 {
+        let Some(parent) = cx.parent(cur) else { break };
+        match parent.kind() {
+            "parenthesized_expression" => cur = parent,
+            "conditional_expression" if parent.named_child(1) != Some(cur) => {
+                tests.extend(parent.named_child(1));
+                cur = parent;
+            }
+            _ => break,
+        }
+    }
+    tests
+}
+
 /// Branch values: both results of a conditional expression, or the right-hand
 /// sides of assignments written directly in the branches of an `if` chain.
 fn branch_values(node: Node) -> Vec<Node> {
@@ -279,7 +313,10 @@ fn branch_values(node: Node) -> Vec<Node> {
             for block in blocks {
                 let mut c = block.walk();
                 for stmt in block.named_children(&mut c) {
-                    if let Some(a) = stmt.named_child(0).filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment") {
+                    if let Some(a) = stmt
+                        .named_child(0)
+                        .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
+                    {
                         values.extend(a.child_by_field_name("right"));
                     }
                 }
@@ -344,11 +381,11 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::Slot(slots) => super::slots::in_slot(slots, node, cx),
         Pred::Text(re) => re.is_match(cx.text(node)),
         Pred::InBranchOf(test) => super::slots::in_branch_of(test, node, cx),
-        Pred::ConditionText(re) => chain_tests(node).iter().any(|t| re.is_match(cx.text(*t))),
+        Pred::ConditionText(re) => enclosing_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),
         Pred::AssignTarget(want) => {
-            let is_target = cx
-                .parent(node)
-                .is_some_and(|p| matches!(p.kind(), "assignment" | "augmented_assignment") && p.child_by_field_name("left") == Some(node));
+            let is_target = cx.parent(node).is_some_and(|p| {
+                matches!(p.kind(), "assignment" | "augmented_assignment") && p.child_by_field_name("left") == Some(node)
+            });
             is_target == *want
         }
         Pred::InsideLoop(want) => cx.local_frames().any(|f| matches!(f, Frame::LoopBody(_))) == *want,
@@ -362,7 +399,9 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::InsideWith(globs) => super::slots::inside_with(globs, cx),
         Pred::UnderIf(re) => cx.local_frames().any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t)))),
         Pred::ReceiverLoopInvariant(want) => super::slots::receiver_loop_invariant(node, cx) == *want,
-        Pred::LoopOver { over, receiver_variable } => super::slots::loop_over(over.as_deref(), *receiver_variable, node, cx, st),
+        Pred::LoopOver { over, receiver_variable } => {
+            super::slots::loop_over(over.as_deref(), *receiver_variable, node, cx, st)
+        }
         Pred::FileImports(globs) => cx.model.imported.iter().any(|q| globs.is_match(q)),
         Pred::ProjectImports(i) => {
             st.pending.push(vec![(*i, true)]);
@@ -405,6 +444,7 @@ fn arg_alt<'t>(alt: &ArgAlt, state: ArgState<'t>, cx: &Context<'_, 't>, st: &mut
     match alt {
         ArgAlt::Absent | ArgAlt::Unknown => false,
         ArgAlt::Present => true,
+        ArgAlt::NotNone => literal(value, cx.src) != Some(Literal::None),
         ArgAlt::Literal => is_literal(value, cx.src),
         ArgAlt::NonLiteral => !is_literal(value, cx.src),
         ArgAlt::Eq(want) => literal(value, cx.src).is_some_and(|got| literal_eq(&got, want)),

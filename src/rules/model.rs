@@ -86,6 +86,8 @@ pub enum ArgAlt {
     Absent,
     /// Passed, whatever the value.
     Present,
+    /// Passed, and not the literal `None`.
+    NotNone,
     /// Passed as a literal.
     Literal,
     /// Passed as an expression that is not a literal.

@@ -37,7 +37,10 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
                     origin: origin.clone(),
                     line: text.find(&format!("\"{}\"", rule.code)).map(|i| text[..i].matches('\n').count() + 1),
                     column: None,
-                    message: format!("rule code {} is already defined by another pack; codes must be unique", rule.code),
+                    message: format!(
+                        "rule code {} is already defined by another pack; codes must be unique",
+                        rule.code
+                    ),
                 });
             }
         }

@@ -33,7 +33,13 @@ pub fn render_with(template: &str, lookup: impl Fn(&str) -> String) -> String {
 
 /// A fix at a byte range with no syntax node (shell scripts): only edits on the
 /// reported text with `replace`, `sub` or `sub_all` apply.
-pub fn build_text_fix(t: &FixTemplate, lookup: impl Fn(&str) -> String, range: (usize, usize), src: &str, lines: &LineIndex) -> Option<Fix> {
+pub fn build_text_fix(
+    t: &FixTemplate,
+    lookup: impl Fn(&str) -> String,
+    range: (usize, usize),
+    src: &str,
+    lines: &LineIndex,
+) -> Option<Fix> {
     let old = src.get(range.0..range.1)?;
     let mut edits = Vec::new();
     for e in &t.edits {
@@ -46,10 +52,17 @@ pub fn build_text_fix(t: &FixTemplate, lookup: impl Fn(&str) -> String, range: (
                 let (re, rep) = subs.iter().find(|(re, _)| re.is_match(old))?;
                 re.replacen(old, 1, rep.as_str()).into_owned()
             }
-            EditAction::SubAll(subs) => subs.iter().fold(old.to_string(), |acc, (re, rep)| re.replace_all(&acc, rep.as_str()).into_owned()),
+            EditAction::SubAll(subs) => {
+                subs.iter().fold(old.to_string(), |acc, (re, rep)| re.replace_all(&acc, rep.as_str()).into_owned())
+            }
             EditAction::SetKeyword { .. } => return None,
         };
-        edits.push(Edit { start: lines.position(src, range.0), end: lines.position(src, range.1), content: new, byte_range: range });
+        edits.push(Edit {
+            start: lines.position(src, range.0),
+            end: lines.position(src, range.1),
+            content: new,
+            byte_range: range,
+        });
     }
     if edits.len() != 1 {
         return None;
@@ -80,7 +93,12 @@ fn placeholder(name: &str, st: &MatchState<'_>, anchor: Node, report: Node, cx: 
 }
 
 /// The node (or byte range) an edit applies to.
-fn target_range<'t>(on: &EditTarget, anchor: Node<'t>, report: Node<'t>, src: &'t str) -> Option<(usize, usize, Option<Node<'t>>)> {
+fn target_range<'t>(
+    on: &EditTarget,
+    anchor: Node<'t>,
+    report: Node<'t>,
+    src: &'t str,
+) -> Option<(usize, usize, Option<Node<'t>>)> {
     let node_range = |n: Node<'t>| Some((n.start_byte(), n.end_byte(), Some(n)));
     match on {
         EditTarget::Report => node_range(report),
@@ -96,7 +114,14 @@ fn target_range<'t>(on: &EditTarget, anchor: Node<'t>, report: Node<'t>, src: &'
 
 /// Builds the fix's edits at this match, or `None` when the template does not
 /// apply here (a substitution that finds nothing, a missing node, overlapping edits).
-pub fn build_fix(t: &FixTemplate, st: &MatchState<'_>, anchor: Node, report: Node, cx: &Context, lines: &LineIndex) -> Option<Fix> {
+pub fn build_fix(
+    t: &FixTemplate,
+    st: &MatchState<'_>,
+    anchor: Node,
+    report: Node,
+    cx: &Context,
+    lines: &LineIndex,
+) -> Option<Fix> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for e in &t.edits {
         let (start, end, node) = target_range(&e.on, anchor, report, cx.src)?;
@@ -130,7 +155,12 @@ pub fn build_fix(t: &FixTemplate, st: &MatchState<'_>, anchor: Node, report: Nod
     }
     let edits = edits
         .into_iter()
-        .map(|(s, e, content)| Edit { start: lines.position(cx.src, s), end: lines.position(cx.src, e), content, byte_range: (s, e) })
+        .map(|(s, e, content)| Edit {
+            start: lines.position(cx.src, s),
+            end: lines.position(cx.src, e),
+            content,
+            byte_range: (s, e),
+        })
         .collect();
     Some(Fix { applicability: t.applicability, description: render(&t.description, st, anchor, report, cx), edits })
 }

@@ -193,7 +193,10 @@ pub fn inside_with(globs: &NameGlobs, cx: &Context) -> bool {
                 let decorated = cx.parent(*f).filter(|p| p.kind() == "decorated_definition");
                 if let Some(d) = decorated {
                     let mut cursor = d.walk();
-                    let hit = d.named_children(&mut cursor).filter(|c| c.kind() == "decorator").any(|dec| dec.named_child(0).is_some_and(resolves));
+                    let hit = d
+                        .named_children(&mut cursor)
+                        .filter(|c| c.kind() == "decorator")
+                        .any(|dec| dec.named_child(0).is_some_and(resolves));
                     if hit {
                         return true;
                     }
@@ -218,11 +221,7 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
     let name = text(recv, cx.src);
     for frame in cx.local_frames() {
         match frame {
-            Frame::Comprehension(c) => {
-                if cx.comprehension_targets(*c).contains(&name) {
-                    return false;
-                }
-            }
+            Frame::Comprehension(c) if cx.comprehension_targets(*c).contains(&name) => return false,
             Frame::LoopBody(l) => {
                 let Some(info) = cx.model.loops.get(&l.id()) else { return false };
                 return !info.targets.contains(&name) && !info.assigned.contains(name);
@@ -236,7 +235,13 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
 /// An enclosing `for` loop iterates over something matching `over` (seen
 /// through `enumerate`/`zip`/`tqdm`/`iter` and name bindings); with
 /// `receiver_variable`, the receiver is that loop's (or a nested comprehension's) variable.
-pub fn loop_over<'t>(over: Option<&Matcher>, receiver_variable: bool, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+pub fn loop_over<'t>(
+    over: Option<&Matcher>,
+    receiver_variable: bool,
+    node: Node<'t>,
+    cx: &Context<'_, 't>,
+    st: &mut MatchState<'t>,
+) -> bool {
     let receiver = method_parts(node).and_then(|(r, _)| crate::semantic::values::base_name(r, cx.src));
     let mut comprehension_vars: Vec<&str> = Vec::new();
     for frame in cx.local_frames() {

@@ -31,7 +31,8 @@ pub struct CallArgs<'t> {
 impl<'t> CallArgs<'t> {
     /// The arguments of `call` (a `call` node; anything else has none).
     pub fn of(call: Node<'t>, src: &'t str) -> Self {
-        let mut args = CallArgs { positional: Vec::new(), keywords: Vec::new(), star: false, double_star: false, list: None };
+        let mut args =
+            CallArgs { positional: Vec::new(), keywords: Vec::new(), star: false, double_star: false, list: None };
         if call.kind() != "call" {
             return args;
         }

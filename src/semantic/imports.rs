@@ -38,11 +38,8 @@ pub fn import_bindings<'s>(node: Node, src: &'s str) -> (Vec<Binding<'s>>, Vec<S
             imported.push(module.clone());
             for name in node.children_by_field_name("name", &mut cursor) {
                 if let Some((dotted, alias)) = split_alias(name, src) {
-                    let qualified = if module.ends_with('.') {
-                        format!("{module}{dotted}")
-                    } else {
-                        format!("{module}.{dotted}")
-                    };
+                    let qualified =
+                        if module.ends_with('.') { format!("{module}{dotted}") } else { format!("{module}.{dotted}") };
                     imported.push(qualified.clone());
                     bindings.push(Binding { local: alias.unwrap_or(dotted), qualified });
                 }

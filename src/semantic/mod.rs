@@ -76,6 +76,11 @@ impl<'t> FileModel<'t> {
         self.resolve(&dotted_parts(node, src)?)
     }
 
+    /// The qualified name an imported local name stands for.
+    pub fn import_target(&self, local: &str) -> Option<&str> {
+        self.imports.get(local).map(String::as_str)
+    }
+
     /// Whether `root` names an imported module or object.
     pub fn is_imported_name(&self, root: &str) -> bool {
         self.imports.contains_key(root) && !self.defined.contains(root)
@@ -116,11 +121,13 @@ impl<'t> Builder<'t> {
 
     /// Loops enclosing the current node within its function, innermost first.
     fn enclosing_loops(&self) -> impl Iterator<Item = usize> + '_ {
-        self.frames
-            .iter()
-            .rev()
-            .take_while(|f| matches!(f, Frame::Loop(_)))
-            .map(|f| if let Frame::Loop(id) = f { *id } else { 0 })
+        self.frames.iter().rev().take_while(|f| matches!(f, Frame::Loop(_))).map(|f| {
+            if let Frame::Loop(id) = f {
+                *id
+            } else {
+                0
+            }
+        })
     }
 
     fn at_module_level(&self) -> bool {

@@ -19,8 +19,19 @@ pub fn unparen(mut node: Node) -> Node {
     node
 }
 
+/// How deep literal evaluation looks into nested syntax: deeper values are
+/// treated as not literal, so hostile input cannot exhaust the stack.
+const MAX_LITERAL_DEPTH: usize = 32;
+
 /// Evaluates a literal: numbers, booleans, `None`, plain strings, `-number`.
 pub fn literal(node: Node, src: &str) -> Option<Literal> {
+    literal_at(node, src, 0)
+}
+
+fn literal_at(node: Node, src: &str, depth: usize) -> Option<Literal> {
+    if depth > MAX_LITERAL_DEPTH {
+        return None;
+    }
     let node = unparen(node);
     match node.kind() {
         "true" => Some(Literal::Bool(true)),
@@ -31,7 +42,7 @@ pub fn literal(node: Node, src: &str) -> Option<Literal> {
         "string" => plain_string(node, src).map(Literal::Str),
         "unary_operator" => {
             let op = node.child_by_field_name("operator")?;
-            let arg = literal(node.child_by_field_name("argument")?, src)?;
+            let arg = literal_at(node.child_by_field_name("argument")?, src, depth + 1)?;
             match (text(op, src), arg) {
                 ("-", Literal::Int(i)) => Some(Literal::Int(-i)),
                 ("-", Literal::Float(f)) => Some(Literal::Float(-f)),
@@ -55,13 +66,21 @@ fn parse_int(s: &str) -> Option<i64> {
     i64::from_str_radix(digits.trim_end_matches('l'), radix).ok()
 }
 
-/// Whether `node` is a literal (what "non-literal" rules test).
+/// Whether `node` is a literal (what "non-literal" rules test), including
+/// lists, tuples and sets of literals.
 pub fn is_literal(node: Node, src: &str) -> bool {
+    is_literal_at(node, src, 0)
+}
+
+fn is_literal_at(node: Node, src: &str, depth: usize) -> bool {
+    if depth > MAX_LITERAL_DEPTH {
+        return false;
+    }
     let node = unparen(node);
     match node.kind() {
         "list" | "tuple" | "set" => {
             let mut cursor = node.walk();
-            let all = node.named_children(&mut cursor).all(|c| is_literal(c, src));
+            let all = node.named_children(&mut cursor).all(|c| is_literal_at(c, src, depth + 1));
             all
         }
         _ => literal(node, src).is_some(),
@@ -204,8 +223,14 @@ pub fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
     while let Some(n) = stack.pop() {
         match n.kind() {
             "identifier" => out.push(text(n, src)),
-            "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" | "list_splat_pattern"
-            | "tuple" | "list" | "expression_list" => {
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "parenthesized_expression"
+            | "list_splat_pattern"
+            | "tuple"
+            | "list"
+            | "expression_list" => {
                 let mut cursor = n.walk();
                 stack.extend(n.named_children(&mut cursor));
             }

@@ -1,0 +1,148 @@
+//! The command line: exit codes, errors for bad input, robustness on hostile files.
+
+mod common;
+
+use common::{npu_mem, npu_mem_in};
+use std::path::Path;
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("npu-mem-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    let dir = temp_dir("exit");
+    std::fs::write(dir.join("a.py"), "import torch\nx = torch.ones(2)\ny = x.cuda()\n").unwrap();
+    let d = dir.to_str().unwrap();
+    assert_eq!(npu_mem(&["scan", d]).code, 1, "a warning fails the default gate");
+    assert_eq!(npu_mem(&["scan", d, "--fail-on", "error"]).code, 0);
+    assert_eq!(npu_mem(&["scan", d, "--fail-on", "never"]).code, 0);
+    std::fs::write(dir.join("a.py"), "import torch\nx = torch.ones(2)\n").unwrap();
+    assert_eq!(npu_mem(&["scan", d]).code, 0, "a clean file passes");
+}
+
+#[test]
+fn usage_errors_exit_2_and_say_what_is_wrong() {
+    let run = npu_mem(&["scan", "fixtures/demo", "--format", "xml"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("text") && run.stderr.contains("json") && run.stderr.contains("concise"),
+        "{}",
+        run.stderr
+    );
+
+    let run = npu_mem(&["scan", "does/not/exist"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("does/not/exist") && run.stderr.contains("no such file"), "{}", run.stderr);
+
+    let run = npu_mem(&["scan", "fixtures/demo", "--target", "3.0"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("2.14"), "{}", run.stderr);
+}
+
+#[test]
+fn malformed_pack_names_file_line_column_and_field() {
+    let dir = temp_dir("pack");
+    let pack = dir.join("bad.toml");
+    std::fs::write(&pack, "[pack]\nname = \"x\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"n\"\nsection = \"transfer\"\nseverity = \"loud\"\n").unwrap();
+    let run = npu_mem(&["scan", "fixtures/demo", "--rules", pack.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("bad.toml:8:12"), "{}", run.stderr);
+    assert!(run.stderr.contains("loud"), "{}", run.stderr);
+
+    std::fs::write(&pack, "[pack]\nname = \"x\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"n\"\nsection = \"transfer\"\nseverity = \"info\"\nmessage = \"m\"\ndocs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }\nmatch = { string = \"(unclosed\" }\n").unwrap();
+    let run = npu_mem(&["scan", "fixtures/demo", "--rules", pack.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("bad.toml:5") && run.stderr.contains("ORG001") && run.stderr.contains("match.string"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hostile_files_are_reported_and_the_scan_goes_on() {
+    let dir = temp_dir("hostile");
+    std::fs::write(dir.join("latin1.py"), b"import torch\nx = 'caf\xe9'\n").unwrap();
+    std::fs::write(dir.join("nul.py"), b"import torch\x00\n").unwrap();
+    std::fs::write(dir.join("empty.py"), b"").unwrap();
+    std::fs::write(dir.join("broken.py"), "import torch\ndef f(:\n    y = x.cuda()\n").unwrap();
+    let deep = format!("import torch\nx = {}1{}\ny = torch.ones(1).cuda()\n", "(".repeat(5000), ")".repeat(5000));
+    std::fs::write(dir.join("deep.py"), deep).unwrap();
+    let lists = format!(
+        "import torch\nl = torch.utils.data.DataLoader(d, num_workers={}{})\n",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    std::fs::write(dir.join("deep_lists.py"), lists).unwrap();
+    std::fs::create_dir_all(dir.join("pkg.py")).unwrap();
+    std::fs::create_dir_all(dir.join("loop")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("..", dir.join("loop/up")).unwrap();
+
+    let run = npu_mem_in(&dir, &["scan", ".", "--format", "json", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let errors = report["errors"].as_array().unwrap();
+    let find = |path: &str| {
+        errors.iter().find(|e| e["path"] == path).unwrap_or_else(|| panic!("no error for {path}: {errors:?}"))
+    };
+    assert_eq!(find("latin1.py")["kind"], "skipped");
+    assert!(find("latin1.py")["message"].as_str().unwrap().contains("UTF-8"));
+    assert!(find("nul.py")["message"].as_str().unwrap().contains("binary"));
+    assert_eq!(find("broken.py")["kind"], "partial");
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    let codes: Vec<(String, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (format!("{}:{}", f["path"].as_str().unwrap(), f["code"].as_str().unwrap()), f["line"].as_u64().unwrap())
+        })
+        .collect();
+    assert!(
+        codes.contains(&("broken.py:TX001".to_string(), 3)),
+        "sound parts of a broken file are analysed: {codes:?}"
+    );
+    assert!(codes.contains(&("deep.py:TX001".to_string(), 3)), "{codes:?}");
+    assert!(codes.contains(&("deep_lists.py:DL003".to_string(), 2)), "a deep value is non-literal: {codes:?}");
+    assert_eq!(report["files_scanned"], 4, "empty, broken, deep and deep_lists are scanned");
+    assert!(run.stderr.contains("latin1.py") && run.stderr.contains("nul.py"), "{}", run.stderr);
+}
+
+#[test]
+fn explicit_files_are_scanned_even_when_excluded_or_ignored() {
+    let dir = temp_dir("explicit");
+    std::fs::write(dir.join(".ignore"), "skipped.py\n").unwrap();
+    std::fs::write(dir.join("skipped.py"), "import torch\ny = torch.ones(1).cuda()\n").unwrap();
+    std::fs::write(dir.join("kept.py"), "import torch\ny = torch.ones(1).cuda()\n").unwrap();
+    let count = |args: &[&str]| {
+        let mut all = vec!["scan", "--format", "json", "--fail-on", "never"];
+        all.extend_from_slice(args);
+        let run = npu_mem_in(&dir, &all);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        v["files_scanned"].as_u64().unwrap()
+    };
+    assert_eq!(count(&["."]), 1, ".ignore is honoured");
+    assert_eq!(count(&[".", "--exclude", "kept.py"]), 0);
+    assert_eq!(count(&["skipped.py"]), 1);
+}
+
+#[test]
+fn rule_docs_come_from_the_packs() {
+    let run = npu_mem(&["rule", "TX013"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains("cuda-memory-submodule") && run.stdout.contains("torch.npu.memory.memory_allocated()"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("Blocks automatic migration: yes"));
+    let run = npu_mem(&["rule", "XX999"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("npu-mem rules"));
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/transfer.toml").exists());
+}

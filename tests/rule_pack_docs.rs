@@ -1,0 +1,29 @@
+//! The worked example of docs/rule-packs.md runs exactly as written there.
+
+mod common;
+
+/// The fenced block that follows `<!-- marker -->` in the document.
+fn block_after(doc: &str, marker: &str) -> String {
+    let start = doc.find(&format!("<!-- {marker} -->")).unwrap_or_else(|| panic!("no {marker} block"));
+    let rest = &doc[start..];
+    let open = rest.find("```").unwrap();
+    let body_start = open + rest[open..].find('\n').unwrap() + 1;
+    let close = body_start + rest[body_start..].find("```").unwrap();
+    rest[body_start..close].to_string()
+}
+
+#[test]
+fn worked_example_user_pack_works_as_documented() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rule-packs.md")).unwrap();
+    let dir = std::env::temp_dir().join(format!("npu-mem-doc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("org-rules.toml"), block_after(&doc, "example-pack")).unwrap();
+    std::fs::write(dir.join("train.py"), block_after(&doc, "example-code")).unwrap();
+    let run = common::npu_mem_in(&dir, &["scan", "train.py", "--rules", "org-rules.toml", "--format", "concise"]);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let own: Vec<&str> = run.stdout.lines().filter(|l| l.contains(": ORG")).collect();
+    let documented = block_after(&doc, "example-output");
+    let documented: Vec<&str> = documented.lines().collect();
+    assert_eq!(own, documented);
+}
