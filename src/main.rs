@@ -48,8 +48,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start worker threads: {e}"))?;
-    let walked =
-        walk::walk(&args.paths, &args.exclude, &set.compiler.file_extensions).map_err(|e| e.0)?;
+    let walked = walk::walk(&args.paths, &args.exclude, &set.compiler.file_extensions).map_err(|e| e.0)?;
     let outcome = pool.install(|| scan::scan(&walked.files, &engine));
     for p in &outcome.problems {
         eprintln!("npu-mem: warning: {}: {}", p.path, p.message);

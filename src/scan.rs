@@ -20,6 +20,10 @@ pub struct ScanOutcome {
     pub rows: Vec<(String, TableRow)>,
     /// Summary counts by count index.
     pub counts: Vec<usize>,
+    /// Summary sites as `(sites index, path, line, detail)`, in path and line order.
+    pub sites: Vec<(usize, String, usize, String)>,
+    /// Summary groups as `(group index, key, value, count)`, sorted by group and key.
+    pub groups: Vec<(usize, String, String, usize)>,
 }
 
 struct FileOutcome {
@@ -53,9 +57,10 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
         }
     };
     let text = source.text.as_str();
-    if !engine.may_match(text) && path_findings.is_empty() {
+    let Some(rules) = engine.rules_for(text) else {
+        out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
-    }
+    };
     let lines = LineIndex::new(text);
     out.analysis = match file.kind {
         FileKind::Shell => engine.analyse_shell(text, &lines, &file.display),
@@ -67,7 +72,7 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
                         format!("syntax error near line {line}; analysed where the syntax tree is sound"),
                     );
                 }
-                engine.analyse(tree.root_node(), text, &lines, &file.display)
+                engine.analyse(tree.root_node(), text, &lines, &file.display, &rules)
             }
             None => {
                 out.problem = problem(ProblemKind::Skipped, "the parser gave up on this file".to_string());
@@ -81,7 +86,7 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
 }
 
 fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
-    let n_facts = engine.set.compiler.project_facts.len();
+    let n_facts = engine.set.compiler.facts.len();
     let mut facts = vec![false; n_facts];
     for o in &outcomes {
         for (i, f) in o.analysis.facts.iter().enumerate() {
@@ -94,7 +99,10 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         problems: Vec::new(),
         rows: Vec::new(),
         counts: vec![0; engine.set.counts.len()],
+        sites: Vec::new(),
+        groups: Vec::new(),
     };
+    let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for o in outcomes {
         result.files_scanned += usize::from(o.scanned);
         result.problems.extend(o.problem);
@@ -102,7 +110,7 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
             .analysis
             .findings
             .into_iter()
-            .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(i, want)| facts[*i] == *want)))
+            .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts[*i] == *want)))
             .map(|(f, _)| f)
             .collect();
         result.findings.extend(apply_overrides(kept, engine));
@@ -110,7 +118,13 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
             result.counts[i] += c;
         }
         result.rows.extend(o.analysis.rows.into_iter().map(|r| (o.path.clone(), r)));
+        result.sites.extend(o.analysis.sites.into_iter().map(|(i, line, detail)| (i, o.path.clone(), line, detail)));
+        for (i, key, value) in o.analysis.groups {
+            groups.entry((i, key)).or_insert((value, 0)).1 += 1;
+        }
     }
+    result.groups = groups.into_iter().map(|((i, key), (value, n))| (i, key, value, n)).collect();
+    result.sites.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
     result

@@ -12,6 +12,8 @@ pub struct EnvMention {
     pub range: (usize, usize),
     /// The assigned value, for assignments (quotes removed).
     pub value: Option<String>,
+    /// Byte range of the value as written, for assignments.
+    pub value_range: Option<(usize, usize)>,
 }
 
 fn is_name_start(b: u8) -> bool {
@@ -55,15 +57,25 @@ pub fn env_mentions(text: &str) -> Vec<EnvMention> {
                 if end > start
                     && (!braced || b.get(end).is_some_and(|x| matches!(x, b'}' | b':' | b'-' | b'=' | b'+' | b'?')))
                 {
-                    out.push(EnvMention { name: text[start..end].to_string(), range: (start, end), value: None });
+                    out.push(EnvMention {
+                        name: text[start..end].to_string(),
+                        range: (start, end),
+                        value: None,
+                        value_range: None,
+                    });
                 }
                 i = end.max(i + 1);
             }
             _ if !in_double && word_start && is_name_start(c) => {
                 let end = name_end(b, i);
                 if b.get(end) == Some(&b'=') {
-                    let value = read_value(text, end + 1);
-                    out.push(EnvMention { name: text[i..end].to_string(), range: (i, end), value: Some(value) });
+                    let (value, value_end) = read_value(text, end + 1);
+                    out.push(EnvMention {
+                        name: text[i..end].to_string(),
+                        range: (i, end),
+                        value: Some(value),
+                        value_range: Some((end + 1, value_end)),
+                    });
                     i = end + 1;
                 } else if &text[i..end] == "export" || &text[i..end] == "unset" {
                     // `export X` without a value still names X for the environment.
@@ -73,7 +85,12 @@ pub fn env_mentions(text: &str) -> Vec<EnvMention> {
                     }
                     let k = name_end(b, j);
                     if k > j && b.get(k) != Some(&b'=') && &text[i..end] == "export" {
-                        out.push(EnvMention { name: text[j..k].to_string(), range: (j, k), value: None });
+                        out.push(EnvMention {
+                            name: text[j..k].to_string(),
+                            range: (j, k),
+                            value: None,
+                            value_range: None,
+                        });
                     }
                     i = j.max(end);
                 } else {
@@ -97,8 +114,8 @@ fn name_end(b: &[u8], start: usize) -> usize {
     end
 }
 
-/// The value after `NAME=`, with one level of quotes removed.
-fn read_value(text: &str, start: usize) -> String {
+/// The value after `NAME=`, with one level of quotes removed, and where it ends.
+fn read_value(text: &str, start: usize) -> (String, usize) {
     let b = text.as_bytes();
     let mut out = String::new();
     let mut i = start;
@@ -118,7 +135,7 @@ fn read_value(text: &str, start: usize) -> String {
         }
         i += 1;
     }
-    out
+    (out, i.min(b.len()))
 }
 
 #[cfg(test)]

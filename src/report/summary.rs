@@ -57,6 +57,57 @@ pub struct CodeCount {
     pub count: usize,
 }
 
+/// Places where something is used.
+#[derive(Debug, Serialize)]
+pub struct SiteList {
+    /// What is used.
+    pub label: String,
+    /// Where.
+    pub sites: Vec<Site>,
+}
+
+/// One place.
+#[derive(Debug, Serialize)]
+pub struct Site {
+    /// Display path.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// What is there.
+    pub detail: String,
+}
+
+/// A table of distinct values with counts.
+#[derive(Debug, Serialize)]
+pub struct GroupSummary {
+    /// Heading.
+    pub title: String,
+    /// Column headings: key, value, count.
+    pub columns: [String; 3],
+    /// Rows.
+    pub rows: Vec<GroupRow>,
+}
+
+/// One distinct value.
+#[derive(Debug, Serialize)]
+pub struct GroupRow {
+    /// The value grouped on.
+    pub key: String,
+    /// What goes with it.
+    pub value: String,
+    /// How many times it occurs.
+    pub count: usize,
+}
+
+/// Fixed advice.
+#[derive(Debug, Serialize)]
+pub struct NoteSummary {
+    /// Heading.
+    pub title: String,
+    /// Text.
+    pub text: String,
+}
+
 /// One section's summary.
 #[derive(Debug, Serialize)]
 pub struct SectionSummary {
@@ -66,6 +117,12 @@ pub struct SectionSummary {
     pub tables: Vec<TableSummary>,
     /// Counts.
     pub counts: Vec<CountSummary>,
+    /// Where techniques or APIs are used.
+    pub sites: Vec<SiteList>,
+    /// Distinct values with counts.
+    pub groups: Vec<GroupSummary>,
+    /// Advice.
+    pub notes: Vec<NoteSummary>,
     /// The verdict (transfer section only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
@@ -104,8 +161,47 @@ pub fn section_summary(report: &Report, section: Section) -> SectionSummary {
             },
         })
         .collect();
-    let verdict = (section == Section::Transfer).then(|| verdict(&report.outcome.findings));
-    SectionSummary { section, tables, counts, verdict }
+    let o = report.outcome;
+    let sites = set
+        .sites
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.section == section)
+        .map(|(i, x)| SiteList {
+            label: x.label.clone(),
+            sites: o
+                .sites
+                .iter()
+                .filter(|s| s.0 == i)
+                .map(|(_, path, line, detail)| Site { path: path.clone(), line: *line, detail: detail.clone() })
+                .collect(),
+        })
+        .collect();
+    let groups = set
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.section == section)
+        .map(|(i, g)| GroupSummary {
+            title: g.title.clone(),
+            columns: g.columns.clone(),
+            rows: o
+                .groups
+                .iter()
+                .filter(|r| r.0 == i)
+                .map(|(_, key, value, count)| GroupRow { key: key.clone(), value: value.clone(), count: *count })
+                .collect(),
+        })
+        .collect();
+    let notes = set
+        .notes
+        .iter()
+        .filter(|n| n.section == section)
+        .filter(|n| n.when_rule.as_ref().is_none_or(|code| o.findings.iter().any(|f| &f.code == code)))
+        .map(|n| NoteSummary { title: n.title.clone(), text: n.text.trim_end().to_string() })
+        .collect();
+    let verdict = (section == Section::Transfer).then(|| verdict(&o.findings));
+    SectionSummary { section, tables, counts, sites, groups, notes, verdict }
 }
 
 /// The automatic-migration verdict from the blocker findings.

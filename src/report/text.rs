@@ -68,12 +68,14 @@ pub fn render(report: &Report, paint: Paint) -> String {
         let summary_text = render_summary(&summary, paint);
         if findings.is_empty() && summary_text.is_empty() {
             let _ = writeln!(out, "Nothing to report in this section.");
+            render_notes(&mut out, &summary, paint);
             continue;
         }
         out.push_str(&summary_text);
         for f in findings {
             render_finding(&mut out, f, paint);
         }
+        render_notes(&mut out, &summary, paint);
     }
     render_problems(&mut out, report);
     out
@@ -115,6 +117,24 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
         }
         out.push('\n');
     }
+    for list in s.sites.iter().filter(|l| !l.sites.is_empty()) {
+        let _ = writeln!(out, "{}", paint.bold(&format!("In use: {}", list.label)));
+        for site in &list.sites {
+            let _ = writeln!(out, "  {}:{}  {}", site.path, site.line, site.detail);
+        }
+        out.push('\n');
+    }
+    for g in s.groups.iter().filter(|g| !g.rows.is_empty()) {
+        let _ = writeln!(out, "{}", paint.bold(&g.title));
+        let w0 = g.rows.iter().map(|r| r.key.chars().count()).chain([g.columns[0].chars().count()]).max().unwrap_or(0);
+        let w1 =
+            g.rows.iter().map(|r| r.value.chars().count()).chain([g.columns[1].chars().count()]).max().unwrap_or(0);
+        let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {}", g.columns[0], g.columns[1], g.columns[2]);
+        for r in &g.rows {
+            let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {}", r.key, r.value, r.count);
+        }
+        out.push('\n');
+    }
     if let Some(v) = &s.verdict {
         if v.blockers == 0 {
             let _ = writeln!(
@@ -133,6 +153,16 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
         }
     }
     out
+}
+
+/// Notes go after the findings: they are advice on what the findings ask for.
+fn render_notes(out: &mut String, s: &SectionSummary, paint: Paint) {
+    for n in &s.notes {
+        let _ = writeln!(out, "\n{}", paint.bold(&n.title));
+        for line in n.text.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
 }
 
 fn render_finding(out: &mut String, f: &Finding, paint: Paint) {

@@ -37,8 +37,10 @@ impl fmt::Display for PackError {
 /// Shared state while compiling all packs of a run.
 #[derive(Default)]
 pub struct Compiler {
-    /// Globs of `project_imports` predicates, indexed by `Pred::ProjectImports`.
-    pub project_facts: Vec<NameGlobs>,
+    /// Facts that `file_has`, `project_has` and `project_imports` refer to, by index.
+    pub facts: Vec<Fact>,
+    /// Data tables by name.
+    pub tables: Vec<(String, DataTable)>,
     /// Raw queries with the index of their reported capture.
     pub queries: Vec<(tree_sitter::Query, u32)>,
     /// File extensions that `file` anchors need the walker to collect.
@@ -53,13 +55,24 @@ pub struct CompiledPack {
     pub tables: Vec<Table>,
     /// Summary counts.
     pub counts: Vec<Count>,
+    /// Summary site lists.
+    pub sites: Vec<Sites>,
+    /// Summary groups.
+    pub groups: Vec<Group>,
+    /// Summary notes.
+    pub notes: Vec<Note>,
 }
 
 type Res<T> = Result<T, String>;
 
 impl Compiler {
-    /// Parses and compiles one pack's text.
-    pub fn compile_pack(&mut self, origin: &str, text: &str) -> Result<CompiledPack, PackError> {
+    /// Parses and compiles one pack's text; `read_data` reads a `[[data]]` file.
+    pub fn compile_pack(
+        &mut self,
+        origin: &str,
+        text: &str,
+        read_data: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<CompiledPack, PackError> {
         let spec: PackSpec = toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map_or((None, None), |s| {
                 let before = &text[..s.start.min(text.len())];
@@ -75,6 +88,14 @@ impl Compiler {
             column: None,
             message,
         };
+        for d in &spec.data {
+            let needle = format!("\"{}\"", d.file);
+            let table = read_data(&d.file)
+                .and_then(|t| DataTable::parse(&t))
+                .map_err(|m| at(&needle, format!("data `{}` ({}): {m}", d.name, d.file)))?;
+            self.tables.retain(|(n, _)| *n != d.name);
+            self.tables.push((d.name.clone(), table));
+        }
         let mut rules = Vec::new();
         for r in spec.rule {
             let needle = format!("\"{}\"", r.code);
@@ -102,7 +123,41 @@ impl Compiler {
             };
             counts.push(Count { section: c.section, label: c.label, source });
         }
-        Ok(CompiledPack { rules, tables, counts })
+        let mut sites = Vec::new();
+        for x in spec.summary.sites {
+            let needle = format!("\"{}\"", x.label);
+            let alternatives =
+                self.alternatives(&x.matcher).map_err(|e| at(&needle, format!("sites `{}`: match.{e}", x.label)))?;
+            sites.push(Sites { section: x.section, label: x.label, alternatives, detail: x.detail });
+        }
+        let mut groups = Vec::new();
+        for g in spec.summary.group {
+            let needle = format!("\"{}\"", g.title);
+            let alternatives =
+                self.alternatives(&g.matcher).map_err(|e| at(&needle, format!("group `{}`: match.{e}", g.title)))?;
+            groups.push(Group {
+                section: g.section,
+                title: g.title,
+                alternatives,
+                key: g.key,
+                value: g.value,
+                columns: g.columns,
+            });
+        }
+        let notes = spec
+            .summary
+            .note
+            .into_iter()
+            .map(|n| Note { section: n.section, title: n.title, text: n.text, when_rule: n.when_rule })
+            .collect();
+        Ok(CompiledPack { rules, tables, counts, sites, groups, notes })
+    }
+
+    fn table(&self, name: &str) -> Res<usize> {
+        self.tables.iter().position(|(n, _)| n == name).ok_or_else(|| {
+            let known: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
+            format!("no data table `{name}`; declare it with [[data]] (known: {})", known.join(", "))
+        })
     }
 
     fn rule(&mut self, r: RuleSpec, origin: &str) -> Res<Rule> {
@@ -112,10 +167,18 @@ impl Compiler {
         let alternatives = self.alternatives(&r.matcher).map_err(|e| format!("match.{e}"))?;
         let report = match r.report.as_deref() {
             None | Some("node") => ReportAt::Node,
+            Some("header") => ReportAt::Header,
+            Some("file_start") => ReportAt::FileStart,
+            Some("enclosing_loop") => ReportAt::EnclosingLoop,
             Some(s) => match s.split_once(':') {
                 Some(("keyword", k)) => ReportAt::Keyword(k.to_string()),
                 Some(("keyword_value", k)) => ReportAt::KeywordValue(k.to_string()),
-                _ => return Err(format!("report: unknown `{s}`; use `node`, `keyword:NAME` or `keyword_value:NAME`")),
+                Some(("capture", k)) => ReportAt::Capture(k.to_string()),
+                _ => {
+                    return Err(format!(
+                        "report: unknown `{s}`; use node, header, file_start, enclosing_loop, keyword:NAME, keyword_value:NAME or capture:NAME"
+                    ))
+                }
             },
         };
         let target = r.target.as_deref().map(parse_version_req).transpose().map_err(|e| format!("target: {e}"))?;
@@ -142,6 +205,7 @@ impl Compiler {
             downgrade,
             fix,
             origin: origin.to_string(),
+            once_per_file: r.once_per_file,
         })
     }
 
@@ -158,8 +222,10 @@ impl Compiler {
                     if m.anchor.is_none() {
                         return Err(format!("any[{i}]: each alternative needs an anchor (call, method, string, ...)"));
                     }
-                    let shared_m = self.matcher(&shared)?;
-                    m.preds.extend(shared_m.preds);
+                    // Shared predicates run first, so their captures are there for the branch.
+                    let mut shared_m = self.matcher(&shared)?;
+                    shared_m.preds.append(&mut m.preds);
+                    m.preds = shared_m.preds;
                     m.set.extend(shared_m.set);
                     out.push(m);
                 }
@@ -168,7 +234,7 @@ impl Compiler {
             _ => {
                 let m = self.matcher(spec)?;
                 if m.anchor.is_none() {
-                    return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, file, condition, query".into());
+                    return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, file, condition, kind, query".into());
                 }
                 Ok(vec![m])
             }
@@ -197,7 +263,84 @@ impl Compiler {
             preds.push(Pred::Slot(slots));
         }
         if let Some(t) = &s.text {
-            preds.push(Pred::Text(re(t).map_err(|e| format!("text: {e}"))?));
+            if t.contains("${") {
+                preds.push(Pred::TextTemplate(t.clone()));
+            } else {
+                preds.push(Pred::Text(re(t).map_err(|e| format!("text: {e}"))?));
+            }
+        }
+        for (name, m) in &s.fields {
+            let m = self.matcher(m).map_err(|e| format!("fields.{name}.{e}"))?;
+            match preds.iter_mut().find(|p| matches!(p, Pred::Fields(_))) {
+                Some(Pred::Fields(list)) => list.push((name.clone(), m)),
+                _ => preds.push(Pred::Fields(vec![(name.clone(), m)])),
+            }
+        }
+        if let Some(a) = &s.ancestor {
+            preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(|e| format!("ancestor.{e}"))?)));
+        }
+        if s.shell_reads == Some(false) {
+            preds.push(Pred::ShellAssignmentsOnly);
+        }
+        if let Some(b) = &s.binding {
+            preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(|e| format!("binding.{e}"))?)));
+        }
+        if let Some(m) = &s.function_has {
+            preds.push(Pred::FunctionHas(Box::new(self.matcher(m).map_err(|e| format!("function_has.{e}"))?)));
+        }
+        if let Some(m) = &s.preceded_in_function {
+            preds.push(Pred::Preceded(Box::new(self.matcher(m).map_err(|e| format!("preceded_in_function.{e}"))?)));
+        }
+        if let Some(m) = &s.followed_in_function {
+            preds.push(Pred::Followed(Box::new(self.matcher(m).map_err(|e| format!("followed_in_function.{e}"))?)));
+        }
+        if let Some(m) = &s.file_has {
+            let alts = self.alternatives(m).map_err(|e| format!("file_has.{e}"))?;
+            self.facts.push(Fact::Has(alts));
+            preds.push(Pred::Fact(Scope::File, self.facts.len() - 1));
+        }
+        if let Some(m) = &s.project_has {
+            let alts = self.alternatives(m).map_err(|e| format!("project_has.{e}"))?;
+            self.facts.push(Fact::Has(alts));
+            preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
+        }
+        if let Some(b) = s.training_loop {
+            preds.push(Pred::TrainingLoop(b));
+        }
+        if let Some(r) = &s.name_regex {
+            preds.push(Pred::NameRegex(re(r).map_err(|e| format!("name_regex: {e}"))?));
+        }
+        if let Some(l) = &s.lookup {
+            let table = self.table(&l.table).map_err(|e| format!("lookup: {e}"))?;
+            preds.push(Pred::Lookup(Lookup {
+                table,
+                key: l.key.clone(),
+                found: l.found,
+                column: l.column.clone(),
+                is: l.is.clone(),
+                capture: l.capture.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            }));
+        }
+        if let Some(n) = &s.nearest {
+            let table = self.table(&n.table).map_err(|e| format!("nearest: {e}"))?;
+            preds.push(Pred::Nearest(table, n.key.clone(), n.capture.clone()));
+        }
+        if let Some(o) = &s.options {
+            let unknown_in = match &o.unknown_in {
+                Some(u) => {
+                    Some((self.table(&u.table).map_err(|e| format!("options.unknown_in: {e}"))?, u.column.clone()))
+                }
+                None => None,
+            };
+            preds.push(Pred::Options(Options {
+                of: o.of.clone(),
+                separator: o.separator.clone().unwrap_or_else(|| ",".into()),
+                assign: o.assign.clone().unwrap_or_else(|| ":".into()),
+                all: o.all.clone(),
+                any: o.any.clone(),
+                unknown_in,
+                capture: o.capture.clone(),
+            }));
         }
         if let Some(c) = &s.in_branch_of {
             preds.push(Pred::InBranchOf(condition(c).map_err(|e| format!("in_branch_of: {e}"))?));
@@ -235,8 +378,8 @@ impl Compiler {
         }
         if let Some(g) = &s.project_imports {
             let globs = NameGlobs::new(&g.to_vec()).map_err(|e| format!("project_imports: {e}"))?;
-            self.project_facts.push(globs);
-            preds.push(Pred::ProjectImports(self.project_facts.len() - 1));
+            self.facts.push(Fact::Imports(globs));
+            preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
         if let Some(u) = &s.unless {
             preds.push(Pred::Unless(Box::new(self.matcher(u).map_err(|e| format!("unless.{e}"))?)));
@@ -255,6 +398,11 @@ impl Compiler {
                 branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
             preds.push(Pred::Any(ms));
         }
+        if let Some(c) = &s.capture {
+            preds.push(Pred::Capture(c.clone()));
+        }
+        // Cheap tests first; producers of placeholders rank no later than their consumers.
+        preds.sort_by_key(cost);
         let set = s.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         Ok(Matcher { anchor, preds, set })
     }
@@ -299,6 +447,8 @@ impl Compiler {
             Anchor::File { globs: globs(g, "file")?, extensions }
         } else if let Some(c) = &s.condition {
             Anchor::Condition(condition(c).map_err(|e| format!("condition: {e}"))?)
+        } else if let Some(k) = &s.kind {
+            Anchor::Kind(k.to_vec())
         } else if let Some(q) = &s.query {
             let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
             let query = tree_sitter::Query::new(&lang, q)
@@ -315,8 +465,8 @@ impl Compiler {
     }
 
     fn arg(&mut self, a: &ArgSpec) -> Res<ArgCheck> {
-        if a.name.is_none() && a.position.is_none() {
-            return Err("each argument needs `name` or `position`".into());
+        if a.name.is_none() && a.position.is_none() && !a.star {
+            return Err("each argument needs `name`, `position` or `star = true`".into());
         }
         let mut alternatives = Vec::new();
         for v in &a.is {
@@ -325,7 +475,13 @@ impl Compiler {
         if alternatives.is_empty() {
             return Err("`is` needs at least one alternative".into());
         }
-        Ok(ArgCheck { name: a.name.clone(), position: a.position, alternatives, capture: a.capture.clone() })
+        Ok(ArgCheck {
+            name: a.name.clone(),
+            position: a.position,
+            alternatives,
+            capture: a.capture.clone(),
+            star: a.star,
+        })
     }
 
     fn arg_alt(&mut self, v: &toml::Value) -> Res<ArgAlt> {
@@ -364,6 +520,7 @@ impl Compiler {
     }
 
     fn fix(&mut self, f: FixSpec) -> Res<FixTemplate> {
+        let when = f.when.as_ref().map(|m| self.matcher(m)).transpose().map_err(|e| format!("when.{e}"))?;
         let mut edits = Vec::new();
         for (i, e) in f.edits.into_iter().enumerate() {
             let on = match e.on.as_deref() {
@@ -376,23 +533,66 @@ impl Compiler {
                 Some(s) => match s.split_once(':') {
                     Some(("keyword", k)) => EditTarget::Keyword(k.into()),
                     Some(("keyword_value", k)) => EditTarget::KeywordValue(k.into()),
+                    Some(("capture", k)) => EditTarget::Capture(k.into()),
                     _ => return Err(format!("edits[{i}].on: unknown target `{s}`")),
                 },
             };
             let subs =
                 |list: Vec<(String, String)>| list.into_iter().map(|(p, r)| Ok((re(&p)?, r))).collect::<Res<Vec<_>>>();
-            let action = match (e.replace, e.sub, e.sub_all, e.set_keyword) {
-                (Some(r), None, None, None) => EditAction::Replace(r),
-                (None, Some(s), None, None) => EditAction::Sub(subs(s).map_err(|m| format!("edits[{i}].sub: {m}"))?),
-                (None, None, Some(s), None) => {
+            let action = match (e.replace, e.sub, e.sub_all, e.set_keyword, e.prepend_arg) {
+                (Some(r), None, None, None, None) => EditAction::Replace(r),
+                (None, Some(s), None, None, None) => {
+                    EditAction::Sub(subs(s).map_err(|m| format!("edits[{i}].sub: {m}"))?)
+                }
+                (None, None, Some(s), None, None) => {
                     EditAction::SubAll(subs(s).map_err(|m| format!("edits[{i}].sub_all: {m}"))?)
                 }
-                (None, None, None, Some(k)) => EditAction::SetKeyword { name: k.name, value: k.value },
-                _ => return Err(format!("edits[{i}]: give exactly one of replace, sub, sub_all, set_keyword")),
+                (None, None, None, Some(k), None) => {
+                    EditAction::SetKeyword { name: k.name, position: k.position, value: k.value }
+                }
+                (None, None, None, None, Some(a)) => EditAction::PrependArg(a),
+                _ => {
+                    return Err(format!(
+                        "edits[{i}]: give exactly one of replace, sub, sub_all, set_keyword, prepend_arg"
+                    ))
+                }
             };
             edits.push(EditTemplate { on, action });
         }
-        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits })
+        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when })
+    }
+}
+
+/// Evaluation order of predicates: context and argument checks before tree
+/// scans. A predicate that captures a placeholder never ranks after one that reads it.
+fn cost(p: &Pred) -> u8 {
+    match p {
+        Pred::InsideLoop(_)
+        | Pred::InsideTrainingLoop(_)
+        | Pred::TrainingLoop(_)
+        | Pred::UnderIf(_)
+        | Pred::FileImports(_)
+        | Pred::AssignTarget(_)
+        | Pred::Text(_)
+        | Pred::ConditionText(_)
+        | Pred::Args(_)
+        | Pred::NameRegex(_)
+        | Pred::Capture(_)
+        | Pred::ShellAssignmentsOnly => 0,
+        Pred::Fields(_)
+        | Pred::Receiver(_)
+        | Pred::Slot(_)
+        | Pred::Lookup(_)
+        | Pred::Options(_)
+        | Pred::TextTemplate(_) => 1,
+        Pred::Nearest(..)
+        | Pred::InsideWith(_)
+        | Pred::ReceiverLoopInvariant(_)
+        | Pred::LoopOver { .. }
+        | Pred::InBranchOf(_)
+        | Pred::Binding(_) => 2,
+        Pred::Contains(_) | Pred::FunctionHas(_) | Pred::Preceded(_) | Pred::Followed(_) | Pred::Ancestor(_) => 3,
+        Pred::Fact(..) | Pred::Unless(_) | Pred::Any(_) => 4,
     }
 }
 
@@ -408,6 +608,7 @@ fn anchor_count(s: &MatcherSpec) -> usize {
         s.file.is_some(),
         s.condition.is_some(),
         s.query.is_some(),
+        s.kind.is_some(),
     ]
     .iter()
     .filter(|b| **b)
@@ -490,6 +691,7 @@ const KNOWN_PLACEHOLDERS: &[&str] = &[
     "path",
     "condition",
     "report",
+    "target",
 ];
 
 fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
@@ -499,6 +701,7 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
         let name = &rest[open + 1..close];
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
+            || name.starts_with("import:")
             || alternatives.iter().any(|m| provides(m, name));
         if !known {
             return Err(format!(
@@ -511,11 +714,28 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
     Ok(())
 }
 
+/// Whether some part of `m` can set placeholder `name`.
 fn provides(m: &Matcher, name: &str) -> bool {
     m.set.iter().any(|(k, _)| k == name)
         || m.preds.iter().any(|p| match p {
-            Pred::Args(checks) => checks.iter().any(|c| c.capture.as_deref() == Some(name)),
+            Pred::Args(checks) => checks.iter().any(|c| {
+                c.capture.as_deref() == Some(name)
+                    || c.alternatives.iter().any(|a| matches!(a, ArgAlt::Match(m) if provides(m, name)))
+            }),
             Pred::Any(ms) => ms.iter().any(|m| provides(m, name)),
+            Pred::Capture(c) => c == name,
+            Pred::NameRegex(re) => re.capture_names().any(|n| n == Some(name)),
+            Pred::Lookup(l) => l.capture.iter().any(|(k, _)| k == name),
+            Pred::Nearest(_, _, c) => c == name,
+            Pred::Options(o) => o.capture.as_deref() == Some(name),
+            Pred::Receiver(m)
+            | Pred::Contains(m)
+            | Pred::Binding(m)
+            | Pred::FunctionHas(m)
+            | Pred::Preceded(m)
+            | Pred::Followed(m)
+            | Pred::Ancestor(m) => provides(m, name),
+            Pred::Fields(list) => list.iter().any(|(_, m)| provides(m, name)),
             _ => false,
         })
 }

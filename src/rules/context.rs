@@ -22,6 +22,44 @@ pub enum Frame<'t> {
     IfBranch(Node<'t>),
 }
 
+/// The frame that `node` opens, given its parent.
+pub fn frame_opened<'t>(parent: Option<Node<'t>>, node: Node<'t>) -> Option<Frame<'t>> {
+    match node.kind() {
+        "function_definition" => Some(Frame::Function(node)),
+        "class_definition" => Some(Frame::Class),
+        "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" => {
+            Some(Frame::Comprehension(node))
+        }
+        "block" => {
+            let p = parent?;
+            let field = |name| p.child_by_field_name(name) == Some(node);
+            match p.kind() {
+                "for_statement" | "while_statement" if field("body") => Some(Frame::LoopBody(p)),
+                "with_statement" if field("body") => Some(Frame::With(p)),
+                "if_statement" | "elif_clause" if field("consequence") => {
+                    p.child_by_field_name("condition").map(Frame::IfBranch)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Frames up to (not past) the innermost function or class, innermost first.
+pub fn local<'f, 't>(frames: &'f [Frame<'t>]) -> impl Iterator<Item = &'f Frame<'t>> {
+    let mut stop = false;
+    frames.iter().rev().take_while(move |f| {
+        if stop {
+            return false;
+        }
+        if matches!(f, Frame::Function(_) | Frame::Class) {
+            stop = true;
+        }
+        true
+    })
+}
+
 /// Everything a matcher may consult while evaluating at one node.
 pub struct Context<'a, 't> {
     /// The file's text.
@@ -36,6 +74,14 @@ pub struct Context<'a, 't> {
     pub current: Node<'t>,
     /// Node ids captured by each raw query.
     pub query_hits: &'a [std::collections::HashSet<usize>],
+    /// The file's root node.
+    pub root: Node<'t>,
+    /// The torch_npu version advice is for.
+    pub target: super::model::Version,
+    /// Data tables of the loaded packs.
+    pub tables: &'a [(String, super::model::DataTable)],
+    /// The resolved dotted name of `current`, computed once per node by the walker.
+    pub current_attr: Option<&'a str>,
 }
 
 impl<'a, 't> Context<'a, 't> {
@@ -53,27 +99,56 @@ impl<'a, 't> Context<'a, 't> {
         node.parent()
     }
 
-    /// Frames up to (not past) the innermost function or class, innermost first.
-    pub fn local_frames(&self) -> impl Iterator<Item = &Frame<'t>> {
-        let mut stop = false;
-        self.frames.iter().rev().take_while(move |f| {
-            if stop {
-                return false;
+    /// The frames around `node`: the walker's for the current node, derived
+    /// from the root for any other node.
+    pub fn frames_of(&self, node: Node<'t>) -> Vec<Frame<'t>> {
+        if node.id() == self.current.id() {
+            return self.frames.to_vec();
+        }
+        let mut frames = Vec::new();
+        let mut parent: Option<Node<'t>> = None;
+        let mut cur = self.root;
+        for _ in 0..10_000 {
+            if cur.id() == node.id() {
+                break;
             }
-            if matches!(f, Frame::Function(_) | Frame::Class) {
-                stop = true;
+            frames.extend(frame_opened(parent, cur));
+            match cur.child_with_descendant(node) {
+                Some(next) => {
+                    parent = Some(cur);
+                    cur = next;
+                }
+                None => break,
             }
-            true
-        })
+        }
+        frames
     }
 
-    /// The function scope id the current node is in.
-    pub fn scope(&self) -> usize {
-        self.frames
-            .iter()
-            .rev()
-            .find_map(|f| if let Frame::Function(n) = f { Some(n.id()) } else { None })
-            .unwrap_or(crate::semantic::MODULE_SCOPE)
+    /// The qualified name of an expression, resolved through imports, unless
+    /// its root is a parameter of an enclosing function (`def f(torch): torch.cuda...`).
+    pub fn resolve_node(&self, node: Node<'t>) -> Option<String> {
+        let parts = crate::semantic::values::dotted_parts(node, self.src)?;
+        if self.model.shadowable.contains(parts[0]) {
+            let frames = self.frames_of(node);
+            let shadowed = frames.iter().any(|f| match f {
+                Frame::Function(fun) => self.model.params.get(&fun.id()).is_some_and(|ps| ps.contains(&parts[0])),
+                _ => false,
+            });
+            if shadowed {
+                return None;
+            }
+        }
+        self.model.resolve(&parts)
+    }
+
+    /// The innermost function around `node`, if any.
+    pub fn function_of(&self, node: Node<'t>) -> Option<Node<'t>> {
+        self.frames_of(node).iter().rev().find_map(|f| if let Frame::Function(n) = f { Some(*n) } else { None })
+    }
+
+    /// The function scope id `node` is in.
+    pub fn scope_of(&self, node: Node<'t>) -> usize {
+        self.function_of(node).map_or(crate::semantic::MODULE_SCOPE, |f| f.id())
     }
 
     /// The variables of a comprehension node.

@@ -1,6 +1,6 @@
 //! Evaluating a compiled matcher at one node.
 
-use super::context::{Context, Frame};
+use super::context::{local, Context, Frame};
 use super::model::*;
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::imports::import_bindings;
@@ -9,8 +9,8 @@ use crate::semantic::values::{
 };
 use tree_sitter::Node;
 
-/// A disjunction of project facts: `(fact index, expected value)`.
-pub type Clause = Vec<(usize, bool)>;
+/// A disjunction of facts still to decide: `(scope, fact index, expected value)`.
+pub type Clause = Vec<(Scope, usize, bool)>;
 
 /// What a successful match produced.
 #[derive(Debug, Default)]
@@ -21,6 +21,8 @@ pub struct MatchState<'t> {
     pub pending: Vec<Clause>,
     /// A node inside the anchor that the finding should point at (a condition's test).
     pub focus: Option<Node<'t>>,
+    /// Nodes captured by name (`capture = "x"`), for `report = "capture:x"` and edits.
+    pub nodes: Vec<(String, Node<'t>)>,
 }
 
 impl<'t> MatchState<'t> {
@@ -31,11 +33,16 @@ impl<'t> MatchState<'t> {
     fn put(&mut self, name: &str, value: impl Into<String>) {
         self.captures.push((name.to_string(), value.into()));
     }
+
+    /// The node captured as `name`.
+    pub fn node(&self, name: &str) -> Option<Node<'t>> {
+        self.nodes.iter().rev().find(|(k, _)| k == name).map(|(_, n)| *n)
+    }
 }
 
 /// Evaluates `m` at `node`; on success `state` holds its captures.
 pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut MatchState<'t>) -> bool {
-    let mark = (state.captures.len(), state.pending.len());
+    let mark = (state.captures.len(), state.pending.len(), state.nodes.len());
     let ok = m.anchor.as_ref().is_none_or(|a| anchor(a, node, cx, state))
         && m.preds.iter().all(|p| pred(p, node, cx, state));
     if ok {
@@ -47,6 +54,7 @@ pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut M
     } else {
         state.captures.truncate(mark.0);
         state.pending.truncate(mark.1);
+        state.nodes.truncate(mark.2);
     }
     ok
 }
@@ -71,11 +79,12 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
     match a {
         Anchor::Call(globs) => {
             let Some(f) = callee(node) else { return false };
-            let Some(q) = cx.model.resolve_node(f, src) else { return false };
+            let Some(q) = cx.resolve_node(f) else { return false };
             if !globs.is_match(&q) {
                 return false;
             }
             st.put("callee", shorten(text(f, src), 60));
+            st.put("name", q.rsplit('.').next().unwrap_or(&q).to_string());
             st.put("qualname", q);
             true
         }
@@ -90,7 +99,9 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             true
         }
         Anchor::Attribute(globs) => {
-            let Some(q) = attribute_name(node, cx) else { return false };
+            let cached = cx.current_attr.filter(|_| node.id() == cx.current.id());
+            let q = cached.map(str::to_string).or_else(|| attribute_name(node, cx));
+            let Some(q) = q else { return false };
             if !globs.is_match(&q) {
                 return false;
             }
@@ -113,6 +124,12 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             match plain_string(node, src) {
                 Some(s) if re.is_match(&s) => {
                     st.put("name", s);
+                    if let Some(v) = super::slots::env_value(node, cx) {
+                        if let Some(text) = plain_string(v, src) {
+                            st.put("value", text);
+                        }
+                        st.nodes.push(("value".to_string(), v));
+                    }
                     true
                 }
                 _ => false,
@@ -139,6 +156,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             true
         }
         Anchor::Query(i) => cx.query_hits.get(*i).is_some_and(|hits| hits.contains(&node.id())),
+        Anchor::Kind(kinds) => kinds.iter().any(|k| k == node.kind()),
         Anchor::File { .. } => false,
     }
 }
@@ -179,7 +197,7 @@ pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String
     if !cx.model.is_imported_name(parts[0]) {
         return None;
     }
-    cx.model.resolve(&parts)
+    cx.resolve_node(node)
 }
 
 /// The normalised text of a string-like value at `node` (the outermost form:
@@ -345,7 +363,7 @@ fn contains_call(node: Node, globs: &super::glob::NameGlobs, cx: &Context) -> bo
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "call" {
-            if let Some(q) = n.child_by_field_name("function").and_then(|f| cx.model.resolve_node(f, cx.src)) {
+            if let Some(q) = n.child_by_field_name("function").and_then(|f| cx.resolve_node(f)) {
                 if globs.is_match(&q) {
                     return true;
                 }
@@ -388,36 +406,87 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             });
             is_target == *want
         }
-        Pred::InsideLoop(want) => cx.local_frames().any(|f| matches!(f, Frame::LoopBody(_))) == *want,
+        Pred::InsideLoop(want) => local(&cx.frames_of(node)).any(|f| matches!(f, Frame::LoopBody(_))) == *want,
         Pred::InsideTrainingLoop(want) => {
-            let inside = cx.local_frames().any(|f| match f {
+            let frames = cx.frames_of(node);
+            let inside = local(&frames).any(|f| match f {
                 Frame::LoopBody(l) => cx.model.loops.get(&l.id()).is_some_and(|i| i.training),
                 _ => false,
             });
             inside == *want
         }
-        Pred::InsideWith(globs) => super::slots::inside_with(globs, cx),
-        Pred::UnderIf(re) => cx.local_frames().any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t)))),
+        Pred::InsideWith(globs) => super::slots::inside_with(globs, node, cx),
+        Pred::UnderIf(re) => {
+            local(&cx.frames_of(node)).any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t))))
+        }
         Pred::ReceiverLoopInvariant(want) => super::slots::receiver_loop_invariant(node, cx) == *want,
         Pred::LoopOver { over, receiver_variable } => {
             super::slots::loop_over(over.as_deref(), *receiver_variable, node, cx, st)
         }
         Pred::FileImports(globs) => cx.model.imported.iter().any(|q| globs.is_match(q)),
-        Pred::ProjectImports(i) => {
-            st.pending.push(vec![(*i, true)]);
+        Pred::Fact(scope, i) => {
+            st.pending.push(vec![(*scope, *i, true)]);
             true
         }
+        Pred::Fields(list) => {
+            list.iter().all(|(name, m)| node.child_by_field_name(name).is_some_and(|c| eval(m, c, cx, st)))
+        }
+        Pred::Capture(name) => {
+            st.put(name, cx.text(node).to_string());
+            st.nodes.push((name.clone(), node));
+            true
+        }
+        Pred::Binding(m) => {
+            let bound = matches!(node.kind(), "identifier" | "attribute")
+                .then(|| cx.model.binding(cx.scope_of(node), cx.text(node), node.start_byte()))
+                .flatten();
+            bound.is_some_and(|v| eval(m, unparen(v), cx, st))
+        }
+        Pred::Ancestor(m) => {
+            let mut cur = node;
+            for _ in 0..256 {
+                let Some(parent) = cx.parent(cur) else { return false };
+                if eval(m, parent, cx, st) {
+                    return true;
+                }
+                cur = parent;
+            }
+            false
+        }
+        Pred::ShellAssignmentsOnly => true,
+        Pred::FunctionHas(m) => super::slots::scope_has(m, node, super::slots::Order::Anywhere, cx, st),
+        Pred::Preceded(m) => super::slots::scope_has(m, node, super::slots::Order::Before, cx, st),
+        Pred::Followed(m) => super::slots::scope_has(m, node, super::slots::Order::After, cx, st),
+        Pred::TrainingLoop(want) => cx.model.loops.get(&node.id()).is_some_and(|l| l.training) == *want,
+        Pred::NameRegex(re) => {
+            let Some(name) = st.get("qualname").map(str::to_string) else { return false };
+            let Some(caps) = re.captures(&name) else { return false };
+            for group in re.capture_names().flatten() {
+                if let Some(m) = caps.name(group) {
+                    st.put(group, m.as_str());
+                }
+            }
+            true
+        }
+        Pred::TextTemplate(template) => {
+            super::data::template_regex(template, st).is_some_and(|re| re.is_match(cx.text(node)))
+        }
+        Pred::Lookup(l) => super::data::lookup(l, cx, st),
+        Pred::Nearest(table, key, capture) => super::data::nearest(*table, key, capture, cx, st),
+        Pred::Options(o) => super::data::options(o, cx.tables, cx.target, st),
         Pred::Unless(m) => {
-            let mut sub = MatchState::default();
+            // The negated matcher sees the placeholders captured so far; what it captures is dropped.
+            let mut sub =
+                MatchState { captures: st.captures.clone(), nodes: st.nodes.clone(), ..MatchState::default() };
             if !eval(m, node, cx, &mut sub) {
                 return true;
             }
-            // Holds for sure: the match is dropped. Holds only if some project
-            // facts are true: keep the match on condition that one is false.
+            // Holds for sure: the match is dropped. Holds only if some facts
+            // are true: keep the match on condition that one of them is false.
             if sub.pending.is_empty() || sub.pending.iter().any(|c| c.len() != 1) {
                 return false;
             }
-            st.pending.push(sub.pending.iter().map(|c| (c[0].0, !c[0].1)).collect());
+            st.pending.push(sub.pending.iter().map(|c| (c[0].0, c[0].1, !c[0].2)).collect());
             true
         }
         Pred::Any(ms) => ms.iter().any(|m| eval(m, node, cx, st)),
@@ -425,11 +494,16 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
 }
 
 fn arg_check<'t>(c: &ArgCheck, args: &CallArgs<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
-    let state = args.get(c.name.as_deref(), c.position);
+    let state = if c.star {
+        args.star_value.map_or(ArgState::Absent, ArgState::Present)
+    } else {
+        args.get(c.name.as_deref(), c.position)
+    };
     let ok = c.alternatives.iter().any(|alt| arg_alt(alt, state, cx, st));
     if ok {
         if let (Some(name), ArgState::Present(v)) = (&c.capture, state) {
             st.put(name, cx.text(v).to_string());
+            st.nodes.push((name.clone(), v));
         }
     }
     ok

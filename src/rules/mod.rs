@@ -2,6 +2,7 @@
 
 pub mod compile;
 pub mod context;
+pub mod data;
 pub mod engine;
 pub mod glob;
 pub mod matcher;
@@ -10,3 +11,4 @@ pub mod packs;
 pub mod render;
 pub mod schema;
 pub mod slots;
+pub mod walker;

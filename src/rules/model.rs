@@ -57,6 +57,111 @@ pub enum Anchor {
     Condition(ConditionTest),
     /// The node captured by a raw tree-sitter query (index into the rule set's queries).
     Query(usize),
+    /// A node of one of these tree-sitter kinds.
+    Kind(Vec<String>),
+}
+
+/// Whether a fact is decided per file or for the whole scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Decided when the file has been walked.
+    File,
+    /// Decided when every file has been walked.
+    Project,
+}
+
+/// A fact about a file, computed while it is analysed.
+#[derive(Debug)]
+pub enum Fact {
+    /// The file imports a matching name.
+    Imports(NameGlobs),
+    /// Some node of the file matches one of these alternatives.
+    Has(Vec<Matcher>),
+}
+
+/// A data table read from a pack's TSV file.
+#[derive(Debug, Default)]
+pub struct DataTable {
+    /// Column headings.
+    pub header: Vec<String>,
+    /// Rows by their first cell.
+    pub rows: std::collections::HashMap<String, Vec<String>>,
+    /// First cells in file order.
+    pub keys: Vec<String>,
+}
+
+impl DataTable {
+    /// Parses tab-separated text: `#` lines are comments, the first other line is the header.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut table = DataTable::default();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let cells: Vec<String> = line.split('\t').map(|c| c.trim().to_string()).collect();
+            if table.header.is_empty() {
+                table.header = cells;
+                continue;
+            }
+            if cells.len() != table.header.len() {
+                return Err(format!("line {}: {} cells, the header has {}", i + 1, cells.len(), table.header.len()));
+            }
+            table.keys.push(cells[0].clone());
+            table.rows.insert(cells[0].clone(), cells);
+        }
+        Ok(table)
+    }
+
+    /// Index of the column for `spec`: a header name, or `@target` (the header
+    /// starting with the target version followed by a dot).
+    pub fn column(&self, spec: &str, target: Version) -> Option<usize> {
+        if spec == "@target" {
+            let prefix = format!("{}.{}", target.0, target.1);
+            return self.header.iter().position(|h| h == &prefix || h.starts_with(&format!("{prefix}.")));
+        }
+        self.header.iter().position(|h| h == spec)
+    }
+
+    /// Columns whose header is a version (starts with a digit).
+    pub fn version_columns(&self) -> Vec<usize> {
+        (1..self.header.len()).filter(|i| self.header[*i].starts_with(|c: char| c.is_ascii_digit())).collect()
+    }
+}
+
+/// A compiled `lookup`.
+#[derive(Debug)]
+pub struct Lookup {
+    /// Table index.
+    pub table: usize,
+    /// Key template.
+    pub key: String,
+    /// Row must exist (or must not).
+    pub found: bool,
+    /// Column to test.
+    pub column: Option<String>,
+    /// Accepted cells.
+    pub is: Option<Vec<String>>,
+    /// `(placeholder, column)` captures.
+    pub capture: Vec<(String, String)>,
+}
+
+/// A compiled `options`.
+#[derive(Debug)]
+pub struct Options {
+    /// Placeholder with the option string.
+    pub of: String,
+    /// Separator between options.
+    pub separator: String,
+    /// Separator between key and value.
+    pub assign: String,
+    /// Required entries.
+    pub all: Vec<String>,
+    /// Entries of which one is required.
+    pub any: Vec<String>,
+    /// `(table, column)` for unknown keys.
+    pub unknown_in: Option<(usize, String)>,
+    /// Placeholder for unknown options.
+    pub capture: Option<String>,
 }
 
 /// Comparison anchor details.
@@ -132,6 +237,8 @@ pub struct ArgCheck {
     pub alternatives: Vec<ArgAlt>,
     /// Placeholder to capture the argument text under.
     pub capture: Option<String>,
+    /// Check the `*args` value instead.
+    pub star: bool,
 }
 
 /// A place a value may sit.
@@ -186,8 +293,36 @@ pub enum Pred {
     LoopOver { over: Option<Box<Matcher>>, receiver_variable: bool },
     /// The file imports a matching name.
     FileImports(NameGlobs),
-    /// Some scanned file imports a matching name (index into the project facts).
-    ProjectImports(usize),
+    /// A fact must hold: `(scope, fact index)`.
+    Fact(Scope, usize),
+    /// Named children match.
+    Fields(Vec<(String, Matcher)>),
+    /// Capture the node under a placeholder.
+    Capture(String),
+    /// The name's bound value matches.
+    Binding(Box<Matcher>),
+    /// An enclosing node matches.
+    Ancestor(Box<Matcher>),
+    /// In shell scripts, only assignments match (no effect in Python).
+    ShellAssignmentsOnly,
+    /// A node of the enclosing function (or module) matches.
+    FunctionHas(Box<Matcher>),
+    /// A node earlier in the enclosing function (or module) matches.
+    Preceded(Box<Matcher>),
+    /// A node later in the enclosing function (or module) matches.
+    Followed(Box<Matcher>),
+    /// The node is (is not) a training loop.
+    TrainingLoop(bool),
+    /// Regex on `qualname`; named groups become placeholders.
+    NameRegex(Regex),
+    /// A text regex with `${placeholder}` back-references, compiled when evaluated.
+    TextTemplate(String),
+    /// A data table lookup.
+    Lookup(Lookup),
+    /// Closest key of a table: `(table, key template, placeholder)`.
+    Nearest(usize, String, String),
+    /// An option-string check.
+    Options(Options),
     /// The match is dropped when this holds.
     Unless(Box<Matcher>),
     /// One of these holds.
@@ -214,6 +349,14 @@ pub enum ReportAt {
     Keyword(String),
     /// The value of a keyword argument.
     KeywordValue(String),
+    /// The first line of the node (a loop's header).
+    Header,
+    /// Line 1 of the file.
+    FileStart,
+    /// The header of the innermost loop around the node.
+    EnclosingLoop,
+    /// A node captured under this placeholder.
+    Capture(String),
 }
 
 /// The node an edit applies to.
@@ -235,6 +378,8 @@ pub enum EditTarget {
     Keyword(String),
     /// A keyword argument's value.
     KeywordValue(String),
+    /// A node captured under this placeholder.
+    Capture(String),
 }
 
 /// What an edit does.
@@ -246,8 +391,10 @@ pub enum EditAction {
     Sub(Vec<(Regex, String)>),
     /// Apply every substitution everywhere.
     SubAll(Vec<(Regex, String)>),
-    /// Insert `name=value` or replace the keyword's value.
-    SetKeyword { name: String, value: String },
+    /// Insert `name=value`, or replace the argument's value (by keyword or at `position`).
+    SetKeyword { name: String, position: Option<usize>, value: String },
+    /// Insert a first positional argument.
+    PrependArg(String),
 }
 
 /// One edit template.
@@ -268,6 +415,8 @@ pub struct FixTemplate {
     pub description: String,
     /// Edits.
     pub edits: Vec<EditTemplate>,
+    /// Offer the fix only where this holds.
+    pub when: Option<Matcher>,
 }
 
 /// A compiled rule.
@@ -305,6 +454,51 @@ pub struct Rule {
     pub fix: Option<FixTemplate>,
     /// The pack it came from (file name or `builtin:NAME`).
     pub origin: String,
+    /// Keep only the first finding per file.
+    pub once_per_file: bool,
+}
+
+/// A summary list of sites.
+#[derive(Debug)]
+pub struct Sites {
+    /// Section.
+    pub section: Section,
+    /// Label.
+    pub label: String,
+    /// Alternatives.
+    pub alternatives: Vec<Matcher>,
+    /// Detail template.
+    pub detail: Option<String>,
+}
+
+/// A summary table of distinct values.
+#[derive(Debug)]
+pub struct Group {
+    /// Section.
+    pub section: Section,
+    /// Heading.
+    pub title: String,
+    /// Alternatives.
+    pub alternatives: Vec<Matcher>,
+    /// Key template.
+    pub key: String,
+    /// Value template.
+    pub value: String,
+    /// Column headings.
+    pub columns: [String; 3],
+}
+
+/// Fixed summary text.
+#[derive(Debug)]
+pub struct Note {
+    /// Section.
+    pub section: Section,
+    /// Heading.
+    pub title: String,
+    /// Text.
+    pub text: String,
+    /// Only when this rule fired.
+    pub when_rule: Option<String>,
 }
 
 /// A summary table: one row per match.

@@ -10,6 +10,16 @@ use std::path::{Path, PathBuf};
 pub const BUILTIN: &[(&str, &str)] = &[
     ("rules/dataloader.toml", include_str!("../../rules/dataloader.toml")),
     ("rules/transfer.toml", include_str!("../../rules/transfer.toml")),
+    ("rules/amp.toml", include_str!("../../rules/amp.toml")),
+    ("rules/memory.toml", include_str!("../../rules/memory.toml")),
+    ("rules/npu_api.toml", include_str!("../../rules/npu_api.toml")),
+];
+
+/// Data tables of the built-in packs, embedded in the binary.
+pub const BUILTIN_DATA: &[(&str, &str)] = &[
+    ("rules/data/torch_npu_names.tsv", include_str!("../../rules/data/torch_npu_names.tsv")),
+    ("rules/data/torch_cuda_to_npu.tsv", include_str!("../../rules/data/torch_cuda_to_npu.tsv")),
+    ("rules/data/npu_alloc_conf.tsv", include_str!("../../rules/data/npu_alloc_conf.tsv")),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.
@@ -27,10 +37,33 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
         }
     }
     let mut compiler = Compiler::default();
-    let mut set = RuleSet { rules: Vec::new(), tables: Vec::new(), counts: Vec::new(), compiler: Compiler::default() };
+    let mut set = RuleSet {
+        rules: Vec::new(),
+        tables: Vec::new(),
+        counts: Vec::new(),
+        sites: Vec::new(),
+        groups: Vec::new(),
+        notes: Vec::new(),
+        compiler: Compiler::default(),
+    };
     let mut codes = HashSet::new();
     for (origin, text) in &sources {
-        let pack = compiler.compile_pack(origin, text)?;
+        let builtin = BUILTIN.iter().any(|(n, _)| n == origin);
+        let base = Path::new(origin).parent().map(Path::to_path_buf).unwrap_or_default();
+        let read_data = |file: &str| -> Result<String, String> {
+            if builtin {
+                let name = format!("rules/{file}");
+                BUILTIN_DATA
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, t)| t.to_string())
+                    .ok_or_else(|| format!("{name} is not embedded"))
+            } else {
+                std::fs::read_to_string(base.join(file))
+                    .map_err(|e| format!("cannot read {}: {e}", base.join(file).display()))
+            }
+        };
+        let pack = compiler.compile_pack(origin, text, &read_data)?;
         for rule in &pack.rules {
             if !codes.insert(rule.code.clone()) {
                 return Err(PackError {
@@ -47,6 +80,9 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
         set.rules.extend(pack.rules);
         set.tables.extend(pack.tables);
         set.counts.extend(pack.counts);
+        set.sites.extend(pack.sites);
+        set.groups.extend(pack.groups);
+        set.notes.extend(pack.notes);
     }
     for count in &set.counts {
         if let super::model::CountSource::Rule(code) = &count.source {

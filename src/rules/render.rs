@@ -4,31 +4,43 @@ use super::context::Context;
 use super::matcher::{callee, method_parts, MatchState};
 use super::model::{EditAction, EditTarget, FixTemplate};
 use crate::finding::{Edit, Fix};
-use crate::semantic::calls::CallArgs;
+use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::values::{shorten, text};
 use crate::source::LineIndex;
 use tree_sitter::Node;
 
-/// Fills `{placeholder}`s from the match; `{arg.NAME}` reads the call's argument.
+/// Fills `{placeholder}`s from the match; `{arg.NAME}` reads the call's
+/// argument, `{import:MODULE}` the name the file imports MODULE under.
 pub fn render(template: &str, st: &MatchState<'_>, anchor: Node, report: Node, cx: &Context) -> String {
-    render_with(template, |name| placeholder(name, st, anchor, report, cx))
+    render_with(template, |name| placeholder(name, st, anchor, report, cx).unwrap_or_default())
+}
+
+/// Like [`render`], but `None` when a placeholder cannot be filled (a module
+/// the file does not import): a fix is then not offered.
+fn render_strict(template: &str, st: &MatchState<'_>, anchor: Node, report: Node, cx: &Context) -> Option<String> {
+    render_opt(template, |name| placeholder(name, st, anchor, report, cx))
 }
 
 /// Fills `{placeholder}`s with `lookup`.
 pub fn render_with(template: &str, lookup: impl Fn(&str) -> String) -> String {
+    render_opt(template, |name| Some(lookup(name))).unwrap_or_default()
+}
+
+/// Fills `{placeholder}`s with `lookup`; `None` if any lookup fails.
+fn render_opt(template: &str, lookup: impl Fn(&str) -> Option<String>) -> Option<String> {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let Some(len) = rest[open..].find('}') else {
             out.push_str(&rest[open..]);
-            return out;
+            return Some(out);
         };
-        out.push_str(&lookup(&rest[open + 1..open + len]));
+        out.push_str(&lookup(&rest[open + 1..open + len])?);
         rest = &rest[open + len + 1..];
     }
     out.push_str(rest);
-    out
+    Some(out)
 }
 
 /// A fix at a byte range with no syntax node (shell scripts): only edits on the
@@ -55,7 +67,7 @@ pub fn build_text_fix(
             EditAction::SubAll(subs) => {
                 subs.iter().fold(old.to_string(), |acc, (re, rep)| re.replace_all(&acc, rep.as_str()).into_owned())
             }
-            EditAction::SetKeyword { .. } => return None,
+            EditAction::SetKeyword { .. } | EditAction::PrependArg(_) => return None,
         };
         edits.push(Edit {
             start: lines.position(src, range.0),
@@ -70,26 +82,27 @@ pub fn build_text_fix(
     Some(Fix { applicability: t.applicability, description: render_with(&t.description, &lookup), edits })
 }
 
-fn placeholder(name: &str, st: &MatchState<'_>, anchor: Node, report: Node, cx: &Context) -> String {
+fn placeholder(name: &str, st: &MatchState<'_>, anchor: Node, report: Node, cx: &Context) -> Option<String> {
     if let Some(v) = st.get(name) {
-        return v.to_string();
+        return Some(v.to_string());
     }
-    match name {
+    if let Some(module) = name.strip_prefix("import:") {
+        return cx.model.alias_of(module).map(str::to_string);
+    }
+    if let Some(arg) = name.strip_prefix("arg.") {
+        let args = CallArgs::of(anchor, cx.src);
+        return Some(match args.get(Some(arg), None) {
+            ArgState::Present(v) => shorten(text(v, cx.src), 40),
+            ArgState::Unknown => "?".to_string(),
+            ArgState::Absent => "not set".to_string(),
+        });
+    }
+    Some(match name {
         "text" => shorten(text(anchor, cx.src), 60),
         "report" => shorten(text(report, cx.src), 60),
-        "path" => String::new(),
-        _ => match name.strip_prefix("arg.") {
-            Some(arg) => {
-                let args = CallArgs::of(anchor, cx.src);
-                match args.get(Some(arg), None) {
-                    crate::semantic::calls::ArgState::Present(v) => shorten(text(v, cx.src), 40),
-                    crate::semantic::calls::ArgState::Unknown => "?".to_string(),
-                    crate::semantic::calls::ArgState::Absent => "not set".to_string(),
-                }
-            }
-            None => String::new(),
-        },
-    }
+        "target" => format!("{}.{}", cx.target.0, cx.target.1),
+        _ => String::new(),
+    })
 }
 
 /// The node (or byte range) an edit applies to.
@@ -97,6 +110,7 @@ fn target_range<'t>(
     on: &EditTarget,
     anchor: Node<'t>,
     report: Node<'t>,
+    st: &MatchState<'t>,
     src: &'t str,
 ) -> Option<(usize, usize, Option<Node<'t>>)> {
     let node_range = |n: Node<'t>| Some((n.start_byte(), n.end_byte(), Some(n)));
@@ -109,6 +123,7 @@ fn target_range<'t>(
         EditTarget::CallTail => Some((method_parts(anchor)?.0.end_byte(), anchor.end_byte(), None)),
         EditTarget::Keyword(k) => node_range(CallArgs::of(anchor, src).keyword(k)?),
         EditTarget::KeywordValue(k) => node_range(CallArgs::of(anchor, src).keyword(k)?.child_by_field_name("value")?),
+        EditTarget::Capture(name) => node_range(st.node(name)?),
     }
 }
 
@@ -124,10 +139,10 @@ pub fn build_fix(
 ) -> Option<Fix> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for e in &t.edits {
-        let (start, end, node) = target_range(&e.on, anchor, report, cx.src)?;
+        let (start, end, node) = target_range(&e.on, anchor, report, st, cx.src)?;
         let old = cx.src.get(start..end)?;
         match &e.action {
-            EditAction::Replace(template) => edits.push((start, end, render(template, st, anchor, report, cx))),
+            EditAction::Replace(template) => edits.push((start, end, render_strict(template, st, anchor, report, cx)?)),
             EditAction::Sub(subs) => {
                 let (re, rep) = subs.iter().find(|(re, _)| re.is_match(old))?;
                 edits.push((start, end, re.replacen(old, 1, rep.as_str()).into_owned()));
@@ -142,10 +157,13 @@ pub fn build_fix(
                 }
                 edits.push((start, end, new));
             }
-            EditAction::SetKeyword { name, value } => {
-                let call = node?;
-                let value = render(value, st, anchor, report, cx);
-                edits.push(set_keyword(call, name, &value, cx.src)?);
+            EditAction::SetKeyword { name, position, value } => {
+                let value = render_strict(value, st, anchor, report, cx)?;
+                edits.push(set_keyword(node?, name, *position, &value, cx.src)?);
+            }
+            EditAction::PrependArg(value) => {
+                let value = render_strict(value, st, anchor, report, cx)?;
+                edits.push(prepend_arg(node?, &value, cx.src)?);
             }
         }
     }
@@ -165,11 +183,44 @@ pub fn build_fix(
     Some(Fix { applicability: t.applicability, description: render(&t.description, st, anchor, report, cx), edits })
 }
 
-/// Replaces the value of keyword `name`, or inserts `name=value` after the last argument.
-fn set_keyword(call: Node, name: &str, value: &str, src: &str) -> Option<(usize, usize, String)> {
+/// The call an argument edit applies to: the node itself, or the expression of a decorator.
+fn call_of(node: Node) -> Node {
+    if node.kind() == "decorator" {
+        node.named_child(0).unwrap_or(node)
+    } else {
+        node
+    }
+}
+
+/// Inserts `value` as the first positional argument of a call.
+fn prepend_arg(node: Node, value: &str, src: &str) -> Option<(usize, usize, String)> {
+    let call = call_of(node);
+    let list = CallArgs::of(call, src).list.filter(|l| l.kind() == "argument_list")?;
+    let at = list.start_byte() + 1;
+    let empty = list.named_child_count() == 0;
+    Some((at, at, if empty { value.to_string() } else { format!("{value}, ") }))
+}
+
+/// Replaces the argument `name` (by keyword, or at `position`), or inserts
+/// `name=value` after the last argument; a bare name (`@decorator`) gains
+/// `(name=value)`.
+fn set_keyword(
+    node: Node,
+    name: &str,
+    position: Option<usize>,
+    value: &str,
+    src: &str,
+) -> Option<(usize, usize, String)> {
+    let call = call_of(node);
+    if matches!(call.kind(), "identifier" | "attribute") {
+        return Some((call.end_byte(), call.end_byte(), format!("({name}={value})")));
+    }
     let args = CallArgs::of(call, src);
     if let Some(kw) = args.keyword(name) {
         let v = kw.child_by_field_name("value")?;
+        return Some((v.start_byte(), v.end_byte(), value.to_string()));
+    }
+    if let Some(v) = position.and_then(|p| args.positional.get(p)) {
         return Some((v.start_byte(), v.end_byte(), value.to_string()));
     }
     let list = args.list.filter(|l| l.kind() == "argument_list")?;

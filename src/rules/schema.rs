@@ -37,6 +37,19 @@ pub struct PackSpec {
     /// Tables and counts shown in the section summaries.
     #[serde(default)]
     pub summary: SummarySpec,
+    /// Data tables (TSV files next to the pack) that `lookup` and `nearest` read.
+    #[serde(default)]
+    pub data: Vec<DataSpec>,
+}
+
+/// `[[data]]`: a tab-separated table; `#` lines are comments, the first other line is the header.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSpec {
+    /// Name used by `lookup.table`.
+    pub name: String,
+    /// Path relative to the pack file.
+    pub file: String,
 }
 
 /// `[pack]`.
@@ -82,6 +95,9 @@ pub struct RuleSpec {
     /// Which node the finding points at (default: the matched node).
     #[serde(default)]
     pub report: Option<String>,
+    /// Keep only the first finding of this rule in each file.
+    #[serde(default)]
+    pub once_per_file: bool,
     /// Lower the severity where a condition holds.
     #[serde(default)]
     pub downgrade: Option<DowngradeSpec>,
@@ -144,6 +160,8 @@ pub struct MatcherSpec {
     pub condition: Option<ConditionSpec>,
     /// A raw tree-sitter query; the capture `@match` (or the first capture) is the node.
     pub query: Option<String>,
+    /// A node of one of these tree-sitter kinds (`for_statement`, `assignment`, `module`, ...).
+    pub kind: Option<OneOrMany>,
     /// Alternatives: the first that matches wins.
     pub any: Option<Vec<MatcherSpec>>,
 
@@ -166,6 +184,37 @@ pub struct MatcherSpec {
     pub condition_text: Option<String>,
     /// The node is being assigned to.
     pub assign_target: Option<bool>,
+    /// Named children of the node (tree-sitter field names) must match.
+    #[serde(default)]
+    pub fields: BTreeMap<String, MatcherSpec>,
+    /// Capture the node's text (and place) under this placeholder name.
+    pub capture: Option<String>,
+    /// The node is a name whose last bound value matches.
+    pub binding: Option<Box<MatcherSpec>>,
+    /// The nearest enclosing node that matches (searching up to the module).
+    pub ancestor: Option<Box<MatcherSpec>>,
+    /// In shell scripts, whether reads (`$X`) match as well as assignments (default true).
+    pub shell_reads: Option<bool>,
+    /// Some node of the enclosing function (or module) body matches.
+    pub function_has: Option<Box<MatcherSpec>>,
+    /// Some node earlier in the enclosing function (or module) body matches.
+    pub preceded_in_function: Option<Box<MatcherSpec>>,
+    /// Some node later in the enclosing function (or module) body matches.
+    pub followed_in_function: Option<Box<MatcherSpec>>,
+    /// Some node of the file matches (decided after the file is walked).
+    pub file_has: Option<Box<MatcherSpec>>,
+    /// Some node of some scanned file matches (decided after all files).
+    pub project_has: Option<Box<MatcherSpec>>,
+    /// The node is a loop whose own body trains (see `inside_training_loop`).
+    pub training_loop: Option<bool>,
+    /// Regex on the resolved name (`qualname`); named groups become placeholders.
+    pub name_regex: Option<String>,
+    /// A row of a data table, found by key, must (or must not) exist.
+    pub lookup: Option<LookupSpec>,
+    /// Capture the closest key of a data table.
+    pub nearest: Option<NearestSpec>,
+    /// Checks a `key:value,key:value` option string held by a placeholder.
+    pub options: Option<OptionsSpec>,
 
     // ---- predicates on the context
     /// Inside the body of a `for`/`while` loop.
@@ -193,6 +242,80 @@ pub struct MatcherSpec {
     /// Extra placeholders for the message when this alternative matches.
     #[serde(default)]
     pub set: BTreeMap<String, String>,
+}
+
+/// `lookup = { table, key, column, is, found, capture }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LookupSpec {
+    /// Table name (`[[data]]`).
+    pub table: String,
+    /// Key template, matched against the table's first column.
+    pub key: String,
+    /// Whether the row must exist (default `true`).
+    #[serde(default = "yes")]
+    pub found: bool,
+    /// Column to test: a header name, `@target` (the column for `--target`), or `@any`.
+    #[serde(default)]
+    pub column: Option<String>,
+    /// With `column`: the cell must be one of these (`@any`: in some version column).
+    #[serde(default)]
+    pub is: Option<Vec<String>>,
+    /// `placeholder = "column header"` pairs to capture from the row.
+    #[serde(default)]
+    pub capture: BTreeMap<String, String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `nearest = { table, key, capture }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NearestSpec {
+    /// Table name.
+    pub table: String,
+    /// Key template.
+    pub key: String,
+    /// Placeholder for the closest first-column value.
+    pub capture: String,
+}
+
+/// `options = { of, separator, assign, all, any, unknown_in, capture }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsSpec {
+    /// The placeholder holding the option string.
+    pub of: String,
+    /// Between options (default `,`).
+    #[serde(default)]
+    pub separator: Option<String>,
+    /// Between key and value (default `:`).
+    #[serde(default)]
+    pub assign: Option<String>,
+    /// Every entry present: `key` or `key=value` (values compared case-insensitively).
+    #[serde(default)]
+    pub all: Vec<String>,
+    /// At least one entry present.
+    #[serde(default)]
+    pub any: Vec<String>,
+    /// Some key is missing from this table column (`{ table, column }`).
+    #[serde(default)]
+    pub unknown_in: Option<UnknownInSpec>,
+    /// Placeholder for the unknown options, comma-separated.
+    #[serde(default)]
+    pub capture: Option<String>,
+}
+
+/// Where option keys are looked up.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnknownInSpec {
+    /// Table name.
+    pub table: String,
+    /// Column (`@target`, `@any` or a header); a key is known when its cell is not `-` or `no`.
+    pub column: String,
 }
 
 /// `compare = { ... }`.
@@ -235,6 +358,9 @@ pub struct ArgSpec {
     /// Placeholder name under which the argument's text is captured.
     #[serde(default)]
     pub capture: Option<String>,
+    /// The `*args` value instead of a named or positional argument.
+    #[serde(default)]
+    pub star: bool,
 }
 
 /// One place a value may sit; see `docs/rule-packs.md`.
@@ -267,6 +393,9 @@ pub struct FixSpec {
     pub description: String,
     /// The edits.
     pub edits: Vec<EditSpec>,
+    /// Offer the fix only where this predicate-only matcher holds.
+    #[serde(default)]
+    pub when: Option<MatcherSpec>,
 }
 
 /// One edit of a fix.
@@ -285,6 +414,8 @@ pub struct EditSpec {
     pub sub_all: Option<Vec<(String, String)>>,
     /// Set a keyword argument of the call: insert it, or replace its value.
     pub set_keyword: Option<SetKeywordSpec>,
+    /// Insert this as the call's first positional argument.
+    pub prepend_arg: Option<String>,
 }
 
 /// `set_keyword = { name = "pin_memory", value = "True" }`.
@@ -293,6 +424,9 @@ pub struct EditSpec {
 pub struct SetKeywordSpec {
     /// Keyword name.
     pub name: String,
+    /// Positional index the argument may also be passed at.
+    #[serde(default)]
+    pub position: Option<usize>,
     /// Value template.
     pub value: String,
 }
@@ -307,6 +441,65 @@ pub struct SummarySpec {
     /// Pattern counts.
     #[serde(default)]
     pub count: Vec<CountSpec>,
+    /// Lists of places where something is used.
+    #[serde(default)]
+    pub sites: Vec<SitesSpec>,
+    /// Tables of distinct values with their counts.
+    #[serde(default)]
+    pub group: Vec<GroupSpec>,
+    /// Fixed advice.
+    #[serde(default)]
+    pub note: Vec<NoteSpec>,
+}
+
+/// `[[summary.sites]]`: every place a matcher matches, as `path:line` (and `detail`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SitesSpec {
+    /// Section.
+    pub section: Section,
+    /// What the sites are.
+    pub label: String,
+    /// The matcher.
+    #[serde(rename = "match")]
+    pub matcher: MatcherSpec,
+    /// Optional template shown after each site.
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+/// `[[summary.group]]`: distinct `key` values of the matches, with `value` and a count.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupSpec {
+    /// Section.
+    pub section: Section,
+    /// Heading.
+    pub title: String,
+    /// The matcher.
+    #[serde(rename = "match")]
+    pub matcher: MatcherSpec,
+    /// Template of the grouping key.
+    pub key: String,
+    /// Template of the value shown next to the key.
+    pub value: String,
+    /// Column headings: key, value, count.
+    pub columns: [String; 3],
+}
+
+/// `[[summary.note]]`: text shown in a section, always or when a rule fired.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoteSpec {
+    /// Section.
+    pub section: Section,
+    /// Heading.
+    pub title: String,
+    /// The text.
+    pub text: String,
+    /// Show only when this rule has findings.
+    #[serde(default)]
+    pub when_rule: Option<String>,
 }
 
 /// `[[summary.table]]`: one row per matching call.

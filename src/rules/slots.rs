@@ -1,7 +1,7 @@
 //! Predicates that look around the node: where a value sits (its slot), which
 //! branch it is in, and what the enclosing loops and with-blocks are.
 
-use super::context::{Context, Frame};
+use super::context::{local, Context, Frame};
 use super::glob::NameGlobs;
 use super::matcher::{callee, chain_tests, eval, method_parts, MatchState};
 use super::model::{ConditionTest, Matcher, Slot};
@@ -98,7 +98,7 @@ fn call_ok(s: &Slot, call: Node, cx: &Context) -> bool {
         return false;
     }
     if let Some(globs) = &s.call {
-        let q = callee(call).and_then(|f| cx.model.resolve_node(f, cx.src));
+        let q = callee(call).and_then(|f| cx.resolve_node(f));
         if !q.is_some_and(|q| globs.is_match(&q)) {
             return false;
         }
@@ -153,7 +153,7 @@ fn tests_call(node: Node, test: &ConditionTest, cx: &Context) -> bool {
         let mut stack = vec![t];
         while let Some(n) = stack.pop() {
             if n.kind() == "call" {
-                let q = n.child_by_field_name("function").and_then(|f| cx.model.resolve_node(f, cx.src));
+                let q = n.child_by_field_name("function").and_then(|f| cx.resolve_node(f));
                 if q.is_some_and(|q| test.test_calls.is_match(&q)) {
                     return true;
                 }
@@ -167,14 +167,15 @@ fn tests_call(node: Node, test: &ConditionTest, cx: &Context) -> bool {
 
 /// Inside a with-block whose items call a matching name, or in a function
 /// decorated with one (`@torch.no_grad()`), within the current function.
-pub fn inside_with(globs: &NameGlobs, cx: &Context) -> bool {
+pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) -> bool {
     let resolves = |expr: Node| {
         let expr = unparen(expr);
         let expr = if expr.kind() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
         let f = if expr.kind() == "call" { expr.child_by_field_name("function") } else { Some(expr) };
-        f.and_then(|f| cx.model.resolve_node(f, cx.src)).is_some_and(|q| globs.is_match(&q))
+        f.and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
     };
-    for frame in cx.local_frames() {
+    let frames = cx.frames_of(node);
+    for frame in local(&frames) {
         match frame {
             Frame::With(with) => {
                 let mut found = false;
@@ -219,7 +220,8 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
         return false;
     }
     let name = text(recv, cx.src);
-    for frame in cx.local_frames() {
+    let frames = cx.frames_of(node);
+    for frame in local(&frames) {
         match frame {
             Frame::Comprehension(c) if cx.comprehension_targets(*c).contains(&name) => return false,
             Frame::LoopBody(l) => {
@@ -244,7 +246,8 @@ pub fn loop_over<'t>(
 ) -> bool {
     let receiver = method_parts(node).and_then(|(r, _)| crate::semantic::values::base_name(r, cx.src));
     let mut comprehension_vars: Vec<&str> = Vec::new();
-    for frame in cx.local_frames() {
+    let frames = cx.frames_of(node);
+    for frame in local(&frames) {
         match frame {
             Frame::Comprehension(c) => comprehension_vars.extend(cx.comprehension_targets(*c)),
             Frame::LoopBody(l) => {
@@ -292,7 +295,7 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
                 }
             }
             "identifier" | "attribute" => {
-                if let Some(v) = cx.model.binding(scope, text(n, cx.src)) {
+                if let Some(v) = cx.model.binding(scope, text(n, cx.src), n.start_byte()) {
                     todo.push(unparen(v));
                 }
             }
@@ -300,4 +303,74 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
         }
     }
     out
+}
+
+/// The value assigned to an environment variable named by the string `key`:
+/// `os.environ[key] = v`, `os.environ.setdefault(key, v)`, `os.putenv(key, v)`, `{key: v}`.
+pub fn env_value<'t>(key: Node<'t>, cx: &Context<'_, 't>) -> Option<Node<'t>> {
+    let parent = cx.parent(key)?;
+    match parent.kind() {
+        "subscript" => {
+            let assignment = cx.parent(parent).filter(|a| a.kind() == "assignment")?;
+            if assignment.child_by_field_name("left") != Some(parent) {
+                return None;
+            }
+            assignment.child_by_field_name("right")
+        }
+        "argument_list" => {
+            let call = cx.parent(parent)?;
+            let args = CallArgs::of(call, cx.src);
+            (args.positional.first() == Some(&key)).then(|| args.positional.get(1).copied()).flatten()
+        }
+        "pair" if parent.child_by_field_name("key") == Some(key) => parent.child_by_field_name("value"),
+        _ => None,
+    }
+}
+
+/// Where, relative to the node, `scope_has` looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Anywhere in the scope.
+    Anywhere,
+    /// Only nodes that end before the node starts.
+    Before,
+    /// Only nodes that start after the node ends.
+    After,
+}
+
+/// Whether a node of the function (or module) around `node` matches `m`, in
+/// source order, not looking into nested functions and classes.
+pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    let scope = cx.function_of(node).and_then(|f| f.child_by_field_name("body")).unwrap_or(cx.root);
+    let mut stack = vec![scope];
+    let mut budget = 200_000usize;
+    while let Some(n) = stack.pop() {
+        budget = budget.saturating_sub(1);
+        if budget == 0 {
+            return false;
+        }
+        let skip_subtree = match order {
+            Order::Before => n.start_byte() >= node.start_byte(),
+            Order::After => n.end_byte() <= node.end_byte() && n.id() != scope.id(),
+            Order::Anywhere => false,
+        };
+        if skip_subtree {
+            continue;
+        }
+        if n.id() != scope.id() && matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+            continue;
+        }
+        let in_range = match order {
+            Order::Before => n.end_byte() <= node.start_byte(),
+            Order::After => n.start_byte() >= node.end_byte(),
+            Order::Anywhere => true,
+        };
+        if in_range && eval(m, n, cx, st) {
+            return true;
+        }
+        let mut cursor = n.walk();
+        let children: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    false
 }

@@ -22,6 +22,8 @@ pub struct CallArgs<'t> {
     pub keywords: Vec<(&'t str, Node<'t>)>,
     /// A `*args` appears.
     pub star: bool,
+    /// The value of the first `*args` (`layers` in `f(*layers)`).
+    pub star_value: Option<Node<'t>>,
     /// A `**kwargs` appears.
     pub double_star: bool,
     /// The argument list node, when there is one.
@@ -31,8 +33,14 @@ pub struct CallArgs<'t> {
 impl<'t> CallArgs<'t> {
     /// The arguments of `call` (a `call` node; anything else has none).
     pub fn of(call: Node<'t>, src: &'t str) -> Self {
-        let mut args =
-            CallArgs { positional: Vec::new(), keywords: Vec::new(), star: false, double_star: false, list: None };
+        let mut args = CallArgs {
+            positional: Vec::new(),
+            keywords: Vec::new(),
+            star: false,
+            star_value: None,
+            double_star: false,
+            list: None,
+        };
         if call.kind() != "call" {
             return args;
         }
@@ -50,7 +58,12 @@ impl<'t> CallArgs<'t> {
                         args.keywords.push((text(name, src), child));
                     }
                 }
-                "list_splat" => args.star = true,
+                "list_splat" => {
+                    if !args.star {
+                        args.star_value = child.named_child(0);
+                    }
+                    args.star = true;
+                }
                 "dictionary_splat" => args.double_star = true,
                 "comment" => {}
                 _ if !args.star => args.positional.push(child),

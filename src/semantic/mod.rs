@@ -41,6 +41,10 @@ pub struct FileModel<'t> {
     pub loops: HashMap<usize, LoopInfo<'t>>,
     /// Node ids of docstrings.
     pub docstrings: HashSet<usize>,
+    /// Parameter names of each function or lambda, by node id.
+    pub params: HashMap<usize, Vec<&'t str>>,
+    /// Imported names that some function also takes as a parameter (rare; checked per use).
+    pub shadowable: HashSet<&'t str>,
 }
 
 impl<'t> FileModel<'t> {
@@ -81,18 +85,32 @@ impl<'t> FileModel<'t> {
         self.imports.get(local).map(String::as_str)
     }
 
+    /// The local name under which `module` itself is imported (`t` for `import torch as t`).
+    pub fn alias_of(&self, module: &str) -> Option<&'t str> {
+        let mut names: Vec<&&'t str> = self
+            .imports
+            .iter()
+            .filter(|(local, q)| *q == module && !self.defined.contains(*local))
+            .map(|(l, _)| l)
+            .collect();
+        names.sort();
+        names.first().map(|n| **n)
+    }
+
     /// Whether `root` names an imported module or object.
     pub fn is_imported_name(&self, root: &str) -> bool {
         self.imports.contains_key(root) && !self.defined.contains(root)
     }
 
-    /// The last value bound to `name` (or `self.attr`) in `scope`, else at module level.
-    pub fn binding(&self, scope: usize, name: &str) -> Option<Node<'t>> {
+    /// The last value bound to `name` (or `self.attr`) in `scope`, else at
+    /// module level, by an assignment that starts before byte `before`.
+    pub fn binding(&self, scope: usize, name: &str, before: usize) -> Option<Node<'t>> {
         let key = if name.starts_with("self.") { MODULE_SCOPE } else { scope };
+        let last_before = |v: &Vec<Node<'t>>| v.iter().rev().find(|n| n.start_byte() < before).copied();
         self.bindings
             .get(&(key, name))
-            .or_else(|| self.bindings.get(&(MODULE_SCOPE, name)))
-            .and_then(|v| v.last().copied())
+            .and_then(last_before)
+            .or_else(|| self.bindings.get(&(MODULE_SCOPE, name)).and_then(last_before))
     }
 }
 
@@ -154,6 +172,8 @@ impl<'t> Builder<'t> {
     }
 
     fn finish(mut self) -> FileModel<'t> {
+        let model = &mut self.model;
+        model.shadowable = model.params.values().flatten().copied().filter(|p| model.imports.contains_key(p)).collect();
         for (loop_id, receiver, scope) in std::mem::take(&mut self.steps) {
             if self.is_optimizer(receiver, scope) {
                 if let Some(info) = self.model.loops.get_mut(&loop_id) {
@@ -175,7 +195,7 @@ impl<'t> Builder<'t> {
         if ["optim", "opt", "scaler"].iter().any(|w| last.contains(w)) {
             return true;
         }
-        let bound = self.model.binding(scope, recv_text).filter(|v| v.kind() == "call");
+        let bound = self.model.binding(scope, recv_text, receiver.start_byte()).filter(|v| v.kind() == "call");
         let qual = bound
             .and_then(|call| call.child_by_field_name("function"))
             .and_then(|f| self.model.resolve_node(f, self.src));
@@ -206,6 +226,11 @@ impl<'t> Visitor<'t> for Builder<'t> {
                     }
                 }
                 self.note_docstring(node.child_by_field_name("body"));
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    let mut names = Vec::new();
+                    parameter_names(params, src, &mut names);
+                    self.model.params.insert(node.id(), names);
+                }
                 self.frames.push(if node.kind() == "class_definition" {
                     Frame::Class(node.id())
                 } else {
@@ -264,6 +289,19 @@ impl<'t> Visitor<'t> for Builder<'t> {
         if top == node.id() {
             self.frames.pop();
         }
+    }
+}
+
+/// The names a parameter list binds (`a`, `b=1`, `c: int`, `*args`, `**kw`).
+fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
+    let mut cursor = params.walk();
+    for p in params.named_children(&mut cursor) {
+        let name = match p.kind() {
+            "identifier" => Some(p),
+            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            _ => p.named_child(0).filter(|n| n.kind() == "identifier"),
+        };
+        out.extend(name.filter(|n| n.kind() == "identifier").map(|n| text(n, src)));
     }
 }
 

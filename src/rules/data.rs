@@ -1,0 +1,166 @@
+//! Predicates over data tables and captured text: table lookups, the closest
+//! known name, option strings, and regexes with `${placeholder}` back-references.
+
+use super::context::Context;
+use super::matcher::MatchState;
+use super::model::{DataTable, Lookup, Options, Version};
+use super::render::render_with;
+use regex::Regex;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+thread_local! {
+    static TEMPLATE_CACHE: RefCell<HashMap<String, Option<Regex>>> = RefCell::new(HashMap::new());
+}
+
+/// Compiles a text regex after replacing each `${name}` with the escaped text
+/// captured as `name` (compiled regexes are cached per thread).
+pub fn template_regex(template: &str, st: &MatchState) -> Option<Regex> {
+    let mut pattern = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find("${") {
+        pattern.push_str(&rest[..i]);
+        let close = rest[i..].find('}')? + i;
+        pattern.push_str(&regex::escape(st.get(&rest[i + 2..close])?));
+        rest = &rest[close + 1..];
+    }
+    pattern.push_str(rest);
+    TEMPLATE_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        cache.entry(pattern.clone()).or_insert_with(|| Regex::new(&pattern).ok()).clone()
+    })
+}
+
+fn fill(template: &str, target: Version, st: &MatchState) -> String {
+    render_with(template, |name| match name {
+        "target" => format!("{}.{}", target.0, target.1),
+        other => st.get(other).unwrap_or_default().to_string(),
+    })
+}
+
+/// Whether a cell says the name exists (anything but `-`, `no` or empty).
+fn present(cell: &str) -> bool {
+    !matches!(cell, "" | "-" | "no")
+}
+
+fn cell_matches(
+    table: &DataTable,
+    row: &[String],
+    column: &str,
+    accepted: Option<&Vec<String>>,
+    target: Version,
+) -> bool {
+    let ok = |cell: &str| accepted.map_or(present(cell), |list| list.iter().any(|a| a == cell));
+    if column == "@any" {
+        return table.version_columns().iter().any(|i| ok(&row[*i]));
+    }
+    table.column(column, target).is_some_and(|i| ok(&row[i]))
+}
+
+/// `lookup`: the row for the key exists (or not); optionally a column's cell is accepted.
+pub fn lookup(l: &Lookup, cx: &Context, st: &mut MatchState) -> bool {
+    let Some((_, table)) = cx.tables.get(l.table) else { return false };
+    let key = fill(&l.key, cx.target, st);
+    let row = table.rows.get(&key);
+    let holds = match (row, &l.column) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(row), Some(column)) => cell_matches(table, row, column, l.is.as_ref(), cx.target),
+    };
+    if holds != l.found {
+        return false;
+    }
+    if let Some(row) = row {
+        for (placeholder, column) in &l.capture {
+            if let Some(i) = table.column(column, cx.target) {
+                st.captures.push((placeholder.clone(), row[i].clone()));
+            }
+        }
+    }
+    true
+}
+
+/// `nearest`: captures the public key of the table closest to the key (edit distance).
+pub fn nearest(table: usize, key: &str, capture: &str, cx: &Context, st: &mut MatchState) -> bool {
+    let Some((_, table)) = cx.tables.get(table) else { return false };
+    let key = fill(key, cx.target, st);
+    let best = table
+        .keys
+        .iter()
+        .filter(|k| !k.starts_with('_'))
+        .min_by_key(|k| (edit_distance(&key.to_lowercase(), &k.to_lowercase()), k.len()));
+    match best {
+        Some(b) => {
+            st.captures.push((capture.to_string(), b.clone()));
+            true
+        }
+        None => false,
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// `options`: checks a `key:value,key:value` string held by a placeholder.
+pub fn options(o: &Options, tables: &[(String, DataTable)], target: Version, st: &mut MatchState) -> bool {
+    let Some(value) = st.get(&o.of).map(str::to_string) else { return false };
+    let pairs: Vec<(String, String)> = value
+        .split(o.separator.as_str())
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once(o.assign.as_str()) {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (p.to_string(), String::new()),
+        })
+        .collect();
+    let has = |entry: &str| match entry.split_once('=') {
+        Some((k, v)) => pairs.iter().any(|(pk, pv)| pk == k && pv.eq_ignore_ascii_case(v)),
+        None => pairs.iter().any(|(pk, _)| pk == entry),
+    };
+    if !o.all.iter().all(|e| has(e)) || (!o.any.is_empty() && !o.any.iter().any(|e| has(e))) {
+        return false;
+    }
+    if let Some((table, column)) = &o.unknown_in {
+        let Some((_, t)) = tables.get(*table) else { return false };
+        let unknown: Vec<String> = pairs
+            .iter()
+            .filter(|(k, _)| !t.rows.get(k).is_some_and(|row| cell_matches(t, row, column, None, target)))
+            .map(|(k, v)| if v.is_empty() { k.clone() } else { format!("{k}{}{v}", o.assign) })
+            .collect();
+        if unknown.is_empty() {
+            return false;
+        }
+        if let Some(c) = &o.capture {
+            st.captures.push((c.clone(), unknown.join(", ")));
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edit_distance;
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("set_memory_strategy", "set_memory_strategy"), 0);
+        assert_eq!(edit_distance("memory_usage", "memory_usagee"), 1);
+        assert_eq!(edit_distance("abc", "xbd"), 2);
+    }
+}

@@ -1,0 +1,371 @@
+//! The matching walk over one parsed file: keeps the enclosing frames and
+//! ancestors, hands each node to the entries indexed for its kind, and turns
+//! matches into findings, summary rows, counts and facts.
+
+use super::context::{frame_opened, local, Context, Frame};
+use super::engine::{Engine, Entry, FileAnalysis, Sink, TableRow};
+use super::matcher::{callee, eval, method_parts, MatchState};
+use super::model::*;
+use super::render::{build_fix, render, render_with};
+use crate::finding::Finding;
+use crate::semantic::calls::{ArgState, CallArgs};
+use crate::semantic::traverse::Visitor;
+use crate::semantic::values::{shorten, text};
+use crate::semantic::FileModel;
+use crate::shell::EnvMention;
+use crate::source::LineIndex;
+use std::collections::HashSet;
+use tree_sitter::Node;
+
+/// The visitor of the matching pass.
+pub struct Walker<'a, 't> {
+    engine: &'a Engine<'a>,
+    root: Node<'t>,
+    src: &'t str,
+    model: &'a FileModel<'t>,
+    lines: &'a LineIndex,
+    display: &'a str,
+    query_hits: &'a [HashSet<usize>],
+    /// Rules whose trigger words occur in this file.
+    rule_active: &'a [bool],
+    frames: Vec<Frame<'t>>,
+    frame_ids: Vec<usize>,
+    ancestors: Vec<Node<'t>>,
+    candidates: Vec<Entry>,
+    /// The resolved dotted name of the node being visited (attribute anchors).
+    current_attr: Option<String>,
+    /// (rule, report start byte) already reported, so alternatives do not repeat a finding.
+    seen: HashSet<(usize, usize)>,
+    /// (summary sink, node) already counted, for the same reason.
+    seen_summary: HashSet<(u8, usize, usize)>,
+    /// What the walk produced.
+    pub out: FileAnalysis,
+}
+
+impl<'a, 't> Walker<'a, 't> {
+    /// A walker over one file.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        engine: &'a Engine<'a>,
+        root: Node<'t>,
+        src: &'t str,
+        model: &'a FileModel<'t>,
+        lines: &'a LineIndex,
+        display: &'a str,
+        query_hits: &'a [HashSet<usize>],
+        rule_active: &'a [bool],
+        out: FileAnalysis,
+    ) -> Self {
+        Walker {
+            engine,
+            root,
+            src,
+            model,
+            lines,
+            display,
+            query_hits,
+            rule_active,
+            frames: Vec::new(),
+            frame_ids: Vec::new(),
+            ancestors: Vec::new(),
+            candidates: Vec::new(),
+            current_attr: None,
+            seen: HashSet::new(),
+            seen_summary: HashSet::new(),
+            out,
+        }
+    }
+}
+
+impl<'a, 't> Visitor<'t> for Walker<'a, 't> {
+    fn enter(&mut self, node: Node<'t>, _field: Option<&'static str>) -> bool {
+        if !node.is_named() {
+            return false;
+        }
+        if let Some(frame) = frame_opened(self.ancestors.last().copied(), node) {
+            self.frames.push(frame);
+            self.frame_ids.push(node.id());
+        }
+        self.visit(node);
+        self.ancestors.push(node);
+        true
+    }
+
+    fn leave(&mut self, node: Node<'t>) {
+        if self.ancestors.last().is_some_and(|a| a.id() == node.id()) {
+            self.ancestors.pop();
+        }
+        while self.frame_ids.last() == Some(&node.id()) {
+            self.frame_ids.pop();
+            self.frames.pop();
+        }
+    }
+}
+
+impl<'a, 't> Walker<'a, 't> {
+    /// Hands `node` to every entry that can match its kind.
+    fn visit(&mut self, node: Node<'t>) {
+        let d = &self.engine.dispatch;
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        self.current_attr = None;
+        match node.kind() {
+            "call" | "decorator" => {
+                if let Some(f) = callee(node) {
+                    // An imported alias (`DL` for DataLoader) is indexed under the name it stands for.
+                    let last = match f.kind() {
+                        "identifier" => {
+                            let name = text(f, self.src);
+                            let target = self.model.import_target(name).unwrap_or(name);
+                            Some(target.rsplit('.').next().unwrap_or(target))
+                        }
+                        "attribute" => f.child_by_field_name("attribute").map(|a| text(a, self.src)),
+                        _ => None,
+                    };
+                    if let Some(list) = last.and_then(|l| d.call_by_name.get(l)) {
+                        candidates.extend(list);
+                    }
+                    candidates.extend(&d.call_any);
+                }
+                if let Some((_, name)) = method_parts(node) {
+                    if let Some(list) = d.method_by_name.get(text(name, self.src)) {
+                        candidates.extend(list);
+                    }
+                }
+                if node.kind() == "call" {
+                    candidates.extend(&d.string);
+                }
+            }
+            "attribute" | "identifier" if !d.attribute.is_empty() => {
+                // Resolve once for every attribute anchor; most names resolve to nothing.
+                self.current_attr = self.resolve_attribute(node);
+                if self.current_attr.is_some() {
+                    candidates.extend(&d.attribute);
+                }
+            }
+            "string" | "binary_operator" => candidates.extend(&d.string),
+            "comparison_operator" => candidates.extend(&d.compare),
+            "import_statement" | "import_from_statement" => candidates.extend(&d.import),
+            "conditional_expression" | "if_statement" => candidates.extend(&d.condition),
+            _ => {}
+        }
+        if let Some(list) = d.kind.get(node.kind()) {
+            candidates.extend(list);
+        }
+        candidates.extend(&d.query);
+        for entry in &candidates {
+            self.try_entry(*entry, node);
+        }
+        self.candidates = candidates;
+    }
+
+    fn context(&self, node: Node<'t>) -> Context<'_, 't> {
+        Context {
+            src: self.src,
+            model: self.model,
+            frames: &self.frames,
+            ancestors: &self.ancestors,
+            current: node,
+            query_hits: self.query_hits,
+            root: self.root,
+            target: self.engine.target,
+            tables: &self.engine.set.compiler.tables,
+            current_attr: self.current_attr.as_deref(),
+        }
+    }
+
+    fn resolve_attribute(&self, node: Node<'t>) -> Option<String> {
+        super::matcher::attribute_name(node, &self.context(node))
+    }
+
+    fn try_entry(&mut self, entry: Entry, node: Node<'t>) {
+        match entry.sink {
+            Sink::Fact(i) if self.out.facts[i] => return,
+            Sink::Rule(i) if !self.rule_active[i] => return,
+            _ => {}
+        }
+        let cx = Context {
+            src: self.src,
+            model: self.model,
+            frames: &self.frames,
+            ancestors: &self.ancestors,
+            current: node,
+            query_hits: self.query_hits,
+            root: self.root,
+            target: self.engine.target,
+            tables: &self.engine.set.compiler.tables,
+            current_attr: self.current_attr.as_deref(),
+        };
+        let matcher = self.engine.matcher(entry);
+        let mut st = MatchState::default();
+        if !eval(matcher, node, &cx, &mut st) {
+            return;
+        }
+        let set = self.engine.set;
+        let summary_key = match entry.sink {
+            Sink::Table(i) => Some((0, i)),
+            Sink::Count(i) => Some((1, i)),
+            Sink::Sites(i) => Some((2, i)),
+            Sink::Group(i) => Some((3, i)),
+            Sink::Rule(_) | Sink::Fact(_) => None,
+        };
+        if let Some((kind, i)) = summary_key {
+            if !self.seen_summary.insert((kind, i, node.id())) {
+                return;
+            }
+        }
+        match entry.sink {
+            Sink::Rule(i) => {
+                let rule = &set.rules[i];
+                let report = report_range(rule, node, &st, &cx);
+                if self.seen.insert((i, report.0)) {
+                    let finding = make_finding(rule, node, report, &cx, &st, self.lines, self.display);
+                    self.out.findings.push((finding, st.pending));
+                }
+            }
+            Sink::Table(i) => self.out.rows.push(table_row(&set.tables[i], i, node, &cx, self.lines)),
+            Sink::Count(i) => self.out.counts[i] += 1,
+            Sink::Sites(i) => {
+                let detail =
+                    set.sites[i].detail.as_deref().map(|d| render(d, &st, node, node, &cx)).unwrap_or_default();
+                let line = self.lines.position(self.src, node.start_byte()).line;
+                self.out.sites.push((i, line, detail));
+            }
+            Sink::Group(i) => {
+                let g = &set.groups[i];
+                self.out.groups.push((i, render(&g.key, &st, node, node, &cx), render(&g.value, &st, node, node, &cx)));
+            }
+            Sink::Fact(i) => {
+                // A fact that holds only if other facts do is not a fact yet.
+                if st.pending.is_empty() {
+                    self.out.facts[i] = true;
+                }
+            }
+        }
+    }
+}
+
+/// Builds the finding for a match of `rule`.
+fn make_finding<'t>(
+    rule: &Rule,
+    anchor: Node<'t>,
+    report: (usize, usize),
+    cx: &Context<'_, 't>,
+    st: &MatchState<'t>,
+    lines: &LineIndex,
+    display: &str,
+) -> Finding {
+    let severity = match &rule.downgrade {
+        Some((to, when)) if eval(when, anchor, cx, &mut MatchState::default()) => *to,
+        _ => rule.severity,
+    };
+    let report_node = cx.root.descendant_for_byte_range(report.0, report.1).unwrap_or(anchor);
+    let start = lines.position(cx.src, report.0);
+    let end = lines.position(cx.src, report.1);
+    let fix_applies = rule
+        .fix
+        .as_ref()
+        .is_some_and(|f| f.when.as_ref().is_none_or(|w| eval(w, anchor, cx, &mut MatchState::default())));
+    Finding {
+        code: rule.code.clone(),
+        name: rule.name.clone(),
+        severity,
+        section: rule.section,
+        path: display.to_string(),
+        line: start.line,
+        column: start.column,
+        end_line: end.line,
+        end_column: end.column,
+        message: render(&rule.message, st, anchor, report_node, cx),
+        auto_migrated: rule.auto_migrated,
+        blocker: rule.blocker,
+        fix: if fix_applies {
+            rule.fix.as_ref().and_then(|t| build_fix(t, st, anchor, report_node, cx, lines))
+        } else {
+            None
+        },
+        byte_range: report,
+        source_line: lines.line_text(cx.src, start.line).to_string(),
+    }
+}
+
+/// The byte range a finding points at.
+fn report_range<'t>(rule: &Rule, anchor: Node<'t>, st: &MatchState<'t>, cx: &Context<'_, 't>) -> (usize, usize) {
+    let natural = match (st.focus, anchor.kind()) {
+        (Some(focus), _) => focus,
+        (None, "call") => cx.parent(anchor).filter(|p| p.kind() == "decorator").unwrap_or(anchor),
+        _ => anchor,
+    };
+    let range = |n: Node| (n.start_byte(), n.end_byte());
+    let header = |n: Node| {
+        let line_end = cx.src[n.start_byte()..].find('\n').map_or(cx.src.len(), |i| n.start_byte() + i);
+        (n.start_byte(), line_end.min(n.end_byte()))
+    };
+    let args = || CallArgs::of(anchor, cx.src);
+    match &rule.report {
+        ReportAt::Node => range(natural),
+        ReportAt::Keyword(k) => range(args().keyword(k).unwrap_or(natural)),
+        ReportAt::KeywordValue(k) => {
+            range(args().keyword(k).and_then(|kw| kw.child_by_field_name("value")).unwrap_or(natural))
+        }
+        ReportAt::Header => header(natural),
+        ReportAt::FileStart => (0, cx.src.find('\n').unwrap_or(cx.src.len())),
+        ReportAt::EnclosingLoop => {
+            let frames = cx.frames_of(anchor);
+            let found = local(&frames).find_map(|f| if let Frame::LoopBody(l) = f { Some(*l) } else { None });
+            found.map_or(range(natural), header)
+        }
+        ReportAt::Capture(name) => range(st.node(name).unwrap_or(natural)),
+    }
+}
+
+/// A summary row: each column's argument as written, `?` when `**kwargs` may
+/// hide it, `-` with PyTorch's default when absent.
+fn table_row(t: &Table, index: usize, node: Node, cx: &Context, lines: &LineIndex) -> TableRow {
+    let args = CallArgs::of(node, cx.src);
+    let cells = t
+        .columns
+        .iter()
+        .map(|(name, position, default)| match args.get(Some(name), *position) {
+            ArgState::Present(v) => shorten(text(v, cx.src), 28),
+            ArgState::Unknown => "?".to_string(),
+            ArgState::Absent => format!("- ({default})"),
+        })
+        .collect();
+    TableRow { table: index, line: lines.position(cx.src, node.start_byte()).line, cells }
+}
+
+/// Matches an environment-variable alternative against a shell mention. Only
+/// the anchor, `options` and `set` apply in shell scripts; an alternative with
+/// other predicates does not match there. Returns the placeholders.
+pub fn shell_match(
+    m: &Matcher,
+    mention: &EnvMention,
+    tables: &[(String, DataTable)],
+    target: Version,
+) -> Option<Vec<(String, String)>> {
+    let Some(Anchor::EnvVar(re)) = &m.anchor else { return None };
+    if !re.is_match(&mention.name) {
+        return None;
+    }
+    let mut st = MatchState::default();
+    st.captures.push(("name".into(), mention.name.clone()));
+    st.captures.push(("text".into(), mention.name.clone()));
+    st.captures.push(("target".into(), format!("{}.{}", target.0, target.1)));
+    // Only a literal value can be checked: `$OTHER` or `$(cmd)` is unknown.
+    if let Some(v) = mention.value.as_ref().filter(|v| !v.contains(['$', '`'])) {
+        st.captures.push(("value".into(), v.clone()));
+    }
+    for p in &m.preds {
+        match p {
+            Pred::Options(o) if super::data::options(o, tables, target, &mut st) => {}
+            Pred::ShellAssignmentsOnly if mention.value.is_some() => {}
+            _ => return None,
+        }
+    }
+    for (k, v) in &m.set {
+        let value = render_with(v, |name| st.get(name).unwrap_or_default().to_string());
+        st.captures.push((k.clone(), value));
+    }
+    Some(st.captures)
+}

@@ -1,0 +1,43 @@
+//! `--target` changes exactly the version-dependent rules: DL007, API004,
+//! API005 and the MEM009 key check.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+fn findings(target: &str) -> BTreeSet<(String, u64, String)> {
+    let report = common::scan_json(&["fixtures", "--target", target]);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn targets_differ_only_in_version_dependent_rules() {
+    let old = findings("2.1");
+    let new = findings("2.14");
+    let changed: BTreeSet<String> = old.symmetric_difference(&new).map(|(_, _, code)| code.clone()).collect();
+    let expected: BTreeSet<String> = ["API004", "API005", "DL007", "MEM009"].map(String::from).into();
+    assert_eq!(changed, expected, "codes whose findings differ between --target 2.1 and 2.14");
+    let only_old: BTreeSet<&String> = old.difference(&new).map(|(_, _, c)| c).collect();
+    assert!(only_old.contains(&"DL007".to_string()) && only_old.contains(&"API005".to_string()));
+}
+
+#[test]
+fn report_header_names_the_target() {
+    let run = common::npu_mem(&["scan", "fixtures/demo", "--target", "2.14", "--color", "never"]);
+    assert!(
+        run.stdout.starts_with("npu-mem ") && run.stdout.lines().next().unwrap().contains("advice for torch_npu 2.14")
+    );
+    let report = common::scan_json(&["fixtures/demo", "--target", "2.6"]);
+    assert_eq!(report["target"], "2.6");
+}
