@@ -27,3 +27,32 @@ fn worked_example_user_pack_works_as_documented() {
     let documented: Vec<&str> = documented.lines().collect();
     assert_eq!(own, documented);
 }
+
+#[test]
+fn raw_query_escape_hatch_works_with_context_predicates() {
+    let dir = std::env::temp_dir().join(format!("npu-mem-query-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pack = r#"
+[pack]
+name = "q"
+
+[[rule]]
+code = "Q001"
+name = "print-in-loop"
+section = "transfer"
+severity = "info"
+triggers = ["print"]
+message = "`{text}` prints inside a loop"
+docs = { what = "w", why = "y", example = "e", instead = "i" }
+[rule.match]
+query = '(call function: (identifier) @f (#eq? @f "print")) @match'
+inside_loop = true
+"#;
+    std::fs::write(dir.join("q.toml"), pack).unwrap();
+    std::fs::write(dir.join("t.py"), "print('a')\nfor i in range(3):\n    print(i)\n").unwrap();
+    let run = common::npu_mem_in(&dir, &["scan", "t.py", "--rules", "q.toml", "--format", "concise"]);
+    assert_eq!(run.stdout.lines().filter(|l| l.contains("Q001")).collect::<Vec<_>>(), vec![
+        "t.py:3:5: Q001 [info] `print(i)` prints inside a loop"
+    ]);
+}
