@@ -52,7 +52,8 @@ inside_loop = true
     std::fs::write(dir.join("q.toml"), pack).unwrap();
     std::fs::write(dir.join("t.py"), "print('a')\nfor i in range(3):\n    print(i)\n").unwrap();
     let run = common::npu_mem_in(&dir, &["scan", "t.py", "--rules", "q.toml", "--format", "concise"]);
-    assert_eq!(run.stdout.lines().filter(|l| l.contains("Q001")).collect::<Vec<_>>(), vec![
-        "t.py:3:5: Q001 [info] `print(i)` prints inside a loop"
-    ]);
+    assert_eq!(
+        run.stdout.lines().filter(|l| l.contains("Q001")).collect::<Vec<_>>(),
+        vec!["t.py:3:5: Q001 [info] `print(i)` prints inside a loop"]
+    );
 }

@@ -180,68 +180,103 @@ impl<'a, 't> Walker<'a, 't> {
 
     fn try_entry(&mut self, entry: Entry, node: Node<'t>) {
         match entry.sink {
-            Sink::Fact(i) if self.out.facts[i] => return,
-            Sink::Rule(i) if !self.rule_active[i] => return,
-            _ => {}
-        }
-        let cx = Context {
-            src: self.src,
-            model: self.model,
-            frames: &self.frames,
-            ancestors: &self.ancestors,
-            current: node,
-            query_hits: self.query_hits,
-            root: self.root,
-            target: self.engine.target,
-            tables: &self.engine.set.compiler.tables,
-            current_attr: self.current_attr.as_deref(),
-        };
-        let matcher = self.engine.matcher(entry);
-        let mut st = MatchState::default();
-        if !eval(matcher, node, &cx, &mut st) {
-            return;
-        }
-        let set = self.engine.set;
-        let summary_key = match entry.sink {
-            Sink::Table(i) => Some((0, i)),
-            Sink::Count(i) => Some((1, i)),
-            Sink::Sites(i) => Some((2, i)),
-            Sink::Group(i) => Some((3, i)),
-            Sink::Rule(_) | Sink::Fact(_) => None,
-        };
-        if let Some((kind, i)) = summary_key {
-            if !self.seen_summary.insert((kind, i, node.id())) {
-                return;
+            Sink::Fact(i) if self.out.facts[i] => {}
+            Sink::Rule(i) if !self.rule_active[i] => {}
+            _ => {
+                if let Some(outcome) = self.evaluate(entry, node) {
+                    self.record(outcome, node);
+                }
             }
         }
-        match entry.sink {
+    }
+
+    /// Matches one entry at `node`; what a match produces, not yet recorded.
+    fn evaluate(&self, entry: Entry, node: Node<'t>) -> Option<Outcome> {
+        let cx = self.context(node);
+        let mut st = MatchState::default();
+        if !eval(self.engine.matcher(entry), node, &cx, &mut st) {
+            return None;
+        }
+        let set = self.engine.set;
+        if let Some(key) = summary_key(entry.sink) {
+            if self.seen_summary.contains(&(key.0, key.1, node.id())) {
+                return None;
+            }
+        }
+        Some(match entry.sink {
             Sink::Rule(i) => {
                 let rule = &set.rules[i];
                 let report = report_range(rule, node, &st, &cx);
-                if self.seen.insert((i, report.0)) {
-                    let finding = make_finding(rule, node, report, &cx, &st, self.lines, self.display);
-                    self.out.findings.push((finding, st.pending));
+                if self.seen.contains(&(i, report.0)) {
+                    return None;
                 }
+                let finding = make_finding(rule, node, report, &cx, &st, self.lines, self.display);
+                Outcome::Finding(i, report.0, Box::new(finding), st.pending)
             }
-            Sink::Table(i) => self.out.rows.push(table_row(&set.tables[i], i, node, &cx, self.lines)),
-            Sink::Count(i) => self.out.counts[i] += 1,
+            Sink::Table(i) => Outcome::Row(table_row(&set.tables[i], i, node, &cx, self.lines)),
+            Sink::Count(i) => Outcome::Count(i),
             Sink::Sites(i) => {
                 let detail =
                     set.sites[i].detail.as_deref().map(|d| render(d, &st, node, node, &cx)).unwrap_or_default();
-                let line = self.lines.position(self.src, node.start_byte()).line;
-                self.out.sites.push((i, line, detail));
+                Outcome::Site(i, self.lines.position(self.src, node.start_byte()).line, detail)
             }
             Sink::Group(i) => {
                 let g = &set.groups[i];
-                self.out.groups.push((i, render(&g.key, &st, node, node, &cx), render(&g.value, &st, node, node, &cx)));
+                Outcome::Group(i, render(&g.key, &st, node, node, &cx), render(&g.value, &st, node, node, &cx))
             }
-            Sink::Fact(i) => {
-                // A fact that holds only if other facts do is not a fact yet.
-                if st.pending.is_empty() {
-                    self.out.facts[i] = true;
-                }
+            // A fact that holds only if other facts do is not a fact yet.
+            Sink::Fact(i) => match st.pending.is_empty() {
+                true => Outcome::Fact(i),
+                false => return None,
+            },
+        })
+    }
+
+    fn record(&mut self, outcome: Outcome, node: Node<'t>) {
+        match outcome {
+            Outcome::Finding(i, start, finding, pending) => {
+                self.seen.insert((i, start));
+                self.out.findings.push((*finding, pending));
+            }
+            Outcome::Fact(i) => self.out.facts[i] = true,
+            Outcome::Row(row) => {
+                self.seen_summary.insert((0, row.table, node.id()));
+                self.out.rows.push(row);
+            }
+            Outcome::Count(i) => {
+                self.seen_summary.insert((1, i, node.id()));
+                self.out.counts[i] += 1;
+            }
+            Outcome::Site(i, line, detail) => {
+                self.seen_summary.insert((2, i, node.id()));
+                self.out.sites.push((i, line, detail));
+            }
+            Outcome::Group(i, key, value) => {
+                self.seen_summary.insert((3, i, node.id()));
+                self.out.groups.push((i, key, value));
             }
         }
+    }
+}
+
+/// What one match produces.
+enum Outcome {
+    Finding(usize, usize, Box<Finding>, Vec<super::matcher::Clause>),
+    Row(TableRow),
+    Count(usize),
+    Site(usize, usize, String),
+    Group(usize, String, String),
+    Fact(usize),
+}
+
+/// Summary sinks count each node once, whichever alternative matched it.
+fn summary_key(sink: Sink) -> Option<(u8, usize)> {
+    match sink {
+        Sink::Table(i) => Some((0, i)),
+        Sink::Count(i) => Some((1, i)),
+        Sink::Sites(i) => Some((2, i)),
+        Sink::Group(i) => Some((3, i)),
+        Sink::Rule(_) | Sink::Fact(_) => None,
     }
 }
 
