@@ -1,10 +1,8 @@
 //! Checking a pack and turning its TOML into compiled rules. Every error names
 //! the pack, the line and the field at fault, so a pack author can fix it.
 
-use super::glob::NameGlobs;
 use super::model::*;
 use super::schema::*;
-use crate::finding::Section;
 use regex::Regex;
 use std::fmt;
 
@@ -63,7 +61,7 @@ pub struct CompiledPack {
     pub notes: Vec<Note>,
 }
 
-type Res<T> = Result<T, String>;
+pub(super) type Res<T> = Result<T, String>;
 
 impl Compiler {
     /// Parses and compiles one pack's text; `read_data` reads a `[[data]]` file.
@@ -153,7 +151,7 @@ impl Compiler {
         Ok(CompiledPack { rules, tables, counts, sites, groups, notes })
     }
 
-    fn table(&self, name: &str) -> Res<usize> {
+    pub(super) fn table(&self, name: &str) -> Res<usize> {
         self.tables.iter().position(|(n, _)| n == name).ok_or_else(|| {
             let known: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
             format!("no data table `{name}`; declare it with [[data]] (known: {})", known.join(", "))
@@ -209,316 +207,6 @@ impl Compiler {
         })
     }
 
-    /// A top-level matcher: each `any` branch becomes an alternative with its
-    /// own anchor and the shared predicates of the parent.
-    fn alternatives(&mut self, spec: &MatcherSpec) -> Res<Vec<Matcher>> {
-        match &spec.any {
-            Some(branches) if anchor_count(spec) == 0 => {
-                let mut shared = spec.clone();
-                shared.any = None;
-                let mut out = Vec::new();
-                for (i, b) in branches.iter().enumerate() {
-                    let mut m = self.matcher(b).map_err(|e| format!("any[{i}].{e}"))?;
-                    if m.anchor.is_none() {
-                        return Err(format!("any[{i}]: each alternative needs an anchor (call, method, string, ...)"));
-                    }
-                    // Shared predicates run first, so their captures are there for the branch.
-                    let mut shared_m = self.matcher(&shared)?;
-                    shared_m.preds.append(&mut m.preds);
-                    m.preds = shared_m.preds;
-                    m.set.extend(shared_m.set);
-                    out.push(m);
-                }
-                Ok(out)
-            }
-            _ => {
-                let m = self.matcher(spec)?;
-                if m.anchor.is_none() {
-                    return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, file, condition, kind, query".into());
-                }
-                Ok(vec![m])
-            }
-        }
-    }
-
-    fn matcher(&mut self, s: &MatcherSpec) -> Res<Matcher> {
-        if anchor_count(s) > 1 {
-            return Err("give at most one anchor per matcher; use `any = [...]` for alternatives".into());
-        }
-        let anchor = self.anchor(s)?;
-        let mut preds = Vec::new();
-        if !s.args.is_empty() {
-            let checks =
-                s.args.iter().map(|a| self.arg(a)).collect::<Res<Vec<_>>>().map_err(|e| format!("args: {e}"))?;
-            preds.push(Pred::Args(checks));
-        }
-        if let Some(r) = &s.receiver {
-            preds.push(Pred::Receiver(Box::new(self.matcher(r).map_err(|e| format!("receiver.{e}"))?)));
-        }
-        if let Some(c) = &s.contains {
-            preds.push(Pred::Contains(Box::new(self.matcher(c).map_err(|e| format!("contains.{e}"))?)));
-        }
-        if !s.slot.is_empty() {
-            let slots = s.slot.iter().map(slot).collect::<Res<Vec<_>>>().map_err(|e| format!("slot: {e}"))?;
-            preds.push(Pred::Slot(slots));
-        }
-        if let Some(t) = &s.text {
-            if t.contains("${") {
-                preds.push(Pred::TextTemplate(t.clone()));
-            } else {
-                preds.push(Pred::Text(re(t).map_err(|e| format!("text: {e}"))?));
-            }
-        }
-        for (name, m) in &s.fields {
-            let m = self.matcher(m).map_err(|e| format!("fields.{name}.{e}"))?;
-            match preds.iter_mut().find(|p| matches!(p, Pred::Fields(_))) {
-                Some(Pred::Fields(list)) => list.push((name.clone(), m)),
-                _ => preds.push(Pred::Fields(vec![(name.clone(), m)])),
-            }
-        }
-        if let Some(a) = &s.ancestor {
-            preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(|e| format!("ancestor.{e}"))?)));
-        }
-        if s.shell_reads == Some(false) {
-            preds.push(Pred::ShellAssignmentsOnly);
-        }
-        if let Some(b) = &s.binding {
-            preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(|e| format!("binding.{e}"))?)));
-        }
-        if let Some(m) = &s.function_has {
-            preds.push(Pred::FunctionHas(Box::new(self.matcher(m).map_err(|e| format!("function_has.{e}"))?)));
-        }
-        if let Some(m) = &s.preceded_in_function {
-            preds.push(Pred::Preceded(Box::new(self.matcher(m).map_err(|e| format!("preceded_in_function.{e}"))?)));
-        }
-        if let Some(m) = &s.followed_in_function {
-            preds.push(Pred::Followed(Box::new(self.matcher(m).map_err(|e| format!("followed_in_function.{e}"))?)));
-        }
-        if let Some(m) = &s.file_has {
-            let alts = self.alternatives(m).map_err(|e| format!("file_has.{e}"))?;
-            self.facts.push(Fact::Has(alts));
-            preds.push(Pred::Fact(Scope::File, self.facts.len() - 1));
-        }
-        if let Some(m) = &s.project_has {
-            let alts = self.alternatives(m).map_err(|e| format!("project_has.{e}"))?;
-            self.facts.push(Fact::Has(alts));
-            preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
-        }
-        if let Some(b) = s.training_loop {
-            preds.push(Pred::TrainingLoop(b));
-        }
-        if let Some(r) = &s.name_regex {
-            preds.push(Pred::NameRegex(re(r).map_err(|e| format!("name_regex: {e}"))?));
-        }
-        if let Some(l) = &s.lookup {
-            let table = self.table(&l.table).map_err(|e| format!("lookup: {e}"))?;
-            preds.push(Pred::Lookup(Lookup {
-                table,
-                key: l.key.clone(),
-                found: l.found,
-                column: l.column.clone(),
-                is: l.is.clone(),
-                capture: l.capture.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            }));
-        }
-        if let Some(n) = &s.nearest {
-            let table = self.table(&n.table).map_err(|e| format!("nearest: {e}"))?;
-            preds.push(Pred::Nearest(table, n.key.clone(), n.capture.clone()));
-        }
-        if let Some(o) = &s.options {
-            let unknown_in = match &o.unknown_in {
-                Some(u) => {
-                    Some((self.table(&u.table).map_err(|e| format!("options.unknown_in: {e}"))?, u.column.clone()))
-                }
-                None => None,
-            };
-            preds.push(Pred::Options(Options {
-                of: o.of.clone(),
-                separator: o.separator.clone().unwrap_or_else(|| ",".into()),
-                assign: o.assign.clone().unwrap_or_else(|| ":".into()),
-                all: o.all.clone(),
-                any: o.any.clone(),
-                unknown_in,
-                capture: o.capture.clone(),
-            }));
-        }
-        if let Some(c) = &s.in_branch_of {
-            preds.push(Pred::InBranchOf(condition(c).map_err(|e| format!("in_branch_of: {e}"))?));
-        }
-        if let Some(t) = &s.condition_text {
-            preds.push(Pred::ConditionText(re(t).map_err(|e| format!("condition_text: {e}"))?));
-        }
-        if let Some(b) = s.assign_target {
-            preds.push(Pred::AssignTarget(b));
-        }
-        if let Some(b) = s.inside_loop {
-            preds.push(Pred::InsideLoop(b));
-        }
-        if let Some(b) = s.inside_training_loop {
-            preds.push(Pred::InsideTrainingLoop(b));
-        }
-        if let Some(w) = &s.inside_with {
-            preds.push(Pred::InsideWith(NameGlobs::new(&w.to_vec()).map_err(|e| format!("inside_with: {e}"))?));
-        }
-        if let Some(t) = &s.under_if {
-            preds.push(Pred::UnderIf(re(t).map_err(|e| format!("under_if: {e}"))?));
-        }
-        if let Some(b) = s.receiver_loop_invariant {
-            preds.push(Pred::ReceiverLoopInvariant(b));
-        }
-        if s.loop_over.is_some() || s.receiver_loop_variable.is_some() {
-            let over = match &s.loop_over {
-                Some(m) => Some(Box::new(self.matcher(m).map_err(|e| format!("loop_over.{e}"))?)),
-                None => None,
-            };
-            preds.push(Pred::LoopOver { over, receiver_variable: s.receiver_loop_variable.unwrap_or(false) });
-        }
-        if let Some(g) = &s.file_imports {
-            preds.push(Pred::FileImports(NameGlobs::new(&g.to_vec()).map_err(|e| format!("file_imports: {e}"))?));
-        }
-        if let Some(g) = &s.project_imports {
-            let globs = NameGlobs::new(&g.to_vec()).map_err(|e| format!("project_imports: {e}"))?;
-            self.facts.push(Fact::Imports(globs));
-            preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
-        }
-        if let Some(u) = &s.unless {
-            preds.push(Pred::Unless(Box::new(self.matcher(u).map_err(|e| format!("unless.{e}"))?)));
-        }
-        if anchor.is_some() || s.any.is_none() {
-            if let Some(branches) = &s.any {
-                let ms = branches
-                    .iter()
-                    .map(|b| self.matcher(b))
-                    .collect::<Res<Vec<_>>>()
-                    .map_err(|e| format!("any.{e}"))?;
-                preds.push(Pred::Any(ms));
-            }
-        } else if let Some(branches) = &s.any {
-            let ms =
-                branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
-            preds.push(Pred::Any(ms));
-        }
-        if let Some(c) = &s.capture {
-            preds.push(Pred::Capture(c.clone()));
-        }
-        // Cheap tests first; producers of placeholders rank no later than their consumers.
-        preds.sort_by_key(cost);
-        let set = s.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        Ok(Matcher { anchor, preds, set })
-    }
-
-    fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
-        let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec()).map_err(|e| format!("{field}: {e}"));
-        Ok(Some(if let Some(g) = &s.call {
-            Anchor::Call(globs(g, "call")?)
-        } else if let Some(m) = &s.method {
-            Anchor::Method(m.to_vec())
-        } else if let Some(g) = &s.attribute {
-            Anchor::Attribute(globs(g, "attribute")?)
-        } else if let Some(r) = &s.string {
-            Anchor::Str(re(r).map_err(|e| format!("string: {e}"))?)
-        } else if let Some(c) = &s.compare {
-            let ops = c.ops.clone().unwrap_or_else(|| ["==", "!=", "in", "not in"].map(String::from).to_vec());
-            let majority = c
-                .collection_majority
-                .as_deref()
-                .map(re)
-                .transpose()
-                .map_err(|e| format!("compare.collection_majority: {e}"))?;
-            Anchor::Compare(CompareTest {
-                literal: re(&c.literal).map_err(|e| format!("compare.literal: {e}"))?,
-                ops,
-                majority,
-            })
-        } else if let Some(g) = &s.import {
-            Anchor::Import(globs(g, "import")?)
-        } else if let Some(r) = &s.env_var {
-            Anchor::EnvVar(re(r).map_err(|e| format!("env_var: {e}"))?)
-        } else if let Some(g) = &s.file {
-            let list = g.to_vec();
-            let mut extensions = Vec::new();
-            for glob in &list {
-                match glob.rsplit_once("*.") {
-                    Some((_, ext)) if !ext.contains(['*', '?', '{', '/']) => extensions.push(ext.to_string()),
-                    _ => return Err(format!("file: `{glob}` must end in `*.EXT` so the walker knows what to collect")),
-                }
-            }
-            self.file_extensions.extend(extensions.iter().cloned());
-            Anchor::File { globs: globs(g, "file")?, extensions }
-        } else if let Some(c) = &s.condition {
-            Anchor::Condition(condition(c).map_err(|e| format!("condition: {e}"))?)
-        } else if let Some(k) = &s.kind {
-            Anchor::Kind(k.to_vec())
-        } else if let Some(q) = &s.query {
-            let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-            let query = tree_sitter::Query::new(&lang, q)
-                .map_err(|e| format!("query: line {} column {}: {}", e.row + 1, e.column + 1, e.message))?;
-            let capture = query.capture_index_for_name("match").unwrap_or(0);
-            if query.capture_names().is_empty() {
-                return Err("query: needs a capture, e.g. `@match`, naming the reported node".into());
-            }
-            self.queries.push((query, capture));
-            Anchor::Query(self.queries.len() - 1)
-        } else {
-            return Ok(None);
-        }))
-    }
-
-    fn arg(&mut self, a: &ArgSpec) -> Res<ArgCheck> {
-        if a.name.is_none() && a.position.is_none() && !a.star {
-            return Err("each argument needs `name`, `position` or `star = true`".into());
-        }
-        let mut alternatives = Vec::new();
-        for v in &a.is {
-            alternatives.push(self.arg_alt(v)?);
-        }
-        if alternatives.is_empty() {
-            return Err("`is` needs at least one alternative".into());
-        }
-        Ok(ArgCheck {
-            name: a.name.clone(),
-            position: a.position,
-            alternatives,
-            capture: a.capture.clone(),
-            star: a.star,
-        })
-    }
-
-    fn arg_alt(&mut self, v: &toml::Value) -> Res<ArgAlt> {
-        use toml::Value as V;
-        Ok(match v {
-            V::String(s) => match s.as_str() {
-                "absent" => ArgAlt::Absent,
-                "present" => ArgAlt::Present,
-                "literal" => ArgAlt::Literal,
-                "non_literal" => ArgAlt::NonLiteral,
-                "unknown" => ArgAlt::Unknown,
-                "not_none" => ArgAlt::NotNone,
-                other => return Err(format!("unknown state `{other}`: use absent, present, not_none, literal, non_literal, unknown, a literal value, or a table such as {{ eq = \"cuda\" }}")),
-            },
-            V::Boolean(b) => ArgAlt::Eq(Literal::Bool(*b)),
-            V::Integer(i) => ArgAlt::Eq(Literal::Int(*i)),
-            V::Float(f) => ArgAlt::Eq(Literal::Float(*f)),
-            V::Table(t) if t.len() == 1 => {
-                let (k, v) = t.iter().next().expect("one entry");
-                match (k.as_str(), v) {
-                    ("eq", V::String(s)) => ArgAlt::Eq(Literal::Str(s.clone())),
-                    ("eq", other) => self.arg_alt(other)?,
-                    (op @ ("gt" | "ge" | "lt" | "le"), V::Integer(n)) => ArgAlt::Cmp(cmp_op(op), *n as f64),
-                    (op @ ("gt" | "ge" | "lt" | "le"), V::Float(n)) => ArgAlt::Cmp(cmp_op(op), *n),
-                    ("regex", V::String(s)) => ArgAlt::Regex(re(s)?),
-                    ("text", V::String(s)) => ArgAlt::Text(re(s)?),
-                    ("match", m @ V::Table(_)) => {
-                        let spec: MatcherSpec = m.clone().try_into().map_err(|e: toml::de::Error| format!("match: {}", e.message()))?;
-                        ArgAlt::Match(Box::new(self.matcher(&spec).map_err(|e| format!("match.{e}"))?))
-                    }
-                    _ => return Err(format!("`{k}` is not a known test here: use eq, gt, ge, lt, le, regex, text or match")),
-                }
-            }
-            other => return Err(format!("cannot use `{other}` as an argument test")),
-        })
-    }
-
     fn fix(&mut self, f: FixSpec) -> Res<FixTemplate> {
         let when = f.when.as_ref().map(|m| self.matcher(m)).transpose().map_err(|e| format!("when.{e}"))?;
         let mut edits = Vec::new();
@@ -563,98 +251,9 @@ impl Compiler {
     }
 }
 
-/// Evaluation order of predicates: context and argument checks before tree
-/// scans. A predicate that captures a placeholder never ranks after one that reads it.
-fn cost(p: &Pred) -> u8 {
-    match p {
-        Pred::InsideLoop(_)
-        | Pred::InsideTrainingLoop(_)
-        | Pred::TrainingLoop(_)
-        | Pred::UnderIf(_)
-        | Pred::FileImports(_)
-        | Pred::AssignTarget(_)
-        | Pred::Text(_)
-        | Pred::ConditionText(_)
-        | Pred::Args(_)
-        | Pred::NameRegex(_)
-        | Pred::Capture(_)
-        | Pred::ShellAssignmentsOnly => 0,
-        Pred::Fields(_)
-        | Pred::Receiver(_)
-        | Pred::Slot(_)
-        | Pred::Lookup(_)
-        | Pred::Options(_)
-        | Pred::TextTemplate(_) => 1,
-        Pred::Nearest(..)
-        | Pred::InsideWith(_)
-        | Pred::ReceiverLoopInvariant(_)
-        | Pred::LoopOver { .. }
-        | Pred::InBranchOf(_)
-        | Pred::Binding(_) => 2,
-        Pred::Contains(_) | Pred::FunctionHas(_) | Pred::Preceded(_) | Pred::Followed(_) | Pred::Ancestor(_) => 3,
-        Pred::Fact(..) | Pred::Unless(_) | Pred::Any(_) => 4,
-    }
-}
-
-fn anchor_count(s: &MatcherSpec) -> usize {
-    [
-        s.call.is_some(),
-        s.method.is_some(),
-        s.attribute.is_some(),
-        s.string.is_some(),
-        s.compare.is_some(),
-        s.import.is_some(),
-        s.env_var.is_some(),
-        s.file.is_some(),
-        s.condition.is_some(),
-        s.query.is_some(),
-        s.kind.is_some(),
-    ]
-    .iter()
-    .filter(|b| **b)
-    .count()
-}
-
-fn cmp_op(op: &str) -> &'static str {
-    match op {
-        "gt" => ">",
-        "ge" => ">=",
-        "lt" => "<",
-        _ => "<=",
-    }
-}
-
-fn re(pattern: &str) -> Res<Regex> {
+/// Compiles a regex, naming it in the error.
+pub(super) fn re(pattern: &str) -> Res<Regex> {
     Regex::new(pattern).map_err(|e| format!("invalid regex `{pattern}`: {e}"))
-}
-
-fn condition(c: &ConditionSpec) -> Res<ConditionTest> {
-    Ok(ConditionTest {
-        test_calls: NameGlobs::new(&c.test_calls.to_vec())?,
-        branch_value: c.branch_value.as_deref().map(re).transpose()?,
-    })
-}
-
-fn slot(s: &SlotSpec) -> Res<Slot> {
-    let globs = |g: &Option<OneOrMany>| g.as_ref().map(|g| NameGlobs::new(&g.to_vec())).transpose();
-    let slot = Slot {
-        call: globs(&s.call)?,
-        method: s.method.as_ref().map(OneOrMany::to_vec),
-        position: s.position,
-        keyword: s.keyword.as_ref().map(OneOrMany::to_vec),
-        first_arg: s.first_arg.as_ref().map(|g| NameGlobs::new(std::slice::from_ref(g))).transpose()?,
-        assigned_to: globs(&s.assigned_to)?,
-        param: globs(&s.param)?,
-    };
-    let kinds = [
-        slot.call.is_some() || slot.method.is_some() || slot.keyword.is_some(),
-        slot.assigned_to.is_some(),
-        slot.param.is_some(),
-    ];
-    if kinds.iter().filter(|b| **b).count() != 1 {
-        return Err("each slot is one of: an argument (call/method/keyword), assigned_to, or param".into());
-    }
-    Ok(slot)
 }
 
 /// Parses `<=2.6`, `>=2.7`, `==2.1`.
@@ -738,17 +337,4 @@ fn provides(m: &Matcher, name: &str) -> bool {
             Pred::Fields(list) => list.iter().any(|(_, m)| provides(m, name)),
             _ => false,
         })
-}
-
-/// The section a code's letters suggest, for messages about unknown packs.
-pub fn section_hint(code: &str) -> Option<Section> {
-    let letters: String = code.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
-    match letters.as_str() {
-        "DL" => Some(Section::DataLoading),
-        "TX" => Some(Section::Transfer),
-        "AMP" => Some(Section::MixedPrecision),
-        "MEM" => Some(Section::Memory),
-        "API" => Some(Section::NpuApi),
-        _ => None,
-    }
 }

@@ -1,6 +1,7 @@
 //! Rules as data: the pack schema, its compiler, the matcher and the engine.
 
 pub mod compile;
+mod compile_matcher;
 pub mod context;
 pub mod data;
 pub mod engine;
