@@ -88,6 +88,9 @@ pub struct ScanArgs {
     /// Colour the text report.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Benchmarking aid: read and parse every file, match nothing, report nothing.
+    #[arg(long, hide = true)]
+    pub parse_only: bool,
 }
 
 /// `npu-mem rules`.

@@ -49,6 +49,11 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         .build()
         .map_err(|e| format!("cannot start worker threads: {e}"))?;
     let walked = walk::walk(&args.paths, &args.exclude, &set.compiler.file_extensions).map_err(|e| e.0)?;
+    if args.parse_only {
+        let parsed = pool.install(|| scan::parse_only(&walked.files));
+        eprintln!("parsed {parsed} of {} files in {} ms", walked.files.len(), started.elapsed().as_millis());
+        return Ok(0);
+    }
     let outcome = pool.install(|| scan::scan(&walked.files, &engine));
     for p in &outcome.problems {
         eprintln!("npu-mem: warning: {}: {}", p.path, p.message);

@@ -39,6 +39,16 @@ pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
     merge(outcomes, engine)
 }
 
+/// Reads and parses every Python file and nothing else (the benchmark's
+/// baseline); returns how many parsed.
+pub fn parse_only(files: &[ScanFile]) -> usize {
+    files
+        .par_iter()
+        .filter(|f| f.kind == FileKind::Python)
+        .filter(|f| read_source(&f.path).ok().and_then(|s| parse_python(&s.text)).is_some())
+        .count()
+}
+
 fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
     let mut out =
         FileOutcome { path: file.display.clone(), analysis: FileAnalysis::default(), problem: None, scanned: true };
