@@ -4,9 +4,7 @@ use super::context::{local, Context, Frame};
 use super::model::*;
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::imports::import_bindings;
-use crate::semantic::values::{
-    base_name, dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen,
-};
+use crate::semantic::values::{dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen};
 use tree_sitter::Node;
 
 /// A disjunction of facts still to decide: `(scope, fact index, expected value)`.
@@ -547,9 +545,4 @@ fn compare_num(x: f64, op: &str, n: f64) -> bool {
         "<" => x < n,
         _ => x <= n,
     }
-}
-
-/// The root name of the receiver of a method call at `node`.
-pub fn receiver_base<'t>(node: Node<'t>, src: &'t str) -> Option<&'t str> {
-    method_parts(node).and_then(|(r, _)| base_name(r, src))
 }
