@@ -32,6 +32,12 @@ pub enum Format {
     Concise,
     /// Machine-readable JSON (schema in README.md).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations on the pull request).
+    Github,
+    /// A Markdown report for a pull-request comment or the job summary.
+    Markdown,
 }
 
 /// When to colour the output.
@@ -70,6 +76,15 @@ pub struct ScanArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Also write a SARIF report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub output_sarif: Option<PathBuf>,
+    /// Also write a JSON report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub output_json: Option<PathBuf>,
+    /// Also write a Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub output_markdown: Option<PathBuf>,
     /// Exit with 1 when a finding at or above this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,

@@ -80,7 +80,20 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         }
         Format::Concise => report::concise::render(&report),
         Format::Json => report::json::render(&report),
+        Format::Sarif => report::sarif::render(&report),
+        Format::Github => report::github::render(&report),
+        Format::Markdown => report::markdown::render(&report),
     };
+    let extra_outputs = [
+        (&args.output_sarif, report::sarif::render as fn(&Report) -> String),
+        (&args.output_json, report::json::render),
+        (&args.output_markdown, report::markdown::render),
+    ];
+    for (path, render) in extra_outputs {
+        if let Some(path) = path {
+            std::fs::write(path, render(&report)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
     match &args.output {
         Some(path) => std::fs::write(path, rendered).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => {

@@ -34,3 +34,44 @@ fn colour_only_when_asked() {
     let coloured = common::npu_mem(&["scan", "fixtures/demo", "--color", "always"]).stdout;
     assert!(coloured.contains('\u{1b}'));
 }
+
+#[test]
+fn demo_github_annotations() {
+    let run = common::npu_mem(&["scan", "fixtures/demo", "--format", "github"]);
+    assert!(run
+        .stdout
+        .lines()
+        .all(|l| l.starts_with("::error ") || l.starts_with("::warning ") || l.starts_with("::notice ")));
+    insta::assert_snapshot!("demo_github", run.stdout);
+}
+
+#[test]
+fn demo_markdown_report() {
+    let run = common::npu_mem(&["scan", "fixtures/demo", "--format", "markdown"]);
+    insta::assert_snapshot!("demo_markdown", run.stdout);
+}
+
+#[test]
+fn several_outputs_in_one_run() {
+    let dir = std::env::temp_dir().join(format!("npu-mem-outputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (sarif, json, md) = (dir.join("r.sarif"), dir.join("r.json"), dir.join("r.md"));
+    let run = common::npu_mem(&[
+        "scan",
+        "fixtures/demo",
+        "--format",
+        "concise",
+        "--output-sarif",
+        sarif.to_str().unwrap(),
+        "--output-json",
+        json.to_str().unwrap(),
+        "--output-markdown",
+        md.to_str().unwrap(),
+    ]);
+    let findings = run.stdout.lines().count();
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let sarif: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(sarif).unwrap()).unwrap();
+    assert_eq!(json["findings"].as_array().unwrap().len(), findings);
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), findings);
+    assert!(std::fs::read_to_string(md).unwrap().starts_with("## npu-mem"));
+}

@@ -1,8 +1,11 @@
 //! Reporters: the same scan rendered as text, one line per finding, or JSON.
 
 pub mod concise;
+pub mod github;
 pub mod json;
+pub mod markdown;
 pub mod rules;
+pub mod sarif;
 pub mod summary;
 pub mod text;
 

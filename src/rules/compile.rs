@@ -185,6 +185,10 @@ impl Compiler {
             None => None,
         };
         let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| format!("fix.{e}"))?;
+        let precision = r.precision.unwrap_or_else(|| "high".to_string());
+        if !["very-high", "high", "medium", "low"].contains(&precision.as_str()) {
+            return Err(format!("precision: `{precision}` is not one of very-high, high, medium, low"));
+        }
         check_placeholders(&r.message, &alternatives).map_err(|e| format!("message: {e}"))?;
         Ok(Rule {
             code: r.code,
@@ -204,6 +208,7 @@ impl Compiler {
             fix,
             origin: origin.to_string(),
             once_per_file: r.once_per_file,
+            precision,
         })
     }
 

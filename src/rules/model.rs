@@ -456,6 +456,8 @@ pub struct Rule {
     pub origin: String,
     /// Keep only the first finding per file.
     pub once_per_file: bool,
+    /// SARIF precision: `very-high`, `high`, `medium` or `low`.
+    pub precision: String,
 }
 
 /// A summary list of sites.

@@ -98,6 +98,9 @@ pub struct RuleSpec {
     /// Keep only the first finding of this rule in each file.
     #[serde(default)]
     pub once_per_file: bool,
+    /// How often a finding is right: `very-high`, `high` (default), `medium` or `low` (SARIF `precision`).
+    #[serde(default)]
+    pub precision: Option<String>,
     /// Lower the severity where a condition holds.
     #[serde(default)]
     pub downgrade: Option<DowngradeSpec>,

@@ -1,0 +1,66 @@
+//! `--format markdown`: a compact report for a pull-request comment or the
+//! GitHub job summary: totals, the migration verdict, and findings per section.
+
+use super::summary::verdict;
+use super::Report;
+use crate::finding::{Section, Severity};
+use std::fmt::Write;
+
+/// Escapes text for a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Renders the Markdown report.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let o = report.outcome;
+    let _ = writeln!(out, "## npu-mem: Ascend NPU migration report\n");
+    let _ = writeln!(
+        out,
+        "Advice for torch_npu {} · {} files scanned · **{}** errors, **{}** warnings, **{}** info\n",
+        report.target,
+        o.files_scanned,
+        report.count(Severity::Error),
+        report.count(Severity::Warning),
+        report.count(Severity::Info)
+    );
+    let v = verdict(&o.findings);
+    if v.blockers == 0 {
+        let _ = writeln!(out, "Automatic migration (`transfer_to_npu`): **compatible**.\n");
+    } else {
+        let codes: Vec<String> = v.by_code.iter().map(|c| format!("{} ×{}", c.code, c.count)).collect();
+        let _ = writeln!(
+            out,
+            "Automatic migration (`transfer_to_npu`): **blocked** by {} findings ({}).\n",
+            v.blockers,
+            codes.join(", ")
+        );
+    }
+    for section in Section::ALL {
+        let findings: Vec<_> = report.section_findings(section).collect();
+        if findings.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### {} ({})\n", section.title(), findings.len());
+        let _ = writeln!(out, "| location | rule | severity | message |\n|---|---|---|---|");
+        for f in findings {
+            let _ = writeln!(
+                out,
+                "| `{}:{}:{}` | {} `{}` | {} | {} |",
+                cell(&f.path),
+                f.line,
+                f.column,
+                f.code,
+                f.name,
+                f.severity,
+                cell(&f.message)
+            );
+        }
+        out.push('\n');
+    }
+    if o.findings.is_empty() {
+        let _ = writeln!(out, "No findings.");
+    }
+    out
+}

@@ -1,0 +1,181 @@
+//! `--format sarif`: SARIF 2.1.0 for GitHub code scanning and other viewers.
+//! Rules carry their documentation from the packs; results carry relative
+//! locations, fingerprints that survive edits elsewhere in the file, and fixes.
+
+use super::Report;
+use crate::finding::{Finding, Severity};
+use crate::rules::model::Rule;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// The id under which results carry their stable fingerprint.
+const FINGERPRINT_KEY: &str = "npuMemFindingHash/v1";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// The rule's documentation as plain text and as Markdown.
+fn help(rule: &Rule) -> (String, String) {
+    let d = &rule.docs;
+    let fix = match &rule.fix {
+        Some(f) => format!(
+            "{} fix: {}",
+            if f.applicability == crate::finding::Applicability::Safe { "Safe" } else { "Unsafe" },
+            f.description
+        ),
+        None => "No automatic fix.".to_string(),
+    };
+    let text = format!(
+        "{}\n\nWhy it matters on an Ascend NPU: {}\n\nExample:\n{}\n\nUse instead:\n{}\n\n{fix}",
+        d.what,
+        d.why,
+        d.example.trim_end(),
+        d.instead.trim_end()
+    );
+    let markdown = format!(
+        "{}\n\n**Why it matters on an Ascend NPU.** {}\n\n**Example**\n\n```python\n{}\n```\n\n**Use instead**\n\n```python\n{}\n```\n\n{fix}",
+        d.what,
+        d.why,
+        d.example.trim_end(),
+        d.instead.trim_end()
+    );
+    (text, markdown)
+}
+
+fn rule_descriptor(rule: &Rule) -> Value {
+    let (text, markdown) = help(rule);
+    let mut tags = vec![rule.section.id().to_string(), "npu".to_string()];
+    if rule.blocker {
+        tags.push("migration-blocker".to_string());
+    }
+    json!({
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": { "text": rule.name.replace('-', " ") },
+        "fullDescription": { "text": rule.docs.what },
+        "help": { "text": text, "markdown": markdown },
+        "defaultConfiguration": { "level": level(rule.severity) },
+        "properties": { "tags": tags, "precision": rule.precision },
+    })
+}
+
+/// A location relative to the scan's working directory, or an absolute file URI.
+fn artifact(path: &str) -> Value {
+    if path.starts_with('/') {
+        json!({ "uri": format!("file://{}", encode(path)) })
+    } else {
+        json!({ "uri": encode(path), "uriBaseId": "SRCROOT" })
+    }
+}
+
+/// Percent-encodes the characters a URI path cannot hold.
+fn encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn region(start: (usize, usize), end: (usize, usize)) -> Value {
+    json!({ "startLine": start.0, "startColumn": start.1, "endLine": end.0, "endColumn": end.1 })
+}
+
+/// FNV-1a: a small stable hash, so fingerprints do not depend on the Rust version.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A finding's identity: its code, file, the whitespace-normalised text of its
+/// line and which occurrence of that triple it is. Lines added elsewhere do not change it.
+pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
+    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
+    findings
+        .iter()
+        .map(|f| {
+            let line = f.source_line.split_whitespace().collect::<Vec<_>>().join(" ");
+            let n = seen.entry((f.code.clone(), f.path.clone(), line.clone())).or_insert(0);
+            *n += 1;
+            format!("{:016x}", fnv1a(&format!("{}\u{0}{}\u{0}{}\u{0}{}", f.code, f.path, line, n)))
+        })
+        .collect()
+}
+
+fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value {
+    let mut r = json!({
+        "ruleId": f.code,
+        "level": level(f.severity),
+        "message": { "text": f.message },
+        "locations": [{ "physicalLocation": {
+            "artifactLocation": artifact(&f.path),
+            "region": region((f.line, f.column), (f.end_line, f.end_column)),
+        } }],
+        "partialFingerprints": { FINGERPRINT_KEY: fingerprint },
+    });
+    if let Some(i) = rule_index {
+        r["ruleIndex"] = json!(i);
+    }
+    if let Some(fix) = &f.fix {
+        let replacements: Vec<Value> = fix
+            .edits
+            .iter()
+            .map(|e| {
+                json!({
+                    "deletedRegion": region((e.start.line, e.start.column), (e.end.line, e.end.column)),
+                    "insertedContent": { "text": e.content },
+                })
+            })
+            .collect();
+        r["fixes"] = json!([{
+            "description": { "text": fix.description },
+            "artifactChanges": [{ "artifactLocation": artifact(&f.path), "replacements": replacements }],
+        }]);
+    }
+    r
+}
+
+/// Renders the SARIF log (pretty-printed, with a trailing newline).
+pub fn render(report: &Report) -> String {
+    let set = report.engine.set;
+    let rules: Vec<&Rule> = report.engine.active.iter().map(|&i| &set.rules[i]).collect();
+    let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code.as_str(), i)).collect();
+    let findings = &report.outcome.findings;
+    let results: Vec<Value> = findings
+        .iter()
+        .zip(fingerprints(findings))
+        .map(|(f, fp)| result(f, index.get(f.code.as_str()).copied(), fp))
+        .collect();
+    let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+    let root = format!("file://{}/", encode(cwd.trim_end_matches('/')));
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "npu-mem",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": rules.iter().map(|r| rule_descriptor(r)).collect::<Vec<_>>(),
+            } },
+            "originalUriBaseIds": { "SRCROOT": { "uri": root } },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut doc = doc;
+    // Only a real project page belongs here: set `homepage` in Cargo.toml to fill it.
+    if !env!("CARGO_PKG_HOMEPAGE").is_empty() {
+        doc["runs"][0]["tool"]["driver"]["informationUri"] = json!(env!("CARGO_PKG_HOMEPAGE"));
+    }
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    out.push('\n');
+    out
+}
