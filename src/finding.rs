@@ -46,10 +46,12 @@ pub enum Section {
     Memory,
     /// `torch.cuda` APIs and their NPU counterparts.
     NpuApi,
+    /// Findings about npu-mem's own suppression comments.
+    Meta,
 }
 
 impl Section {
-    /// Every section in report order.
+    /// The five checklist sections in report order ([`Section::Meta`] comes after them when it has findings).
     pub const ALL: [Section; 5] =
         [Section::DataLoading, Section::Transfer, Section::MixedPrecision, Section::Memory, Section::NpuApi];
 
@@ -61,6 +63,7 @@ impl Section {
             Section::MixedPrecision => "mixed-precision",
             Section::Memory => "memory",
             Section::NpuApi => "npu-api",
+            Section::Meta => "meta",
         }
     }
 
@@ -72,6 +75,7 @@ impl Section {
             Section::MixedPrecision => "Mixed Precision",
             Section::Memory => "Memory Efficiency",
             Section::NpuApi => "torch_npu APIs",
+            Section::Meta => "Suppression comments",
         }
     }
 }

@@ -13,4 +13,5 @@ pub mod scan;
 pub mod semantic;
 pub mod shell;
 pub mod source;
+pub mod suppress;
 pub mod walk;

@@ -4,7 +4,9 @@
 use crate::finding::{FileProblem, Finding, ProblemKind};
 use crate::parse::{first_error_line, parse_python};
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
+use crate::rules::render::render_with;
 use crate::source::{read_source, LineIndex};
+use crate::suppress::{self, Directive};
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 
@@ -24,10 +26,13 @@ pub struct ScanOutcome {
     pub sites: Vec<(usize, String, usize, String)>,
     /// Summary groups as `(group index, key, value, count)`, sorted by group and key.
     pub groups: Vec<(usize, String, String, usize)>,
+    /// Findings silenced by suppression comments, with the reason given.
+    pub suppressed: Vec<(Finding, Option<String>)>,
 }
 
 struct FileOutcome {
     path: String,
+    directives: Vec<Directive>,
     analysis: FileAnalysis,
     problem: Option<FileProblem>,
     scanned: bool,
@@ -50,8 +55,13 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
 }
 
 fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
-    let mut out =
-        FileOutcome { path: file.display.clone(), analysis: FileAnalysis::default(), problem: None, scanned: true };
+    let mut out = FileOutcome {
+        path: file.display.clone(),
+        directives: Vec::new(),
+        analysis: FileAnalysis::default(),
+        problem: None,
+        scanned: true,
+    };
     let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
     let path_findings = engine.analyse_path(&file.display);
     if file.kind == FileKind::PathOnly {
@@ -67,6 +77,7 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
         }
     };
     let text = source.text.as_str();
+    out.directives = suppress::parse(text);
     let Some(rules) = engine.rules_for(text) else {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
@@ -111,7 +122,9 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         counts: vec![0; engine.set.counts.len()],
         sites: Vec::new(),
         groups: Vec::new(),
+        suppressed: Vec::new(),
     };
+    let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for o in outcomes {
         result.files_scanned += usize::from(o.scanned);
@@ -123,7 +136,15 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
             .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts[*i] == *want)))
             .map(|(f, _)| f)
             .collect();
-        result.findings.extend(apply_overrides(kept, engine));
+        let applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
+        result.findings.extend(applied.kept);
+        result.suppressed.extend(applied.suppressed);
+        for (directive, code) in &applied.unused {
+            result.findings.extend(meta_finding(engine, "NPM001", &o.path, directive, code));
+        }
+        for (directive, code) in &applied.unknown {
+            result.findings.extend(meta_finding(engine, "NPM002", &o.path, directive, code));
+        }
         for (i, c) in o.analysis.counts.iter().enumerate() {
             result.counts[i] += c;
         }
@@ -136,8 +157,31 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
     result.groups = groups.into_iter().map(|((i, key), (value, n))| (i, key, value, n)).collect();
     result.sites.sort_by(|a, b| (a.0, &a.1, a.2).cmp(&(b.0, &b.1, b.2)));
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    result.suppressed.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
     result
+}
+
+/// A finding about a suppression comment, from the meta rule `code` (if active).
+fn meta_finding(engine: &Engine, code: &str, path: &str, d: &Directive, named: &str) -> Option<Finding> {
+    let rule = engine.active.iter().map(|&i| &engine.set.rules[i]).find(|r| r.code == code)?;
+    Some(Finding {
+        code: rule.code.clone(),
+        name: rule.name.clone(),
+        severity: rule.severity,
+        section: rule.section,
+        path: path.to_string(),
+        line: d.line,
+        column: d.column,
+        end_line: d.line,
+        end_column: d.end_column,
+        message: render_with(&rule.message, |p| if p == "name" { named.to_string() } else { String::new() }),
+        auto_migrated: false,
+        blocker: false,
+        fix: None,
+        byte_range: (0, 0),
+        source_line: d.source_line.clone(),
+    })
 }
 
 /// Drops findings that a more specific rule replaces on the same node

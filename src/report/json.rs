@@ -24,6 +24,15 @@ struct Summary {
     sections: Vec<SectionSummary>,
 }
 
+/// A finding silenced by a suppression comment.
+#[derive(Serialize)]
+struct Suppressed<'a> {
+    #[serde(flatten)]
+    finding: &'a Finding,
+    /// The reason given after `--`, if any.
+    reason: Option<&'a str>,
+}
+
 #[derive(Serialize)]
 struct JsonReport<'a> {
     version: u32,
@@ -31,6 +40,7 @@ struct JsonReport<'a> {
     target: &'a str,
     files_scanned: usize,
     findings: &'a [Finding],
+    suppressed: Vec<Suppressed<'a>>,
     summary: Summary,
     errors: Vec<FileProblem>,
 }
@@ -49,6 +59,12 @@ pub fn render(report: &Report) -> String {
         target: report.target,
         files_scanned: report.outcome.files_scanned,
         findings: &report.outcome.findings,
+        suppressed: report
+            .outcome
+            .suppressed
+            .iter()
+            .map(|(finding, reason)| Suppressed { finding, reason: reason.as_deref() })
+            .collect(),
         summary: Summary {
             totals: Totals {
                 error: report.count(Severity::Error),

@@ -37,7 +37,7 @@ pub fn render(report: &Report) -> String {
             codes.join(", ")
         );
     }
-    for section in Section::ALL {
+    for section in Section::ALL.into_iter().chain([Section::Meta]) {
         let findings: Vec<_> = report.section_findings(section).collect();
         if findings.is_empty() {
             continue;

@@ -148,11 +148,22 @@ pub fn render(report: &Report) -> String {
     let rules: Vec<&Rule> = report.engine.active.iter().map(|&i| &set.rules[i]).collect();
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code.as_str(), i)).collect();
     let findings = &report.outcome.findings;
-    let results: Vec<Value> = findings
+    let mut results: Vec<Value> = findings
         .iter()
         .zip(fingerprints(findings))
         .map(|(f, fp)| result(f, index.get(f.code.as_str()).copied(), fp))
         .collect();
+    // Suppressed findings stay in the log, marked as such, so viewers can show them.
+    let suppressed: Vec<Finding> = report.outcome.suppressed.iter().map(|(f, _)| f.clone()).collect();
+    for ((f, reason), fp) in report.outcome.suppressed.iter().zip(fingerprints(&suppressed)) {
+        let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
+        let mut suppression = json!({ "kind": "inSource" });
+        if let Some(reason) = reason {
+            suppression["justification"] = json!(reason);
+        }
+        r["suppressions"] = json!([suppression]);
+        results.push(r);
+    }
     let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let root = format!("file://{}/", encode(cwd.trim_end_matches('/')));
     let doc = json!({

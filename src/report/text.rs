@@ -77,6 +77,25 @@ pub fn render(report: &Report, paint: Paint) -> String {
         }
         render_notes(&mut out, &summary, paint);
     }
+    let meta: Vec<&Finding> = report.section_findings(Section::Meta).collect();
+    if !meta.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint.bold(&format!("== {} ({}) ==", Section::Meta.title(), plural(meta.len(), "finding")))
+        );
+        for f in meta {
+            render_finding(&mut out, f, paint);
+        }
+    }
+    let silenced = report.outcome.suppressed.len();
+    if silenced > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} silenced by `# npu-mem: ignore[...]` comments (not counted above).",
+            plural(silenced, "finding")
+        );
+    }
     render_problems(&mut out, report);
     out
 }

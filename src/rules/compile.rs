@@ -162,7 +162,15 @@ impl Compiler {
         if r.code.is_empty() || !r.code.chars().all(|c| c.is_ascii_alphanumeric()) {
             return Err("code: use letters and digits only, e.g. `ORG001`".into());
         }
-        let alternatives = self.alternatives(&r.matcher).map_err(|e| format!("match.{e}"))?;
+        let alternatives = match (&r.matcher, r.emitted_by.as_deref()) {
+            (Some(m), None) => self.alternatives(m).map_err(|e| format!("match.{e}"))?,
+            (None, Some("suppressions")) => Vec::new(),
+            (None, Some(other)) => {
+                return Err(format!("emitted_by: unknown `{other}`; the only built-in emitter is `suppressions`"))
+            }
+            (None, None) => return Err("match: missing; every rule needs a matcher".into()),
+            (Some(_), Some(_)) => return Err("give either `match` or `emitted_by`, not both".into()),
+        };
         let report = match r.report.as_deref() {
             None | Some("node") => ReportAt::Node,
             Some("header") => ReportAt::Header,

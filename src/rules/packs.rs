@@ -13,6 +13,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("rules/amp.toml", include_str!("../../rules/amp.toml")),
     ("rules/memory.toml", include_str!("../../rules/memory.toml")),
     ("rules/npu_api.toml", include_str!("../../rules/npu_api.toml")),
+    ("rules/meta.toml", include_str!("../../rules/meta.toml")),
 ];
 
 /// Data tables of the built-in packs, embedded in the binary.

@@ -106,9 +106,12 @@ pub struct RuleSpec {
     pub downgrade: Option<DowngradeSpec>,
     /// The documentation shown by the CLI, the report and SARIF.
     pub docs: DocsSpec,
-    /// What the rule matches.
-    #[serde(rename = "match")]
-    pub matcher: MatcherSpec,
+    /// What the rule matches (absent for rules npu-mem emits itself, see `emitted_by`).
+    #[serde(rename = "match", default)]
+    pub matcher: Option<MatcherSpec>,
+    /// For rules without a matcher: the part of npu-mem that reports them (`suppressions`).
+    #[serde(default)]
+    pub emitted_by: Option<String>,
     /// An optional fix.
     #[serde(default)]
     pub fix: Option<FixSpec>,
