@@ -52,7 +52,8 @@ pub enum ColorChoice {
 }
 
 /// The lowest severity that makes `scan` exit with 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FailOn {
     /// Only errors.
     Error,
@@ -85,12 +86,24 @@ pub struct ScanArgs {
     /// Also write a Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY).
     #[arg(long, value_name = "FILE")]
     pub output_markdown: Option<PathBuf>,
-    /// Exit with 1 when a finding at or above this severity remains.
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
-    /// The torch_npu version the advice is for.
-    #[arg(long, default_value = "2.1", value_parser = ["2.1", "2.6", "2.14"])]
-    pub target: String,
+    /// Exit with 1 when a finding at or above this severity remains [default: warning].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// The torch_npu version the advice is for [default: 2.1].
+    #[arg(long, value_parser = ["2.1", "2.6", "2.14"])]
+    pub target: Option<String>,
+    /// Only these rule codes or prefixes (comma-separated; repeatable).
+    #[arg(long, value_name = "CODES")]
+    pub select: Vec<String>,
+    /// Never these rule codes or prefixes (comma-separated; repeatable).
+    #[arg(long, value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Use this configuration file instead of looking for one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved settings and where each came from, then exit.
+    #[arg(long)]
+    pub show_settings: bool,
     /// Skip paths matching this glob (repeatable); files named on the command line are always scanned.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,

@@ -5,6 +5,7 @@
 //! parallel and [`report`] renders the result.
 
 pub mod cli;
+pub mod config;
 pub mod finding;
 pub mod parse;
 pub mod report;

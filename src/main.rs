@@ -5,7 +5,7 @@ use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, ScanArgs};
 use npu_mem::finding::Severity;
 use npu_mem::report::{self, text::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{scan, walk};
+use npu_mem::{config, scan, walk};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -40,21 +40,40 @@ fn main() -> ExitCode {
 
 fn run_scan(args: ScanArgs) -> Result<u8, String> {
     let started = std::time::Instant::now();
-    let set = packs::load(&args.rule_packs).map_err(|e| format!("invalid rule pack: {e}"))?;
-    let target = parse_version(&args.target)?;
-    let engine = Engine::new(&set, target);
+    let file = match &args.config {
+        Some(path) => {
+            Some(config::read(path)?.ok_or_else(|| format!("{}: has no [tool.npu-mem] table", path.display()))?)
+        }
+        None => config::discover(args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path()))?,
+    };
+    let settings = config::resolve(&args, file.as_ref());
+    let set = packs::load(&settings.rules.value).map_err(|e| format!("invalid rule pack: {e}"))?;
+    let known = |code: &str| set.rules.iter().any(|r| r.code.starts_with(code));
+    config::check_codes(&settings, file.as_ref(), &known)?;
+    if args.show_settings {
+        print!("{}", config::show(&settings, file.as_ref()));
+        return Ok(0);
+    }
+    let target = parse_version(&settings.target.value)?;
+    let (select, ignore) = (&settings.select.value, &settings.ignore.value);
+    let enabled = |code: &str| {
+        (select.is_empty() || select.iter().any(|s| code.starts_with(s.as_str())))
+            && !ignore.iter().any(|s| code.starts_with(s.as_str()))
+    };
+    let engine = Engine::new(&set, target, &enabled);
     let threads = args.threads.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start worker threads: {e}"))?;
-    let walked = walk::walk(&args.paths, &args.exclude, &set.compiler.file_extensions).map_err(|e| e.0)?;
+    let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions).map_err(|e| e.0)?;
     if args.parse_only {
         let parsed = pool.install(|| scan::parse_only(&walked.files));
         eprintln!("parsed {parsed} of {} files in {} ms", walked.files.len(), started.elapsed().as_millis());
         return Ok(0);
     }
-    let outcome = pool.install(|| scan::scan(&walked.files, &engine));
+    let mut outcome = pool.install(|| scan::scan(&walked.files, &engine));
+    scan::apply_settings(&mut outcome, &settings.per_file_ignores.value, &settings.severity.value);
     for p in &outcome.problems {
         eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
     }
@@ -64,7 +83,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     let report = Report {
         outcome: &outcome,
         engine: &engine,
-        target: &args.target,
+        target: &settings.target.value,
         elapsed_ms: started.elapsed().as_millis(),
         walk_problems: &walked.problems,
     };
@@ -102,7 +121,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
             let _ = stdout.write_all(rendered.as_bytes());
         }
     }
-    let threshold = match args.fail_on {
+    let threshold = match settings.fail_on.value {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Info => Some(Severity::Info),

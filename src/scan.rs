@@ -162,6 +162,32 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
     result
 }
 
+/// Applies `per-file-ignores` (glob -> codes; a glob without `/` matches the
+/// file name) and per-code severity overrides from the configuration.
+pub fn apply_settings(
+    outcome: &mut ScanOutcome,
+    per_file_ignores: &std::collections::BTreeMap<String, Vec<String>>,
+    severity: &std::collections::BTreeMap<String, crate::finding::Severity>,
+) {
+    let globs: Vec<(crate::rules::glob::NameGlobs, bool, &Vec<String>)> = per_file_ignores
+        .iter()
+        .filter_map(|(g, codes)| {
+            crate::rules::glob::NameGlobs::new(std::slice::from_ref(g)).ok().map(|n| (n, g.contains('/'), codes))
+        })
+        .collect();
+    outcome.findings.retain(|f| {
+        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+        !globs.iter().any(|(g, full, codes)| {
+            g.is_match(if *full { &f.path } else { name }) && codes.iter().any(|c| f.code.starts_with(c.as_str()))
+        })
+    });
+    for f in &mut outcome.findings {
+        if let Some(s) = severity.get(&f.code) {
+            f.severity = *s;
+        }
+    }
+}
+
 /// A finding about a suppression comment, from the meta rule `code` (if active).
 fn meta_finding(engine: &Engine, code: &str, path: &str, d: &Directive, named: &str) -> Option<Finding> {
     let rule = engine.active.iter().map(|&i| &engine.set.rules[i]).find(|r| r.code == code)?;

@@ -119,8 +119,8 @@ pub struct FileAnalysis {
 }
 
 impl<'r> Engine<'r> {
-    /// Indexes the rules that apply to `target`.
-    pub fn new(set: &'r RuleSet, target: Version) -> Self {
+    /// Indexes the rules that apply to `target` and that `enabled` accepts (by code).
+    pub fn new(set: &'r RuleSet, target: Version, enabled: &dyn Fn(&str) -> bool) -> Self {
         let mut dispatch = Dispatch::default();
         let mut words: Vec<String> = Vec::new();
         let word_index = |w: String, words: &mut Vec<String>| match words.iter().position(|x| *x == w) {
@@ -147,7 +147,7 @@ impl<'r> Engine<'r> {
         let mut rule_words = vec![None; set.rules.len()];
         let mut always = false;
         for (i, rule) in set.rules.iter().enumerate() {
-            if rule.target.as_ref().is_some_and(|r| !r.allows(target)) {
+            if rule.target.as_ref().is_some_and(|r| !r.allows(target)) || !enabled(&rule.code) {
                 continue;
             }
             active.push(i);

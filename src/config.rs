@@ -1,0 +1,258 @@
+//! Project configuration: `[tool.npu-mem]` in `pyproject.toml`, or
+//! `npu-mem.toml` / `.npu-mem.toml`, found in the scanned path's directory or
+//! the nearest one above it (or given with `--config`). Command-line flags
+//! override the file; `--show-settings` prints where each value came from.
+
+use crate::cli::{FailOn, ScanArgs};
+use crate::finding::Severity;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// The keys a configuration file may set.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FileSettings {
+    /// Only these codes or prefixes.
+    pub select: Option<Vec<String>>,
+    /// Never these codes or prefixes.
+    pub ignore: Option<Vec<String>>,
+    /// Paths to skip (replaces the default: none).
+    pub exclude: Option<Vec<String>>,
+    /// Paths to skip in addition.
+    pub extend_exclude: Option<Vec<String>>,
+    /// Glob -> codes to ignore in matching files.
+    pub per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    /// Code -> severity.
+    pub severity: Option<BTreeMap<String, Severity>>,
+    /// Extra rule packs, relative to the configuration file.
+    pub rules: Option<Vec<String>>,
+    /// torch_npu version.
+    pub target: Option<String>,
+    /// Gate threshold.
+    pub fail_on: Option<FailOn>,
+}
+
+#[derive(Deserialize)]
+struct Pyproject {
+    tool: Option<PyTool>,
+}
+
+#[derive(Deserialize)]
+struct PyTool {
+    #[serde(rename = "npu-mem")]
+    npu_mem: Option<FileSettings>,
+}
+
+/// A configuration file and what it sets.
+pub struct Loaded {
+    /// The file.
+    pub path: PathBuf,
+    /// Its text (for error locations).
+    pub text: String,
+    /// Its settings.
+    pub settings: FileSettings,
+}
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The built-in default.
+    Default,
+    /// A command-line flag.
+    CommandLine,
+    /// A configuration file (path and line of the key).
+    File(String),
+}
+
+/// A setting's value and origin.
+#[derive(Debug, Clone)]
+pub struct Setting<T> {
+    /// The value.
+    pub value: T,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// Everything a scan is configured with.
+pub struct Settings {
+    /// Only these codes or prefixes (empty: all).
+    pub select: Setting<Vec<String>>,
+    /// Never these codes or prefixes.
+    pub ignore: Setting<Vec<String>>,
+    /// Paths to skip.
+    pub exclude: Setting<Vec<String>>,
+    /// Glob -> codes.
+    pub per_file_ignores: Setting<BTreeMap<String, Vec<String>>>,
+    /// Code -> severity.
+    pub severity: Setting<BTreeMap<String, Severity>>,
+    /// Extra rule packs.
+    pub rules: Setting<Vec<PathBuf>>,
+    /// torch_npu version.
+    pub target: Setting<String>,
+    /// Gate threshold.
+    pub fail_on: Setting<FailOn>,
+}
+
+/// The line of the first occurrence of `key` (as a TOML key) in `text`.
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start().trim_start_matches('"');
+            t.starts_with(key) && t[key.len()..].trim_start().trim_start_matches('"').trim_start().starts_with('=')
+        })
+        .map(|i| i + 1)
+}
+
+/// Reads `path` (a pyproject.toml without `[tool.npu-mem]` gives `None`).
+pub fn read(path: &Path) -> Result<Option<Loaded>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let located = |e: toml::de::Error| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        format!("{}:{}: {}", path.display(), line.map_or(String::new(), |l| l.to_string()), e.message().trim())
+    };
+    let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
+    let settings = if is_pyproject {
+        let doc: Pyproject = toml::from_str(&text).map_err(located)?;
+        match doc.tool.and_then(|t| t.npu_mem) {
+            Some(s) => s,
+            None => return Ok(None),
+        }
+    } else {
+        toml::from_str(&text).map_err(located)?
+    };
+    Ok(Some(Loaded { path: path.to_path_buf(), text, settings }))
+}
+
+/// The configuration for a scan of `start`: the nearest file in it or above it.
+pub fn discover(start: &Path) -> Result<Option<Loaded>, String> {
+    let abs = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    let mut dir = if abs.is_dir() { Some(abs.as_path()) } else { abs.parent() };
+    while let Some(d) = dir {
+        for name in ["npu-mem.toml", ".npu-mem.toml", "pyproject.toml"] {
+            let candidate = d.join(name);
+            if candidate.is_file() {
+                if let Some(loaded) = read(&candidate)? {
+                    return Ok(Some(loaded));
+                }
+            }
+        }
+        dir = d.parent();
+    }
+    Ok(None)
+}
+
+/// Resolves the settings: command line over file over defaults.
+pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
+    let from_file = |key: &str| {
+        file.map(|f| Origin::File(format!("{}:{}", f.path.display(), line_of(&f.text, key).unwrap_or(1))))
+            .unwrap_or(Origin::Default)
+    };
+    let fs = file.map(|f| &f.settings);
+    let pick = |cli: Option<Vec<String>>, val: Option<&Vec<String>>, key: &str| match (cli, val) {
+        (Some(v), _) => Setting { value: v, origin: Origin::CommandLine },
+        (None, Some(v)) => Setting { value: v.clone(), origin: from_file(key) },
+        (None, None) => Setting { value: Vec::new(), origin: Origin::Default },
+    };
+    let split = |v: &[String]| -> Option<Vec<String>> {
+        (!v.is_empty()).then(|| {
+            v.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+        })
+    };
+    let mut exclude =
+        pick((!args.exclude.is_empty()).then(|| args.exclude.clone()), fs.and_then(|s| s.exclude.as_ref()), "exclude");
+    if let Some(extra) = fs.and_then(|s| s.extend_exclude.as_ref()) {
+        exclude.value.extend(extra.iter().cloned());
+        if exclude.origin == Origin::Default {
+            exclude.origin = from_file("extend-exclude");
+        }
+    }
+    let base = file.and_then(|f| f.path.parent().map(Path::to_path_buf)).unwrap_or_default();
+    let mut rules: Vec<PathBuf> =
+        fs.and_then(|s| s.rules.as_ref()).map(|r| r.iter().map(|p| base.join(p)).collect()).unwrap_or_default();
+    let rules_origin = if rules.is_empty() { Origin::Default } else { from_file("rules") };
+    rules.extend(args.rule_packs.iter().cloned());
+    Settings {
+        select: pick(split(&args.select), fs.and_then(|s| s.select.as_ref()), "select"),
+        ignore: pick(split(&args.ignore), fs.and_then(|s| s.ignore.as_ref()), "ignore"),
+        exclude,
+        per_file_ignores: match fs.and_then(|s| s.per_file_ignores.clone()) {
+            Some(v) => Setting { value: v, origin: from_file("per-file-ignores") },
+            None => Setting { value: BTreeMap::new(), origin: Origin::Default },
+        },
+        severity: match fs.and_then(|s| s.severity.clone()) {
+            Some(v) => Setting { value: v, origin: from_file("severity") },
+            None => Setting { value: BTreeMap::new(), origin: Origin::Default },
+        },
+        rules: Setting {
+            origin: if args.rule_packs.is_empty() { rules_origin } else { Origin::CommandLine },
+            value: rules,
+        },
+        target: match (&args.target, fs.and_then(|s| s.target.clone())) {
+            (Some(t), _) => Setting { value: t.clone(), origin: Origin::CommandLine },
+            (None, Some(t)) => Setting { value: t, origin: from_file("target") },
+            (None, None) => Setting { value: "2.1".into(), origin: Origin::Default },
+        },
+        fail_on: match (args.fail_on, fs.and_then(|s| s.fail_on)) {
+            (Some(f), _) => Setting { value: f, origin: Origin::CommandLine },
+            (None, Some(f)) => Setting { value: f, origin: from_file("fail-on") },
+            (None, None) => Setting { value: FailOn::Warning, origin: Origin::Default },
+        },
+    }
+}
+
+/// Checks that every code the settings name exists (`known` says whether a code or prefix does).
+pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&str) -> bool) -> Result<(), String> {
+    let mut named: Vec<(&str, &str)> = Vec::new();
+    named.extend(settings.select.value.iter().map(|c| ("select", c.as_str())));
+    named.extend(settings.ignore.value.iter().map(|c| ("ignore", c.as_str())));
+    named.extend(settings.severity.value.keys().map(|c| ("severity", c.as_str())));
+    named.extend(settings.per_file_ignores.value.values().flatten().map(|c| ("per-file-ignores", c.as_str())));
+    for (key, code) in named {
+        if !known(code) {
+            let place = match file {
+                Some(f) => {
+                    let line = f.text.lines().position(|l| l.contains(&format!("\"{code}\""))).map_or(1, |i| i + 1);
+                    format!("{}:{line}: ", f.path.display())
+                }
+                None => String::new(),
+            };
+            return Err(format!(
+                "{place}`{key}` names `{code}`, which is not a rule code or prefix; `npu-mem rules` lists them"
+            ));
+        }
+    }
+    if !["2.1", "2.6", "2.14"].contains(&settings.target.value.as_str()) {
+        return Err(format!("target `{}` is not one of 2.1, 2.6, 2.14", settings.target.value));
+    }
+    Ok(())
+}
+
+fn origin(o: &Origin) -> String {
+    match o {
+        Origin::Default => "default".into(),
+        Origin::CommandLine => "command line".into(),
+        Origin::File(place) => place.clone(),
+    }
+}
+
+/// `--show-settings`: every resolved value and where it came from.
+pub fn show(s: &Settings, file: Option<&Loaded>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "configuration file: {}", file.map_or("none".into(), |f| f.path.display().to_string()));
+    let list = |v: &[String]| if v.is_empty() { "[]".to_string() } else { format!("[{}]", v.join(", ")) };
+    let _ = writeln!(out, "select = {}  ({})", list(&s.select.value), origin(&s.select.origin));
+    let _ = writeln!(out, "ignore = {}  ({})", list(&s.ignore.value), origin(&s.ignore.origin));
+    let _ = writeln!(out, "exclude = {}  ({})", list(&s.exclude.value), origin(&s.exclude.origin));
+    let pfi: Vec<String> = s.per_file_ignores.value.iter().map(|(g, c)| format!("{g}: {}", c.join(", "))).collect();
+    let _ = writeln!(out, "per-file-ignores = {}  ({})", list(&pfi), origin(&s.per_file_ignores.origin));
+    let sev: Vec<String> = s.severity.value.iter().map(|(c, v)| format!("{c}: {v}")).collect();
+    let _ = writeln!(out, "severity = {}  ({})", list(&sev), origin(&s.severity.origin));
+    let rules: Vec<String> = s.rules.value.iter().map(|p| p.display().to_string()).collect();
+    let _ = writeln!(out, "rules = {}  ({})", list(&rules), origin(&s.rules.origin));
+    let _ = writeln!(out, "target = {}  ({})", s.target.value, origin(&s.target.origin));
+    let fail = format!("{:?}", s.fail_on.value).to_lowercase();
+    let _ = writeln!(out, "fail-on = {fail}  ({})", origin(&s.fail_on.origin));
+    out
+}

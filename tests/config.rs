@@ -1,0 +1,89 @@
+//! Configuration files: discovery, precedence, validation and --show-settings.
+
+mod common;
+
+use common::npu_mem_in;
+use std::path::PathBuf;
+
+fn project(name: &str, config_name: &str, config: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("npu-mem-cfg-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src/tests")).unwrap();
+    std::fs::write(dir.join(config_name), config).unwrap();
+    let code = "import torch\nx = torch.ones(2).cuda()\nl = torch.utils.data.DataLoader(x)\n";
+    std::fs::write(dir.join("src/train.py"), code).unwrap();
+    std::fs::write(dir.join("src/tests/test_train.py"), code).unwrap();
+    dir
+}
+
+fn codes(dir: &PathBuf, args: &[&str]) -> (Vec<String>, serde_json::Value, i32) {
+    let mut all = vec!["scan", "src", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = npu_mem_in(dir, &all);
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let codes = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["code"].as_str().unwrap()))
+        .collect();
+    (codes, v, run.code)
+}
+
+#[test]
+fn pyproject_settings_apply_and_flags_override_them() {
+    let dir = project(
+        "py",
+        "pyproject.toml",
+        "[project]\nname = \"demo\"\n\n[tool.npu-mem]\nignore = [\"DL\"]\ntarget = \"2.14\"\nper-file-ignores = { \"test_*.py\" = [\"TX004\"] }\nseverity = { TX001 = \"info\" }\nfail-on = \"warning\"\n",
+    );
+    let (found, v, code) = codes(&dir, &[]);
+    assert_eq!(v["target"], "2.14");
+    assert!(!found.iter().any(|c| c.contains(":DL")), "{found:?}");
+    assert!(
+        found.contains(&"src/train.py:TX004".to_string())
+            && !found.contains(&"src/tests/test_train.py:TX004".to_string())
+    );
+    assert!(v["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX001").all(|f| f["severity"] == "info"));
+    assert_eq!(code, 1, "TX004 is still a warning");
+    let (found, v, _) = codes(&dir, &["--target", "2.6", "--ignore", "TX", "--select", "TX,DL"]);
+    assert_eq!(v["target"], "2.6", "the command line wins");
+    assert!(found.iter().all(|c| c.contains(":DL")), "{found:?}");
+}
+
+#[test]
+fn npu_mem_toml_is_found_above_the_scanned_path() {
+    let dir = project("toml", "npu-mem.toml", "select = [\"TX001\"]\n");
+    let run = npu_mem_in(&dir.join("src"), &["scan", ".", "--format", "concise", "--fail-on", "never"]);
+    assert!(run.stdout.lines().all(|l| l.contains(" TX001 ")) && !run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn invalid_configuration_names_file_line_and_key() {
+    let dir = project("bad", ".npu-mem.toml", "select = [\"TX001\"]\nignroe = [\"DL\"]\n");
+    let run = npu_mem_in(&dir, &["scan", "src"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains(".npu-mem.toml:2") && run.stderr.contains("ignroe"), "{}", run.stderr);
+
+    std::fs::write(dir.join(".npu-mem.toml"), "target = 2.14\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", "src"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains(".npu-mem.toml:1") && run.stderr.contains("string"), "{}", run.stderr);
+
+    std::fs::write(dir.join(".npu-mem.toml"), "select = [\"TX001\"]\nignore = [\"XYZ9\"]\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", "src"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains(".npu-mem.toml:2") && run.stderr.contains("`ignore` names `XYZ9`"), "{}", run.stderr);
+}
+
+#[test]
+fn show_settings_says_where_each_value_came_from() {
+    let dir = project("show", "npu-mem.toml", "# project rules\n\ntarget = \"2.6\"\nignore = [\"API\"]\n");
+    let run = npu_mem_in(&dir, &["scan", "src", "--show-settings", "--fail-on", "error"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("target = 2.6  (") && run.stdout.contains("npu-mem.toml:3)"), "{}", run.stdout);
+    assert!(run.stdout.contains("ignore = [API]  (") && run.stdout.contains("npu-mem.toml:4)"), "{}", run.stdout);
+    assert!(run.stdout.contains("fail-on = error  (command line)"), "{}", run.stdout);
+    assert!(run.stdout.contains("select = []  (default)"), "{}", run.stdout);
+}
