@@ -16,7 +16,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scan Python files, shell scripts and notebooks for NPU memory and migration problems.
-    Scan(ScanArgs),
+    Scan(Box<ScanArgs>),
     /// List every rule with its section and severity.
     Rules(RulesArgs),
     /// Explain one rule.

@@ -17,7 +17,7 @@ const EXIT_USAGE: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Scan(args) => run_scan(args),
+        Command::Scan(args) => run_scan(*args),
         Command::Rules(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).map(|set| {
             print!("{}", npu_mem::report::rules::list(&set));
             0
