@@ -16,7 +16,7 @@ fn project(name: &str, config_name: &str, config: &str) -> PathBuf {
     dir
 }
 
-fn codes(dir: &PathBuf, args: &[&str]) -> (Vec<String>, serde_json::Value, i32) {
+fn codes(dir: &std::path::Path, args: &[&str]) -> (Vec<String>, serde_json::Value, i32) {
     let mut all = vec!["scan", "src", "--format", "json"];
     all.extend_from_slice(args);
     let run = npu_mem_in(dir, &all);
