@@ -104,6 +104,15 @@ pub struct ScanArgs {
     /// Print the resolved settings and where each came from, then exit.
     #[arg(long)]
     pub show_settings: bool,
+    /// Report findings recorded in this baseline as baselined: shown, not counted by the gate.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings in this baseline file and exit with 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Keep only findings on lines added or changed since this git revision (untracked files count as changed).
+    #[arg(long, value_name = "REV")]
+    pub diff_base: Option<String>,
     /// Skip paths matching this glob (repeatable); files named on the command line are always scanned.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,

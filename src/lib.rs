@@ -4,8 +4,10 @@
 //! names and contexts, [`rules`] matches the packs, [`scan`] runs it all in
 //! parallel and [`report`] renders the result.
 
+pub mod baseline;
 pub mod cli;
 pub mod config;
+pub mod diff;
 pub mod finding;
 pub mod parse;
 pub mod report;

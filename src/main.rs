@@ -5,7 +5,7 @@ use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, ScanArgs};
 use npu_mem::finding::Severity;
 use npu_mem::report::{self, text::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{config, scan, walk};
+use npu_mem::{baseline, config, diff, scan, walk};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -74,6 +74,23 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     }
     let mut outcome = pool.install(|| scan::scan(&walked.files, &engine));
     scan::apply_settings(&mut outcome, &settings.per_file_ignores.value, &settings.severity.value);
+    if let Some(rev) = &args.diff_base {
+        let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
+        let changed = diff::ChangedLines::since(rev, start)?;
+        outcome.findings.retain(|f| changed.touches(f));
+    }
+    if let Some(path) = &args.write_baseline {
+        baseline::write(path, &outcome.findings)?;
+        eprintln!("npu-mem: wrote {} findings to the baseline {}", outcome.findings.len(), path.display());
+        return Ok(0);
+    }
+    if let Some(path) = &args.baseline {
+        let recorded = baseline::read(path)?;
+        let (new, old, stale) = baseline::split(std::mem::take(&mut outcome.findings), &recorded);
+        outcome.findings = new;
+        outcome.baselined = old;
+        outcome.stale_baseline = stale;
+    }
     for p in &outcome.problems {
         eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
     }

@@ -28,6 +28,10 @@ pub struct ScanOutcome {
     pub groups: Vec<(usize, String, String, usize)>,
     /// Findings silenced by suppression comments, with the reason given.
     pub suppressed: Vec<(Finding, Option<String>)>,
+    /// Findings recorded in the `--baseline` (not counted by the gate).
+    pub baselined: Vec<Finding>,
+    /// Baseline entries that match no finding any more.
+    pub stale_baseline: Vec<crate::baseline::Entry>,
 }
 
 struct FileOutcome {
@@ -123,6 +127,8 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         sites: Vec::new(),
         groups: Vec::new(),
         suppressed: Vec::new(),
+        baselined: Vec::new(),
+        stale_baseline: Vec::new(),
     };
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();

@@ -41,6 +41,8 @@ struct JsonReport<'a> {
     files_scanned: usize,
     findings: &'a [Finding],
     suppressed: Vec<Suppressed<'a>>,
+    baselined: &'a [Finding],
+    stale_baseline: &'a [crate::baseline::Entry],
     summary: Summary,
     errors: Vec<FileProblem>,
 }
@@ -65,6 +67,8 @@ pub fn render(report: &Report) -> String {
             .iter()
             .map(|(finding, reason)| Suppressed { finding, reason: reason.as_deref() })
             .collect(),
+        baselined: &report.outcome.baselined,
+        stale_baseline: &report.outcome.stale_baseline,
         summary: Summary {
             totals: Totals {
                 error: report.count(Severity::Error),

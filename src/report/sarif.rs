@@ -3,6 +3,7 @@
 //! locations, fingerprints that survive edits elsewhere in the file, and fixes.
 
 use super::Report;
+use crate::baseline::fingerprints;
 use crate::finding::{Finding, Severity};
 use crate::rules::model::Rule;
 use serde_json::{json, Value};
@@ -89,26 +90,6 @@ fn region(start: (usize, usize), end: (usize, usize)) -> Value {
     json!({ "startLine": start.0, "startColumn": start.1, "endLine": end.0, "endColumn": end.1 })
 }
 
-/// FNV-1a: a small stable hash, so fingerprints do not depend on the Rust version.
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// A finding's identity: its code, file, the whitespace-normalised text of its
-/// line and which occurrence of that triple it is. Lines added elsewhere do not change it.
-pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
-    let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
-    findings
-        .iter()
-        .map(|f| {
-            let line = f.source_line.split_whitespace().collect::<Vec<_>>().join(" ");
-            let n = seen.entry((f.code.clone(), f.path.clone(), line.clone())).or_insert(0);
-            *n += 1;
-            format!("{:016x}", fnv1a(&format!("{}\u{0}{}\u{0}{}\u{0}{}", f.code, f.path, line, n)))
-        })
-        .collect()
-}
-
 fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value {
     let mut r = json!({
         "ruleId": f.code,
@@ -153,6 +134,11 @@ pub fn render(report: &Report) -> String {
         .zip(fingerprints(findings))
         .map(|(f, fp)| result(f, index.get(f.code.as_str()).copied(), fp))
         .collect();
+    for (f, fp) in report.outcome.baselined.iter().zip(fingerprints(&report.outcome.baselined)) {
+        let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
+        r["suppressions"] = json!([{ "kind": "external", "justification": "recorded in the npu-mem baseline" }]);
+        results.push(r);
+    }
     // Suppressed findings stay in the log, marked as such, so viewers can show them.
     let suppressed: Vec<Finding> = report.outcome.suppressed.iter().map(|(f, _)| f.clone()).collect();
     for ((f, reason), fp) in report.outcome.suppressed.iter().zip(fingerprints(&suppressed)) {

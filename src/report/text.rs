@@ -96,6 +96,21 @@ pub fn render(report: &Report, paint: Paint) -> String {
             plural(silenced, "finding")
         );
     }
+    let baselined = report.outcome.baselined.len();
+    if baselined > 0 {
+        let _ = writeln!(out, "{} recorded in the baseline (not counted above).", plural(baselined, "finding"));
+    }
+    let stale = &report.outcome.stale_baseline;
+    if !stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} no longer found (fixed, or their line changed); refresh it with --write-baseline:",
+            plural(stale.len(), "baseline entry").replace("entrys", "entries")
+        );
+        for e in stale {
+            let _ = writeln!(out, "  {}:{} {} {}", e.path, e.line, e.code, e.message);
+        }
+    }
     render_problems(&mut out, report);
     out
 }
