@@ -1,0 +1,74 @@
+//! The pre-commit hook, run by the real `pre-commit` (installed from PyPI into
+//! the cargo target directory) with `try-repo` against temporary repositories.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// `pre-commit` in a virtualenv under the target directory, installed once.
+fn pre_commit() -> PathBuf {
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pre-commit-venv");
+    let exe = venv.join("bin/pre-commit");
+    if !exe.exists() {
+        let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().expect("python3 runs").success();
+        assert!(ok, "python3 -m venv failed");
+        let ok = Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "pre-commit"])
+            .status()
+            .expect("pip runs")
+            .success();
+        assert!(ok, "pip install pre-commit failed");
+    }
+    exe
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn try_repo(dir: &Path, extra: &[&str]) -> Output {
+    let shared = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    Command::new(pre_commit())
+        .args(["try-repo", ROOT, "npu-mem"])
+        .args(extra)
+        .current_dir(dir)
+        // One pre-commit home and one cargo target directory for all runs, so
+        // the hook's `cargo install` compiles the dependencies only once.
+        .env("PRE_COMMIT_HOME", shared.join("pre-commit-home"))
+        .env("CARGO_TARGET_DIR", shared.join("pre-commit-cargo-target"))
+        .output()
+        .expect("pre-commit runs")
+}
+
+#[test]
+fn hook_fails_on_a_finding_and_passes_clean_files_and_empty_commits() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pre-commit-repo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q"]);
+
+    // Nothing staged: the hook has no files and passes.
+    let out = try_repo(&dir, &[]);
+    assert!(out.status.success(), "empty staging area:\n{}", String::from_utf8_lossy(&out.stdout));
+
+    std::fs::write(dir.join("bad.py"), "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n").unwrap();
+    std::fs::write(dir.join("good.py"), "import math\nprint(math.pi)\n").unwrap();
+    git(&dir, &["add", "bad.py", "good.py"]);
+
+    let out = try_repo(&dir, &["--files", "bad.py"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "a finding fails the hook:\n{text}");
+    assert!(text.contains("TX001"), "{text}");
+
+    let out = try_repo(&dir, &["--files", "good.py"]);
+    assert!(out.status.success(), "a clean file passes:\n{}", String::from_utf8_lossy(&out.stdout));
+}
