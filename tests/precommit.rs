@@ -35,11 +35,11 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
-fn try_repo(dir: &Path, extra: &[&str]) -> Output {
+/// Runs `pre-commit ARGS` in `dir`.
+fn pre_commit_in(dir: &Path, args: &[&str]) -> Output {
     let shared = Path::new(env!("CARGO_TARGET_TMPDIR"));
     Command::new(pre_commit())
-        .args(["try-repo", ROOT, "npu-mem"])
-        .args(extra)
+        .args(args)
         .current_dir(dir)
         // One pre-commit home and one cargo target directory for all runs, so
         // the hook's `cargo install` compiles the dependencies only once.
@@ -49,26 +49,34 @@ fn try_repo(dir: &Path, extra: &[&str]) -> Output {
         .expect("pre-commit runs")
 }
 
+fn head() -> String {
+    let out = Command::new("git").args(["rev-parse", "HEAD"]).current_dir(ROOT).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 #[test]
 fn hook_fails_on_a_finding_and_passes_clean_files_and_empty_commits() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pre-commit-repo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     git(&dir, &["init", "-q"]);
-
-    // Nothing staged: the hook has no files and passes.
-    let out = try_repo(&dir, &[]);
-    assert!(out.status.success(), "empty staging area:\n{}", String::from_utf8_lossy(&out.stdout));
-
     std::fs::write(dir.join("bad.py"), "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n").unwrap();
     std::fs::write(dir.join("good.py"), "import math\nprint(math.pi)\n").unwrap();
-    git(&dir, &["add", "bad.py", "good.py"]);
 
-    let out = try_repo(&dir, &["--files", "bad.py"]);
+    // try-repo: the hook as this checkout defines it, on a file with a finding.
+    git(&dir, &["add", "bad.py"]);
+    let out = pre_commit_in(&dir, &["try-repo", ROOT, "npu-mem", "--files", "bad.py"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "a finding fails the hook:\n{text}");
-    assert!(text.contains("TX001"), "{text}");
+    assert!(text.contains("bad.py:2:") && text.contains("TX001"), "{text}");
 
-    let out = try_repo(&dir, &["--files", "good.py"]);
+    // The same hook from a config pinned to this commit (installed once for both runs).
+    let config = format!("repos:\n-   repo: {ROOT}\n    rev: {}\n    hooks:\n    -   id: npu-mem\n", head());
+    std::fs::write(dir.join(".pre-commit-config.yaml"), config).unwrap();
+    git(&dir, &["reset", "-q"]);
+    let out = pre_commit_in(&dir, &["run"]);
+    assert!(out.status.success(), "nothing staged: the hook passes\n{}", String::from_utf8_lossy(&out.stdout));
+    git(&dir, &["add", "good.py"]);
+    let out = pre_commit_in(&dir, &["run", "--files", "good.py"]);
     assert!(out.status.success(), "a clean file passes:\n{}", String::from_utf8_lossy(&out.stdout));
 }
