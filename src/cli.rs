@@ -110,6 +110,9 @@ pub struct ScanArgs {
     /// Record the current findings in this baseline file and exit with 0.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Append `# npu-mem: ignore[...] -- REASON` to every line with findings, then exit.
+    #[arg(long, value_name = "REASON", num_args = 0..=1, default_missing_value = "existing finding, suppressed when adopting npu-mem")]
+    pub add_ignore: Option<String>,
     /// Keep only findings on lines added or changed since this git revision (untracked files count as changed).
     #[arg(long, value_name = "REV")]
     pub diff_base: Option<String>,

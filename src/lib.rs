@@ -4,6 +4,7 @@
 //! names and contexts, [`rules`] matches the packs, [`scan`] runs it all in
 //! parallel and [`report`] renders the result.
 
+pub mod add_ignore;
 pub mod baseline;
 pub mod cli;
 pub mod config;
@@ -18,3 +19,4 @@ pub mod shell;
 pub mod source;
 pub mod suppress;
 pub mod walk;
+pub mod write;

@@ -5,7 +5,7 @@ use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, ScanArgs};
 use npu_mem::finding::Severity;
 use npu_mem::report::{self, text::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{baseline, config, diff, scan, walk};
+use npu_mem::{add_ignore, baseline, config, diff, scan, walk};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -78,6 +78,14 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
         let changed = diff::ChangedLines::since(rev, start)?;
         outcome.findings.retain(|f| changed.touches(f));
+    }
+    if let Some(reason) = &args.add_ignore {
+        let added = add_ignore::add_ignores(&outcome.findings, reason);
+        for s in &added.skipped {
+            eprintln!("npu-mem: warning: {s}");
+        }
+        eprintln!("npu-mem: added or extended {} suppression comments in {} files", added.comments, added.files);
+        return Ok(if added.skipped.is_empty() { 0 } else { EXIT_FINDINGS });
     }
     if let Some(path) = &args.write_baseline {
         baseline::write(path, &outcome.findings)?;

@@ -1,0 +1,109 @@
+//! `--add-ignore`: adopt the gate in one commit by appending a suppression
+//! comment to every line that has findings, changing nothing else in the file.
+
+use crate::finding::Finding;
+use crate::parse::parse_python;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What `--add-ignore` did.
+#[derive(Debug, Default)]
+pub struct Added {
+    /// Comments added or extended.
+    pub comments: usize,
+    /// Files written.
+    pub files: usize,
+    /// Lines or files left alone, and why.
+    pub skipped: Vec<String>,
+}
+
+/// Appends `# npu-mem: ignore[CODES] -- reason` to each line with findings
+/// (or adds the codes to the suppression already there).
+pub fn add_ignores(findings: &[Finding], reason: &str) -> Added {
+    let mut by_file: BTreeMap<&str, BTreeMap<usize, Vec<&str>>> = BTreeMap::new();
+    for f in findings.iter().filter(|f| !f.code.starts_with("NPM")) {
+        if f.path.ends_with(".py") || f.path.ends_with(".pyi") || f.path.ends_with(".sh") {
+            let codes = by_file.entry(&f.path).or_default().entry(f.line).or_default();
+            if !codes.contains(&f.code.as_str()) {
+                codes.push(&f.code);
+            }
+        }
+    }
+    let mut added = Added::default();
+    for (path, lines) in by_file {
+        match edit_file(Path::new(path), &lines, reason) {
+            Ok((n, skipped)) => {
+                added.comments += n;
+                added.files += usize::from(n > 0);
+                added.skipped.extend(skipped);
+            }
+            Err(e) => added.skipped.push(e),
+        }
+    }
+    added
+}
+
+fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> Result<(usize, Vec<String>), String> {
+    let original = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = String::from_utf8(original.clone()).map_err(|_| format!("{}: not UTF-8; left alone", path.display()))?;
+    let python = !path.to_string_lossy().ends_with(".sh");
+    let tree = if python { parse_python(&text) } else { None };
+    let mut out = String::with_capacity(text.len() + lines.len() * 48);
+    let mut skipped = Vec::new();
+    let mut count = 0;
+    let mut offset = 0;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line_no = i + 1;
+        let body = raw.trim_end_matches(['\n', '\r']);
+        let ending = &raw[body.len()..];
+        let Some(codes) = lines.get(&line_no) else {
+            out.push_str(raw);
+            offset += raw.len();
+            continue;
+        };
+        let end_in_string = tree.as_ref().is_some_and(|t| {
+            let end = offset + body.trim_end().len();
+            end > 0
+                && t.root_node().descendant_for_byte_range(end - 1, end).is_some_and(|n| {
+                    matches!(n.kind(), "string_content" | "string_start" | "string")
+                        && n.end_byte() > offset + body.len()
+                })
+        });
+        if body.trim_end().ends_with('\\') || end_in_string {
+            skipped.push(format!(
+                "{}:{line_no}: the line continues (backslash or multi-line string); add the comment by hand",
+                path.display()
+            ));
+            out.push_str(raw);
+        } else {
+            out.push_str(&with_codes(body, codes, reason));
+            out.push_str(ending);
+            count += 1;
+        }
+        offset += raw.len();
+    }
+    if count == 0 {
+        return Ok((0, skipped));
+    }
+    if python {
+        let errors = |t: &str| parse_python(t).map(|tree| tree.root_node().has_error());
+        if errors(&out) == Some(true) && errors(&text) == Some(false) {
+            return Err(format!("{}: adding comments would break the syntax; left alone", path.display()));
+        }
+    }
+    crate::write::replace_file(path, &original, out.as_bytes())?;
+    Ok((count, skipped))
+}
+
+/// The line with `codes` suppressed: merged into an existing `ignore[...]`, or a new comment.
+fn with_codes(body: &str, codes: &[&str], reason: &str) -> String {
+    if let Some(existing) = crate::suppress::parse(body).into_iter().find(|d| !d.whole_file) {
+        let start = body.find("npu-mem:").unwrap_or(0);
+        let open = start + body[start..].find('[').unwrap_or(0);
+        let close = open + body[open..].find(']').unwrap_or(0);
+        let mut all = existing.codes.clone();
+        all.extend(codes.iter().map(|c| c.to_string()).filter(|c| !existing.codes.contains(c)));
+        return format!("{}[{}]{}", &body[..open], all.join(", "), &body[close + 1..]);
+    }
+    format!("{body}  # npu-mem: ignore[{}] -- {reason}", codes.join(", "))
+}

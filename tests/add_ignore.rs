@@ -1,0 +1,31 @@
+//! `--add-ignore` adopts the gate in one step: afterwards the scan passes, and
+//! nothing but the added comments changed.
+
+mod common;
+
+use common::npu_mem_in;
+
+#[test]
+fn add_ignore_silences_every_finding_and_changes_nothing_else() {
+    let dir = std::env::temp_dir().join(format!("npu-mem-add-ignore-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = "import torch\r\nx = torch.ones(2).cuda()  # move it\r\ny = x.cuda()  # npu-mem: ignore[TX006]\r\ns = \"\"\"text\r\ncuda\"\"\"\r\nz = (x\r\n     .cuda())";
+    std::fs::write(dir.join("t.py"), original).unwrap();
+    std::fs::write(dir.join("run.sh"), "#!/bin/sh\nexport CUDA_VISIBLE_DEVICES=0\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore", "legacy code"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let after = std::fs::read_to_string(dir.join("t.py")).unwrap();
+    let expected = "import torch\r\nx = torch.ones(2).cuda()  # move it  # npu-mem: ignore[TX001, TX004] -- legacy code\r\ny = x.cuda()  # npu-mem: ignore[TX006, TX001]\r\ns = \"\"\"text\r\ncuda\"\"\"\r\nz = (x  # npu-mem: ignore[TX001] -- legacy code\r\n     .cuda())";
+    assert_eq!(after, expected, "CRLF, the missing final newline and other text are kept");
+    assert!(std::fs::read_to_string(dir.join("run.sh"))
+        .unwrap()
+        .ends_with("CUDA_VISIBLE_DEVICES=0  # npu-mem: ignore[TX009] -- legacy code\n"));
+    let run = npu_mem_in(&dir, &["scan", ".", "--fail-on", "info", "--format", "concise"]);
+    // Only the suppression that was already stale before (TX006) is still reported.
+    let left: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(left.len(), 1, "{}", run.stdout);
+    assert!(left[0].starts_with("t.py:3:15: NPM001") && left[0].contains("ignore[TX006]"), "{}", run.stdout);
+    let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore"]);
+    assert!(run.stderr.contains("added or extended 0 suppression comments"), "idempotent: {}", run.stderr);
+}
