@@ -133,9 +133,21 @@ pub struct ScanArgs {
     pub parse_only: bool,
 }
 
+/// Formats of `npu-mem rules`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    /// One line per rule.
+    Text,
+    /// Every rule with its documentation, for tools.
+    Json,
+}
+
 /// `npu-mem rules`.
 #[derive(Debug, clap::Args)]
 pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+    pub format: RulesFormat,
     /// Also load these packs.
     #[arg(long = "rules", value_name = "PATH")]
     pub rule_packs: Vec<PathBuf>,

@@ -1,7 +1,7 @@
 //! The `npu-mem` command: walk -> parse -> analyse -> match -> report.
 
 use clap::Parser;
-use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, ScanArgs};
+use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, RulesFormat, ScanArgs};
 use npu_mem::finding::Severity;
 use npu_mem::report::{self, text::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
@@ -19,7 +19,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Scan(args) => run_scan(*args),
         Command::Rules(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).map(|set| {
-            print!("{}", npu_mem::report::rules::list(&set));
+            match args.format {
+                RulesFormat::Text => print!("{}", npu_mem::report::rules::list(&set)),
+                RulesFormat::Json => print!("{}", npu_mem::report::rules::list_json(&set)),
+            }
             0
         }),
         Command::Rule(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).and_then(|set| {

@@ -146,3 +146,18 @@ fn rule_docs_come_from_the_packs() {
     assert!(run.stderr.contains("npu-mem rules"));
     assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/transfer.toml").exists());
 }
+
+#[test]
+fn rules_list_as_json_for_tools() {
+    let run = npu_mem(&["rules", "--format", "json"]);
+    assert_eq!(run.code, 0);
+    let rules: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rules = rules.as_array().unwrap();
+    assert_eq!(rules.len(), npu_mem(&["rules"]).stdout.lines().count());
+    let tx013 = rules.iter().find(|r| r["code"] == "TX013").unwrap();
+    assert_eq!(tx013["blocker"], true);
+    assert_eq!(tx013["fix"]["applicability"], "safe");
+    assert!(tx013["docs"]["why"].as_str().unwrap().contains("transfer_to_npu"));
+    let dl007 = rules.iter().find(|r| r["code"] == "DL007").unwrap();
+    assert_eq!(dl007["target"], "<=2.6");
+}

@@ -13,6 +13,29 @@ pub fn list(set: &RuleSet) -> String {
     out
 }
 
+/// Every rule with its documentation as JSON (an array, in pack order).
+pub fn list_json(set: &RuleSet) -> String {
+    let rules: Vec<serde_json::Value> = set
+        .rules
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "code": r.code,
+                "name": r.name,
+                "section": r.section,
+                "severity": r.severity,
+                "auto_migrated": r.auto_migrated,
+                "blocker": r.blocker,
+                "target": r.target.as_ref().map(|t| format!("{}{}.{}", t.op, t.version.0, t.version.1)),
+                "fix": r.fix.as_ref().map(|f| serde_json::json!({ "applicability": f.applicability, "description": f.description })),
+                "docs": { "what": r.docs.what, "why": r.docs.why, "example": r.docs.example, "instead": r.docs.instead },
+                "pack": r.origin,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rules).unwrap_or_default() + "\n"
+}
+
 /// The full documentation of one rule, or an error naming the valid codes' form.
 pub fn explain(set: &RuleSet, code: &str) -> Result<String, String> {
     let r = set
