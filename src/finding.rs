@@ -99,6 +99,16 @@ pub enum Applicability {
     Unsafe,
 }
 
+impl Applicability {
+    /// `safe` or `unsafe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
 /// One text replacement: the range `start..end` becomes `content`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Edit {

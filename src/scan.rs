@@ -197,23 +197,10 @@ pub fn apply_settings(
 /// A finding about a suppression comment, from the meta rule `code` (if active).
 fn meta_finding(engine: &Engine, code: &str, path: &str, d: &Directive, named: &str) -> Option<Finding> {
     let rule = engine.active.iter().map(|&i| &engine.set.rules[i]).find(|r| r.code == code)?;
-    Some(Finding {
-        code: rule.code.clone(),
-        name: rule.name.clone(),
-        severity: rule.severity,
-        section: rule.section,
-        path: path.to_string(),
-        line: d.line,
-        column: d.column,
-        end_line: d.line,
-        end_column: d.end_column,
-        message: render_with(&rule.message, |p| if p == "name" { named.to_string() } else { String::new() }),
-        auto_migrated: false,
-        blocker: false,
-        fix: None,
-        byte_range: (0, 0),
-        source_line: d.source_line.clone(),
-    })
+    let message = render_with(&rule.message, |p| if p == "name" { named.to_string() } else { String::new() });
+    let start = crate::finding::Position { line: d.line, column: d.column };
+    let end = crate::finding::Position { line: d.line, column: d.end_column };
+    Some(Finding { source_line: d.source_line.clone(), ..rule.finding(path, start, end, message) })
 }
 
 /// Drops findings that a more specific rule replaces on the same node

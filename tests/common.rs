@@ -40,3 +40,16 @@ pub fn scan_json(args: &[&str]) -> serde_json::Value {
     assert_eq!(run.code, 0, "scan failed: {}", run.stderr);
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{}", run.stdout))
 }
+
+/// Runs git in `dir` with a throwaway identity; panics if it fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?} failed in {}", dir.display());
+}

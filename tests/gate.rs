@@ -4,27 +4,14 @@
 
 mod common;
 
-use common::npu_mem_in;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use common::{git, npu_mem_in};
+use std::path::PathBuf;
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("npu-mem-gate-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 const TRAIN: &str = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nx = torch.ones(2).cuda()\n";

@@ -1,6 +1,9 @@
 //! The pre-commit hook, run by the real `pre-commit` (installed from PyPI into
 //! the cargo target directory) with `try-repo` against temporary repositories.
 
+mod common;
+
+use common::git;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -21,18 +24,6 @@ fn pre_commit() -> PathBuf {
         assert!(ok, "pip install pre-commit failed");
     }
     exe
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
 }
 
 /// Runs `pre-commit ARGS` in `dir`.

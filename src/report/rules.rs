@@ -13,6 +13,14 @@ pub fn list(set: &RuleSet) -> String {
     out
 }
 
+/// `safe fix: ...`, `unsafe fix: ...` or `no automatic fix`.
+pub fn fix_summary(rule: &crate::rules::model::Rule) -> String {
+    match &rule.fix {
+        Some(f) => format!("{} fix: {}", f.applicability.as_str(), f.description),
+        None => "no automatic fix".to_string(),
+    }
+}
+
 /// Every rule with its documentation as JSON (an array, in pack order).
 pub fn list_json(set: &RuleSet) -> String {
     let rules: Vec<serde_json::Value> = set
@@ -49,15 +57,7 @@ pub fn explain(set: &RuleSet, code: &str) -> Result<String, String> {
     let _ = writeln!(out, "\nWhy it matters on an Ascend NPU\n  {}", r.docs.why);
     let _ = writeln!(out, "\nExample\n{}", indent(&r.docs.example));
     let _ = writeln!(out, "\nUse instead\n{}", indent(&r.docs.instead));
-    let fix = match &r.fix {
-        Some(f) => format!(
-            "{} fix: {}",
-            if f.applicability == crate::finding::Applicability::Safe { "safe" } else { "unsafe" },
-            f.description
-        ),
-        None => "no automatic fix".to_string(),
-    };
-    let _ = writeln!(out, "\nFix\n  {fix}");
+    let _ = writeln!(out, "\nFix\n  {}", fix_summary(r));
     let _ = writeln!(
         out,
         "\nHandled by automatic migration (transfer_to_npu): {}",

@@ -23,14 +23,7 @@ fn level(s: Severity) -> &'static str {
 /// The rule's documentation as plain text and as Markdown.
 fn help(rule: &Rule) -> (String, String) {
     let d = &rule.docs;
-    let fix = match &rule.fix {
-        Some(f) => format!(
-            "{} fix: {}",
-            if f.applicability == crate::finding::Applicability::Safe { "Safe" } else { "Unsafe" },
-            f.description
-        ),
-        None => "No automatic fix.".to_string(),
-    };
+    let fix = format!("Fix: {}.", super::rules::fix_summary(rule));
     let text = format!(
         "{}\n\nWhy it matters on an Ascend NPU: {}\n\nExample:\n{}\n\nUse instead:\n{}\n\n{fix}",
         d.what,

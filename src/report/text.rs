@@ -3,7 +3,7 @@
 
 use super::summary::{section_summary, SectionSummary};
 use super::Report;
-use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
+use crate::finding::{Finding, ProblemKind, Section, Severity};
 use owo_colors::OwoColorize;
 use std::fmt::Write;
 
@@ -227,11 +227,7 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
             writeln!(out, " {} | {}{}", pad, " ".repeat(start), paint.severity(f.severity, &"^".repeat(len.max(1))));
     }
     if let Some(fix) = &f.fix {
-        let kind = match fix.applicability {
-            Applicability::Safe => "safe fix",
-            Applicability::Unsafe => "unsafe fix",
-        };
-        let _ = writeln!(out, "  = {kind}: {}", fix.description);
+        let _ = writeln!(out, "  = {} fix: {}", fix.applicability.as_str(), fix.description);
     }
 }
 

@@ -303,21 +303,10 @@ impl<'r> Engine<'r> {
         let start = lines.position(src, range.0);
         let end = lines.position(src, range.1);
         Finding {
-            code: rule.code.clone(),
-            name: rule.name.clone(),
-            severity: rule.severity,
-            section: rule.section,
-            path: display.to_string(),
-            line: start.line,
-            column: start.column,
-            end_line: end.line,
-            end_column: end.column,
-            message: render_with(&rule.message, lookup),
-            auto_migrated: rule.auto_migrated,
-            blocker: rule.blocker,
             fix: rule.fix.as_ref().and_then(|t| build_text_fix(t, lookup, range, src, lines)),
             byte_range: range,
             source_line: lines.line_text(src, start.line).to_string(),
+            ..rule.finding(display, start, end, render_with(&rule.message, lookup))
         }
     }
 

@@ -2,7 +2,7 @@
 //! builds these from the TOML schema; `matcher.rs` evaluates them.
 
 use super::glob::NameGlobs;
-use crate::finding::{Applicability, Section, Severity};
+use crate::finding::{Applicability, Finding, Position, Section, Severity};
 use crate::rules::schema::DocsSpec;
 use regex::Regex;
 
@@ -458,6 +458,30 @@ pub struct Rule {
     pub once_per_file: bool,
     /// SARIF precision: `very-high`, `high`, `medium` or `low`.
     pub precision: String,
+}
+
+impl Rule {
+    /// A finding of this rule from `start` to `end` in `path`, carrying the
+    /// rule's own metadata; callers add the fix, byte range and source line.
+    pub fn finding(&self, path: &str, start: Position, end: Position, message: String) -> Finding {
+        Finding {
+            code: self.code.clone(),
+            name: self.name.clone(),
+            severity: self.severity,
+            section: self.section,
+            path: path.to_string(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            message,
+            auto_migrated: self.auto_migrated,
+            blocker: self.blocker,
+            fix: None,
+            byte_range: (0, 0),
+            source_line: String::new(),
+        }
+    }
 }
 
 /// A summary list of sites.

@@ -302,18 +302,7 @@ fn make_finding<'t>(
         .as_ref()
         .is_some_and(|f| f.when.as_ref().is_none_or(|w| eval(w, anchor, cx, &mut MatchState::default())));
     Finding {
-        code: rule.code.clone(),
-        name: rule.name.clone(),
         severity,
-        section: rule.section,
-        path: display.to_string(),
-        line: start.line,
-        column: start.column,
-        end_line: end.line,
-        end_column: end.column,
-        message: render(&rule.message, st, anchor, report_node, cx),
-        auto_migrated: rule.auto_migrated,
-        blocker: rule.blocker,
         fix: if fix_applies {
             rule.fix.as_ref().and_then(|t| build_fix(t, st, anchor, report_node, cx, lines))
         } else {
@@ -321,6 +310,7 @@ fn make_finding<'t>(
         },
         byte_range: report,
         source_line: lines.line_text(cx.src, start.line).to_string(),
+        ..rule.finding(display, start, end, render(&rule.message, st, anchor, report_node, cx))
     }
 }
 
