@@ -3,6 +3,7 @@
 
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::FileModel;
+use std::borrow::Cow;
 use tree_sitter::Node;
 
 /// One enclosing construct that context predicates care about.
@@ -101,9 +102,10 @@ impl<'a, 't> Context<'a, 't> {
 
     /// The frames around `node`: the walker's for the current node, derived
     /// from the root for any other node.
-    pub fn frames_of(&self, node: Node<'t>) -> Vec<Frame<'t>> {
+    pub fn frames_of(&self, node: Node<'t>) -> Cow<'a, [Frame<'t>]> {
+        // The walker's own frames are borrowed: this runs for every context predicate.
         if node.id() == self.current.id() {
-            return self.frames.to_vec();
+            return Cow::Borrowed(self.frames);
         }
         let mut frames = Vec::new();
         let mut parent: Option<Node<'t>> = None;
@@ -121,7 +123,7 @@ impl<'a, 't> Context<'a, 't> {
                 None => break,
             }
         }
-        frames
+        Cow::Owned(frames)
     }
 
     /// The qualified name of an expression, resolved through imports, unless

@@ -357,7 +357,8 @@ fn value_matches(v: Node, re: &regex::Regex, cx: &Context) -> bool {
     false
 }
 
-fn contains_call(node: Node, globs: &super::glob::NameGlobs, cx: &Context) -> bool {
+/// Whether `node` or a descendant is a call resolving to a name matching `globs`.
+pub fn contains_call(node: Node, globs: &super::glob::NameGlobs, cx: &Context) -> bool {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "call" {

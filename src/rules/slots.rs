@@ -3,7 +3,7 @@
 
 use super::context::{local, Context, Frame};
 use super::glob::NameGlobs;
-use super::matcher::{callee, chain_tests, eval, method_parts, MatchState};
+use super::matcher::{callee, chain_tests, contains_call, eval, method_parts, MatchState};
 use super::model::{ConditionTest, Matcher, Slot};
 use crate::semantic::calls::CallArgs;
 use crate::semantic::values::{plain_string, text, unparen};
@@ -149,20 +149,7 @@ pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, '
 }
 
 fn tests_call(node: Node, test: &ConditionTest, cx: &Context) -> bool {
-    chain_tests(node).into_iter().any(|t| {
-        let mut stack = vec![t];
-        while let Some(n) = stack.pop() {
-            if n.kind() == "call" {
-                let q = n.child_by_field_name("function").and_then(|f| cx.resolve_node(f));
-                if q.is_some_and(|q| test.test_calls.is_match(&q)) {
-                    return true;
-                }
-            }
-            let mut cursor = n.walk();
-            stack.extend(n.named_children(&mut cursor));
-        }
-        false
-    })
+    chain_tests(node).into_iter().any(|t| contains_call(t, &test.test_calls, cx))
 }
 
 /// Inside a with-block whose items call a matching name, or in a function
