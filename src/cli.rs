@@ -116,6 +116,18 @@ pub struct ScanArgs {
     /// Keep only findings on lines added or changed since this git revision (untracked files count as changed).
     #[arg(long, value_name = "REV")]
     pub diff_base: Option<String>,
+    /// Apply every safe fix in place, then report what remains.
+    #[arg(long, conflicts_with_all = ["add_ignore", "write_baseline", "diff_base"])]
+    pub fix: bool,
+    /// With --fix or --diff: apply unsafe fixes too (they may change behaviour; review the result).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print a unified diff of what --fix would change and write nothing (exit 1 if there is something to fix).
+    #[arg(long, conflicts_with_all = ["add_ignore", "write_baseline", "diff_base"])]
+    pub diff: bool,
+    /// With --fix: exit with 1 whenever a file was changed, even if no findings remain (for pre-commit).
+    #[arg(long, requires = "fix")]
+    pub exit_non_zero_on_fix: bool,
     /// Skip paths matching this glob (repeatable); files named on the command line are always scanned.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,

@@ -190,12 +190,15 @@ pub struct FileProblem {
     pub message: String,
 }
 
-/// How much of a file the scan lost.
+/// How much of a file the scan lost, or what `--fix` could not do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// The file was not analysed at all.
     Skipped,
     /// The file has syntax errors; the sound parts were analysed.
     Partial,
+    /// `--fix` had fixes for the file but left it unchanged (they would break
+    /// its syntax, did not settle, or the file could not be written).
+    NotFixed,
 }

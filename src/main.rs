@@ -5,7 +5,7 @@ use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, RulesFormat, ScanA
 use npu_mem::finding::Severity;
 use npu_mem::report::{self, text::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{add_ignore, baseline, config, diff, scan, walk};
+use npu_mem::{add_ignore, baseline, config, diff, fix, scan, unified_diff, walk};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -75,8 +75,35 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         eprintln!("parsed {parsed} of {} files in {} ms", walked.files.len(), started.elapsed().as_millis());
         return Ok(0);
     }
-    let mut outcome = pool.install(|| scan::scan(&walked.files, &engine));
-    scan::apply_settings(&mut outcome, &settings.per_file_ignores.value, &settings.severity.value);
+    let mut outcomes = pool.install(|| scan::analyse_files(&walked.files, &engine));
+    let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
+    let fix_mode = match (args.fix || args.diff, args.unsafe_fixes) {
+        (false, true) => {
+            return Err("--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them".into())
+        }
+        (false, false) => None,
+        (true, unsafe_fixes) => Some(if unsafe_fixes { fix::FixMode::Unsafe } else { fix::FixMode::Safe }),
+    };
+    let fix_run = fix_mode.map(|mode| {
+        let facts = scan::project_facts(&outcomes, &engine);
+        let write = !args.diff;
+        pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
+    });
+    if args.diff {
+        return Ok(print_diff(fix_run.unwrap_or_default()));
+    }
+    let mut outcome = scan::merge(outcomes, &engine);
+    let files_fixed = fix_run.as_ref().map_or(0, |run| run.files.len());
+    if let Some(run) = fix_run {
+        outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
+        outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        outcome.problems.extend(run.problems);
+        if args.format != Format::Text {
+            // The text report says it in its footer; other formats leave stdout to machines.
+            eprintln!("npu-mem: fixed {} in {}", plural(outcome.fixed.len(), "finding"), plural(files_fixed, "file"));
+        }
+    }
+    scan::apply_settings(&mut outcome, &ignores, &settings.severity.value);
     if let Some(rev) = &args.diff_base {
         let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
         let changed = diff::ChangedLines::since(rev, start)?;
@@ -156,5 +183,31 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         FailOn::Never => None,
     };
     let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
-    Ok(if failing { EXIT_FINDINGS } else { 0 })
+    let changed = args.exit_non_zero_on_fix && files_fixed > 0;
+    Ok(if failing || changed { EXIT_FINDINGS } else { 0 })
+}
+
+/// `--diff`: the unified diff of every file `--fix` would change on stdout, a
+/// summary and the files it would leave alone on stderr; 1 if anything would change.
+fn print_diff(run: fix::FixRun) -> u8 {
+    let mut stdout = std::io::stdout().lock();
+    for f in &run.files {
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        let _ = stdout.write_all(unified_diff::unified(&f.display, &text(&f.original), &text(&f.fixed)).as_bytes());
+    }
+    for p in &run.problems {
+        eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
+    }
+    let findings: usize = run.files.iter().map(|f| f.findings.len()).sum();
+    eprintln!("npu-mem: --fix would fix {} in {}", plural(findings, "finding"), plural(run.files.len(), "file"));
+    if run.files.is_empty() {
+        0
+    } else {
+        EXIT_FINDINGS
+    }
+}
+
+/// `1 finding`, `2 findings`.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

@@ -32,9 +32,12 @@ pub struct ScanOutcome {
     pub baselined: Vec<Finding>,
     /// Baseline entries that match no finding any more.
     pub stale_baseline: Vec<crate::baseline::Entry>,
+    /// Findings whose fixes `--fix` applied (positions before the fix).
+    pub fixed: Vec<Finding>,
 }
 
-struct FileOutcome {
+/// One file's analysis, before project facts and suppressions are applied.
+pub struct FileOutcome {
     path: String,
     directives: Vec<Directive>,
     analysis: FileAnalysis,
@@ -44,8 +47,12 @@ struct FileOutcome {
 
 /// Analyses every file with `engine`.
 pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
-    let outcomes: Vec<FileOutcome> = files.par_iter().map(|f| scan_file(f, engine)).collect();
-    merge(outcomes, engine)
+    merge(analyse_files(files, engine), engine)
+}
+
+/// Reads and analyses every file, in parallel, in `files` order.
+pub fn analyse_files(files: &[ScanFile], engine: &Engine) -> Vec<FileOutcome> {
+    files.par_iter().map(|f| scan_file(f, engine)).collect()
 }
 
 /// Reads and parses every Python file and nothing else (the benchmark's
@@ -59,6 +66,28 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
 }
 
 fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
+    if file.kind == FileKind::PathOnly {
+        return analyse_text(file, "", engine);
+    }
+    match read_source(&file.path) {
+        Ok(source) => analyse_text(file, &source.text, engine),
+        Err(e) => FileOutcome {
+            path: file.display.clone(),
+            directives: Vec::new(),
+            analysis: FileAnalysis::default(),
+            problem: Some(FileProblem {
+                path: file.display.clone(),
+                kind: ProblemKind::Skipped,
+                message: e.to_string(),
+            }),
+            scanned: false,
+        },
+    }
+}
+
+/// Analyses `text` as the contents of `file` (the fixer calls this on text
+/// it has edited in memory).
+pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
     let mut out = FileOutcome {
         path: file.display.clone(),
         directives: Vec::new(),
@@ -72,15 +101,6 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
     }
-    let source = match read_source(&file.path) {
-        Ok(s) => s,
-        Err(e) => {
-            out.problem = problem(ProblemKind::Skipped, e.to_string());
-            out.scanned = false;
-            return out;
-        }
-    };
-    let text = source.text.as_str();
     out.directives = suppress::parse(text);
     let Some(rules) = engine.rules_for(text) else {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
@@ -110,14 +130,34 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
     out
 }
 
-fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
-    let n_facts = engine.set.compiler.facts.len();
-    let mut facts = vec![false; n_facts];
-    for o in &outcomes {
+/// The project facts: which facts hold in at least one file.
+pub fn project_facts(outcomes: &[FileOutcome], engine: &Engine) -> Vec<bool> {
+    let mut facts = vec![false; engine.set.compiler.facts.len()];
+    for o in outcomes {
         for (i, f) in o.analysis.facts.iter().enumerate() {
             facts[i] |= *f;
         }
     }
+    facts
+}
+
+/// What one file reports once the project's `facts` are known: findings whose
+/// project conditions hold, minus overridden ones, split by suppression comments.
+pub fn file_findings(o: &FileOutcome, facts: &[bool], engine: &Engine) -> suppress::Applied {
+    let kept: Vec<Finding> = o
+        .analysis
+        .findings
+        .iter()
+        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts[*i] == *want)))
+        .map(|(f, _)| f.clone())
+        .collect();
+    let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
+    suppress::apply(apply_overrides(kept, engine), &o.directives, &known)
+}
+
+/// Merges per-file outcomes into the scan's result, in a deterministic order.
+pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
+    let facts = project_facts(&outcomes, engine);
     let mut result = ScanOutcome {
         files_scanned: 0,
         findings: Vec::new(),
@@ -129,20 +169,13 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         suppressed: Vec::new(),
         baselined: Vec::new(),
         stale_baseline: Vec::new(),
+        fixed: Vec::new(),
     };
-    let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for o in outcomes {
         result.files_scanned += usize::from(o.scanned);
+        let applied = file_findings(&o, &facts, engine);
         result.problems.extend(o.problem);
-        let kept: Vec<Finding> = o
-            .analysis
-            .findings
-            .into_iter()
-            .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts[*i] == *want)))
-            .map(|(f, _)| f)
-            .collect();
-        let applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
         result.findings.extend(applied.kept);
         result.suppressed.extend(applied.suppressed);
         for (directive, code) in &applied.unused {
@@ -168,25 +201,41 @@ fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
     result
 }
 
-/// Applies `per-file-ignores` (glob -> codes; a glob without `/` matches the
-/// file name) and per-code severity overrides from the configuration.
-pub fn apply_settings(
-    outcome: &mut ScanOutcome,
-    per_file_ignores: &std::collections::BTreeMap<String, Vec<String>>,
-    severity: &std::collections::BTreeMap<String, crate::finding::Severity>,
-) {
-    let globs: Vec<(crate::rules::glob::NameGlobs, bool, &Vec<String>)> = per_file_ignores
-        .iter()
-        .filter_map(|(g, codes)| {
-            crate::rules::glob::NameGlobs::new(std::slice::from_ref(g)).ok().map(|n| (n, g.contains('/'), codes))
-        })
-        .collect();
-    outcome.findings.retain(|f| {
+/// `per-file-ignores` from the configuration: glob -> codes; a glob without
+/// `/` matches the file name, one with `/` the whole path.
+pub struct PerFileIgnores {
+    globs: Vec<(crate::rules::glob::NameGlobs, bool, Vec<String>)>,
+}
+
+impl PerFileIgnores {
+    /// Compiles the table (globs that do not compile were reported by the configuration check).
+    pub fn new(table: &std::collections::BTreeMap<String, Vec<String>>) -> Self {
+        let globs = table
+            .iter()
+            .filter_map(|(g, codes)| {
+                let names = crate::rules::glob::NameGlobs::new(std::slice::from_ref(g)).ok()?;
+                Some((names, g.contains('/'), codes.clone()))
+            })
+            .collect();
+        PerFileIgnores { globs }
+    }
+
+    /// Whether the table silences `f`.
+    pub fn ignores(&self, f: &Finding) -> bool {
         let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        !globs.iter().any(|(g, full, codes)| {
+        self.globs.iter().any(|(g, full, codes)| {
             g.is_match(if *full { &f.path } else { name }) && codes.iter().any(|c| f.code.starts_with(c.as_str()))
         })
-    });
+    }
+}
+
+/// Applies `per-file-ignores` and per-code severity overrides from the configuration.
+pub fn apply_settings(
+    outcome: &mut ScanOutcome,
+    per_file_ignores: &PerFileIgnores,
+    severity: &std::collections::BTreeMap<String, crate::finding::Severity>,
+) {
+    outcome.findings.retain(|f| !per_file_ignores.ignores(f));
     for f in &mut outcome.findings {
         if let Some(s) = severity.get(&f.code) {
             f.severity = *s;

@@ -31,3 +31,24 @@ pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), Stri
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::replace_file;
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_not_overwritten() {
+        let dir = std::env::temp_dir().join(format!("npu-mem-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.py");
+        std::fs::write(&path, "edited by someone else\n").unwrap();
+        let err = replace_file(&path, b"what npu-mem read\n", b"fixed\n").unwrap_err();
+        assert!(err.contains("changed on disk"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "edited by someone else\n");
+        replace_file(&path, b"edited by someone else\n", b"fixed\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "fixed\n");
+        let leftovers = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -2,15 +2,8 @@
 
 mod common;
 
-use common::{npu_mem, npu_mem_in};
+use common::{npu_mem, npu_mem_in, temp_dir};
 use std::path::Path;
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("npu-mem-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn exit_codes_follow_fail_on() {

@@ -4,21 +4,13 @@
 
 mod common;
 
-use common::{git, npu_mem_in};
-use std::path::PathBuf;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("npu-mem-gate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{git, npu_mem_in, temp_dir};
 
 const TRAIN: &str = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nx = torch.ones(2).cuda()\n";
 
 #[test]
 fn baseline_survives_unrelated_edits_and_catches_new_findings() {
-    let dir = temp("baseline");
+    let dir = temp_dir("baseline");
     std::fs::write(dir.join("train.py"), TRAIN).unwrap();
     let run = npu_mem_in(&dir, &["scan", "train.py", "--write-baseline", "npu-mem-baseline.json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -49,7 +41,7 @@ fn baseline_survives_unrelated_edits_and_catches_new_findings() {
 
 #[test]
 fn a_broken_baseline_is_a_clear_error() {
-    let dir = temp("badbase");
+    let dir = temp_dir("badbase");
     std::fs::write(dir.join("train.py"), TRAIN).unwrap();
     std::fs::write(dir.join("b.json"), "{\"version\": 1, \"findings\": [\n{\"code\": 3}]}").unwrap();
     let run = npu_mem_in(&dir, &["scan", "train.py", "--baseline", "b.json"]);
@@ -59,7 +51,7 @@ fn a_broken_baseline_is_a_clear_error() {
 
 #[test]
 fn diff_base_keeps_only_changed_lines_and_untracked_files() {
-    let dir = temp("diff");
+    let dir = temp_dir("diff");
     git(&dir, &["init", "-q"]);
     std::fs::write(dir.join("train.py"), TRAIN).unwrap();
     git(&dir, &["add", "train.py"]);
@@ -75,7 +67,7 @@ fn diff_base_keeps_only_changed_lines_and_untracked_files() {
     );
     assert!(lines.iter().any(|l| l.starts_with("new.py:2:")), "untracked files count as changed");
 
-    let outside = temp("nogit");
+    let outside = temp_dir("nogit");
     std::fs::write(outside.join("train.py"), TRAIN).unwrap();
     let run = npu_mem_in(&outside, &["scan", ".", "--diff-base", "HEAD"]);
     assert_eq!(run.code, 2);

@@ -62,7 +62,10 @@ fn hook_fails_on_a_finding_and_passes_clean_files_and_empty_commits() {
     assert!(text.contains("bad.py:2:") && text.contains("TX001"), "{text}");
 
     // The same hook from a config pinned to this commit (installed once for both runs).
-    let config = format!("repos:\n-   repo: {ROOT}\n    rev: {}\n    hooks:\n    -   id: npu-mem\n", head());
+    let config = format!(
+        "repos:\n-   repo: {ROOT}\n    rev: {}\n    hooks:\n    -   id: npu-mem\n    -   id: npu-mem-fix\n",
+        head()
+    );
     std::fs::write(dir.join(".pre-commit-config.yaml"), config).unwrap();
     git(&dir, &["reset", "-q"]);
     let out = pre_commit_in(&dir, &["run"]);
@@ -70,4 +73,12 @@ fn hook_fails_on_a_finding_and_passes_clean_files_and_empty_commits() {
     git(&dir, &["add", "good.py"]);
     let out = pre_commit_in(&dir, &["run", "--files", "good.py"]);
     assert!(out.status.success(), "a clean file passes:\n{}", String::from_utf8_lossy(&out.stdout));
+
+    // The fixing hook rewrites the file and fails the commit so the fix can be reviewed.
+    let out = pre_commit_in(&dir, &["run", "npu-mem-fix", "--files", "bad.py"]);
+    assert!(!out.status.success(), "a fixed file fails the commit:\n{}", String::from_utf8_lossy(&out.stdout));
+    let fixed = std::fs::read_to_string(dir.join("bad.py")).unwrap();
+    assert_eq!(fixed, "import torch\nimport torch_npu\nmodel = torch.nn.Linear(2, 2).npu()\n");
+    let out = pre_commit_in(&dir, &["run", "npu-mem-fix", "--files", "bad.py"]);
+    assert!(out.status.success(), "and passes once fixed:\n{}", String::from_utf8_lossy(&out.stdout));
 }

@@ -43,6 +43,7 @@ struct JsonReport<'a> {
     suppressed: Vec<Suppressed<'a>>,
     baselined: &'a [Finding],
     stale_baseline: &'a [crate::baseline::Entry],
+    fixed: &'a [Finding],
     summary: Summary,
     errors: Vec<FileProblem>,
 }
@@ -69,6 +70,7 @@ pub fn render(report: &Report) -> String {
             .collect(),
         baselined: &report.outcome.baselined,
         stale_baseline: &report.outcome.stale_baseline,
+        fixed: &report.outcome.fixed,
         summary: Summary {
             totals: Totals {
                 error: report.count(Severity::Error),

@@ -3,7 +3,7 @@
 
 use super::summary::{section_summary, SectionSummary};
 use super::Report;
-use crate::finding::{Finding, ProblemKind, Section, Severity};
+use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
 use owo_colors::OwoColorize;
 use std::fmt::Write;
 
@@ -111,6 +111,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
             let _ = writeln!(out, "  {}:{} {} {}", e.path, e.line, e.code, e.message);
         }
     }
+    render_fixes(&mut out, report);
     render_problems(&mut out, report);
     out
 }
@@ -232,19 +233,50 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
 }
 
 fn render_problems(out: &mut String, report: &Report) {
-    let problems = &report.outcome.problems;
-    if problems.is_empty() && report.walk_problems.is_empty() {
-        return;
+    let (unfixed, unread): (Vec<_>, Vec<_>) =
+        report.outcome.problems.iter().partition(|p| p.kind == ProblemKind::NotFixed);
+    if !unread.is_empty() || !report.walk_problems.is_empty() {
+        let _ = writeln!(out, "\nFiles not fully analysed:");
+        for p in unread {
+            let kind = if p.kind == ProblemKind::Partial { "partially parsed" } else { "skipped" };
+            let _ = writeln!(out, "  {} ({kind}): {}", p.path, p.message);
+        }
+        for (path, message) in report.walk_problems {
+            let _ = writeln!(out, "  {path} (not walked): {message}");
+        }
     }
-    let _ = writeln!(out, "\nFiles not fully analysed:");
-    for p in problems {
-        let kind = match p.kind {
-            ProblemKind::Skipped => "skipped",
-            ProblemKind::Partial => "partially parsed",
-        };
-        let _ = writeln!(out, "  {} ({kind}): {}", p.path, p.message);
+    if !unfixed.is_empty() {
+        let _ = writeln!(out, "\nFiles --fix left unchanged:");
+        for p in unfixed {
+            let _ = writeln!(out, "  {}: {}", p.path, p.message);
+        }
     }
-    for (path, message) in report.walk_problems {
-        let _ = writeln!(out, "  {path} (not walked): {message}");
+}
+
+/// What `--fix` did, and what it could still do.
+fn render_fixes(out: &mut String, report: &Report) {
+    let fixed = &report.outcome.fixed;
+    if !fixed.is_empty() {
+        let files: std::collections::BTreeSet<&str> = fixed.iter().map(|f| f.path.as_str()).collect();
+        let _ = writeln!(out, "\nFixed {} in {}.", plural(fixed.len(), "finding"), plural(files.len(), "file"));
     }
+    let with_fix = |a: Applicability| {
+        report.outcome.findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == a)).count()
+    };
+    let (safe, unsafe_) = (with_fix(Applicability::Safe), with_fix(Applicability::Unsafe));
+    if safe > 0 {
+        let _ = writeln!(out, "{} a safe fix: `npu-mem scan --fix` applies them.", have(safe));
+    }
+    if unsafe_ > 0 {
+        let _ = writeln!(
+            out,
+            "{} an unsafe fix: `npu-mem scan --fix --unsafe-fixes` applies them too (review the diff with --diff first).",
+            have(unsafe_)
+        );
+    }
+}
+
+/// `1 finding has`, `3 findings have`.
+fn have(n: usize) -> String {
+    format!("{} {}", plural(n, "finding"), if n == 1 { "has" } else { "have" })
 }

@@ -240,27 +240,28 @@ impl Compiler {
             };
             let subs =
                 |list: Vec<(String, String)>| list.into_iter().map(|(p, r)| Ok((re(&p)?, r))).collect::<Res<Vec<_>>>();
-            let action = match (e.replace, e.sub, e.sub_all, e.set_keyword, e.prepend_arg) {
-                (Some(r), None, None, None, None) => EditAction::Replace(r),
-                (None, Some(s), None, None, None) => {
+            let action = match (e.replace, e.sub, e.sub_all, e.set_keyword, e.prepend_arg, e.remove_arg) {
+                (Some(r), None, None, None, None, false) => EditAction::Replace(r),
+                (None, Some(s), None, None, None, false) => {
                     EditAction::Sub(subs(s).map_err(|m| format!("edits[{i}].sub: {m}"))?)
                 }
-                (None, None, Some(s), None, None) => {
+                (None, None, Some(s), None, None, false) => {
                     EditAction::SubAll(subs(s).map_err(|m| format!("edits[{i}].sub_all: {m}"))?)
                 }
-                (None, None, None, Some(k), None) => {
+                (None, None, None, Some(k), None, false) => {
                     EditAction::SetKeyword { name: k.name, position: k.position, value: k.value }
                 }
-                (None, None, None, None, Some(a)) => EditAction::PrependArg(a),
+                (None, None, None, None, Some(a), false) => EditAction::PrependArg(a),
+                (None, None, None, None, None, true) => EditAction::RemoveArg,
                 _ => {
                     return Err(format!(
-                        "edits[{i}]: give exactly one of replace, sub, sub_all, set_keyword, prepend_arg"
+                        "edits[{i}]: give exactly one of replace, sub, sub_all, set_keyword, prepend_arg, remove_arg"
                     ))
                 }
             };
             edits.push(EditTemplate { on, action });
         }
-        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when })
+        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when, then: f.then })
     }
 }
 

@@ -11,7 +11,7 @@ use tree_sitter::Node;
 pub type Clause = Vec<(Scope, usize, bool)>;
 
 /// What a successful match produced.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct MatchState<'t> {
     /// Placeholder values.
     pub captures: Vec<(String, String)>,

@@ -395,6 +395,8 @@ pub enum EditAction {
     SetKeyword { name: String, position: Option<usize>, value: String },
     /// Insert a first positional argument.
     PrependArg(String),
+    /// Remove the argument with its separating comma.
+    RemoveArg,
 }
 
 /// One edit template.
@@ -417,6 +419,8 @@ pub struct FixTemplate {
     pub edits: Vec<EditTemplate>,
     /// Offer the fix only where this holds.
     pub when: Option<Matcher>,
+    /// Codes whose findings, once this fix is applied, are fixed with it.
+    pub then: Vec<String>,
 }
 
 /// A compiled rule.

@@ -85,6 +85,17 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
         set.groups.extend(pack.groups);
         set.notes.extend(pack.notes);
     }
+    for rule in &set.rules {
+        let then = rule.fix.as_ref().map_or(&[][..], |f| f.then.as_slice());
+        if let Some(code) = then.iter().find(|c| !set.rules.iter().any(|r| &r.code == *c && r.fix.is_some())) {
+            return Err(PackError {
+                origin: "rule packs".into(),
+                line: None,
+                column: None,
+                message: format!("the fix of {} names {code} in `then`, which is not a rule with a fix", rule.code),
+            });
+        }
+    }
     for count in &set.counts {
         if let super::model::CountSource::Rule(code) = &count.source {
             if !codes.contains(code) {

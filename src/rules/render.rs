@@ -67,7 +67,7 @@ pub fn build_text_fix(
             EditAction::SubAll(subs) => {
                 subs.iter().fold(old.to_string(), |acc, (re, rep)| re.replace_all(&acc, rep.as_str()).into_owned())
             }
-            EditAction::SetKeyword { .. } | EditAction::PrependArg(_) => return None,
+            EditAction::SetKeyword { .. } | EditAction::PrependArg(_) | EditAction::RemoveArg => return None,
         };
         edits.push(Edit {
             start: lines.position(src, range.0),
@@ -165,6 +165,7 @@ pub fn build_fix(
                 let value = render_strict(value, st, anchor, report, cx)?;
                 edits.push(prepend_arg(node?, &value, cx.src)?);
             }
+            EditAction::RemoveArg => edits.push(remove_arg(node?, cx.src)?),
         }
     }
     edits.sort_by_key(|(s, e, _)| (*s, *e));
@@ -176,11 +177,21 @@ pub fn build_fix(
         .map(|(s, e, content)| Edit {
             start: lines.position(cx.src, s),
             end: lines.position(cx.src, e),
-            content,
+            content: in_line_endings_of(cx.src, content),
             byte_range: (s, e),
         })
         .collect();
     Some(Fix { applicability: t.applicability, description: render(&t.description, st, anchor, report, cx), edits })
+}
+
+/// `text` with its line breaks in the style of `src` (CRLF when its first line ends so).
+fn in_line_endings_of(src: &str, text: String) -> String {
+    let crlf = src.find('\n').is_some_and(|i| src[..i].ends_with('\r'));
+    if crlf && text.contains('\n') {
+        text.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        text
+    }
 }
 
 /// The call an argument edit applies to: the node itself, or the expression of a decorator.
@@ -199,6 +210,38 @@ fn prepend_arg(node: Node, value: &str, src: &str) -> Option<(usize, usize, Stri
     let at = list.start_byte() + 1;
     let empty = list.named_child_count() == 0;
     Some((at, at, if empty { value.to_string() } else { format!("{value}, ") }))
+}
+
+/// Removes an argument and the comma that separates it from its neighbours:
+/// up to the next argument, or from the previous one when it is the last;
+/// the only argument empties the parentheses, unless they hold comments,
+/// which stay (and so does the line break before them).
+fn remove_arg(arg: Node, src: &str) -> Option<(usize, usize, String)> {
+    let list = arg.parent().filter(|p| p.kind() == "argument_list")?;
+    let mut cursor = list.walk();
+    let children: Vec<Node> = list.named_children(&mut cursor).collect();
+    let has_comments = children.iter().any(|c| c.kind() == "comment");
+    let args: Vec<&Node> = children.iter().filter(|c| c.kind() != "comment").collect();
+    let i = args.iter().position(|a| a.id() == arg.id())?;
+    let (start, end) = match (i.checked_sub(1).map(|p| args[p]), args.get(i + 1)) {
+        (_, Some(next)) => (arg.start_byte(), next.start_byte()),
+        (Some(prev), None) => (prev.end_byte(), arg.end_byte()),
+        (None, None) if !has_comments => (list.start_byte() + 1, list.end_byte() - 1),
+        (None, None) => {
+            let comma = arg.next_sibling().filter(|n| n.kind() == ",");
+            let end = comma.map_or(arg.end_byte(), |c| c.end_byte());
+            // Drop the whole line when the argument was all there was on it.
+            let line_start = src[..arg.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+            let line_end = src[end..].find('\n').map(|i| end + i);
+            match line_end {
+                Some(le) if src[line_start..arg.start_byte()].trim().is_empty() && src[end..le].trim().is_empty() => {
+                    (line_start, le + 1)
+                }
+                _ => (arg.start_byte(), end),
+            }
+        }
+    };
+    Some((start, end, String::new()))
 }
 
 /// Replaces the argument `name` (by keyword, or at `position`), or inserts
@@ -227,7 +270,26 @@ fn set_keyword(
     let mut cursor = list.walk();
     let last = list.named_children(&mut cursor).filter(|c| c.kind() != "comment").last();
     match last {
-        Some(last) => Some((last.end_byte(), last.end_byte(), format!(", {name}={value}"))),
+        Some(last) => {
+            // One argument per line stays one argument per line.
+            let line_start = src[..last.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+            let indent = &src[line_start..last.start_byte()];
+            let own_line = last.start_position().row > list.start_position().row && indent.trim().is_empty();
+            if !own_line {
+                return Some((last.end_byte(), last.end_byte(), format!(", {name}={value}")));
+            }
+            // After a trailing comma, the new line goes below the whole line,
+            // so a comment there stays with the argument it is about.
+            if let Some(comma) = last.next_sibling().filter(|n| n.kind() == ",") {
+                if let Some(nl) = src[comma.end_byte()..].find('\n').map(|i| comma.end_byte() + i) {
+                    let at = if src[..nl].ends_with('\r') { nl - 1 } else { nl };
+                    if at < list.end_byte() {
+                        return Some((at, at, format!("\n{indent}{name}={value},")));
+                    }
+                }
+            }
+            Some((last.end_byte(), last.end_byte(), format!(",\n{indent}{name}={value}")))
+        }
         None => {
             let at = list.start_byte() + 1;
             Some((at, at, format!("{name}={value}")))

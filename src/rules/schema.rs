@@ -402,6 +402,10 @@ pub struct FixSpec {
     /// Offer the fix only where this predicate-only matcher holds.
     #[serde(default)]
     pub when: Option<MatcherSpec>,
+    /// Rules whose fixes this fix makes necessary: their new findings in the
+    /// same file are fixed with it, at this fix's safety.
+    #[serde(default)]
+    pub then: Vec<String>,
 }
 
 /// One edit of a fix.
@@ -422,6 +426,9 @@ pub struct EditSpec {
     pub set_keyword: Option<SetKeywordSpec>,
     /// Insert this as the call's first positional argument.
     pub prepend_arg: Option<String>,
+    /// Remove the argument `on` names, with the comma that separates it.
+    #[serde(default)]
+    pub remove_arg: bool,
 }
 
 /// `set_keyword = { name = "pin_memory", value = "True" }`.

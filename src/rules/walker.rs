@@ -297,17 +297,15 @@ fn make_finding<'t>(
     let report_node = cx.root.descendant_for_byte_range(report.0, report.1).unwrap_or(anchor);
     let start = lines.position(cx.src, report.0);
     let end = lines.position(cx.src, report.1);
-    let fix_applies = rule
-        .fix
-        .as_ref()
-        .is_some_and(|f| f.when.as_ref().is_none_or(|w| eval(w, anchor, cx, &mut MatchState::default())));
+    // The fix's `when` may capture nodes its edits refer to, so it extends the match's state.
+    let fix = rule.fix.as_ref().and_then(|t| {
+        let mut fix_state = st.clone();
+        let applies = t.when.as_ref().is_none_or(|w| eval(w, anchor, cx, &mut fix_state));
+        applies.then(|| build_fix(t, &fix_state, anchor, report_node, cx, lines)).flatten()
+    });
     Finding {
         severity,
-        fix: if fix_applies {
-            rule.fix.as_ref().and_then(|t| build_fix(t, st, anchor, report_node, cx, lines))
-        } else {
-            None
-        },
+        fix,
         byte_range: report,
         source_line: lines.line_text(cx.src, start.line).to_string(),
         ..rule.finding(display, start, end, render(&rule.message, st, anchor, report_node, cx))

@@ -93,7 +93,8 @@ impl<'t> FileModel<'t> {
             .filter(|(local, q)| *q == module && !self.defined.contains(*local))
             .map(|(l, _)| l)
             .collect();
-        names.sort();
+        // The module's own name when it is imported plainly; else a stable choice.
+        names.sort_by_key(|n| (**n != module, **n));
         names.first().map(|n| **n)
     }
 

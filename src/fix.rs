@@ -1,0 +1,238 @@
+//! `--fix` and `--diff`: applying the edits that findings carry, pass after
+//! pass and in memory, and keeping a result only when it still parses.
+//!
+//! Per file: re-read the bytes, analyse, take the fixable findings in source
+//! order and apply every fix whose edits touch nothing an earlier fix touched;
+//! the rest wait for the next pass, on the re-analysed text. A file whose
+//! fixes do not settle within [`MAX_PASSES`], or whose fixes would add a
+//! syntax error, is reported and left alone.
+
+use crate::finding::{Applicability, FileProblem, Finding, ProblemKind};
+use crate::parse::parse_python;
+use crate::rules::engine::Engine;
+use crate::scan::{analyse_text, file_findings, FileOutcome, PerFileIgnores};
+use crate::source::decode;
+use crate::walk::{FileKind, ScanFile};
+use rayon::prelude::*;
+use std::collections::HashSet;
+
+/// Passes after which a file whose fixes keep producing new fixes is given up.
+pub const MAX_PASSES: usize = 8;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Which fixes to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixMode {
+    /// Only fixes marked safe.
+    Safe,
+    /// Safe and unsafe fixes (`--unsafe-fixes`).
+    Unsafe,
+}
+
+impl FixMode {
+    /// Whether this mode applies `f`'s fix (a finding without a fix: no).
+    pub fn applies(self, f: &Finding) -> bool {
+        f.fix.as_ref().is_some_and(|fix| self == FixMode::Unsafe || fix.applicability == Applicability::Safe)
+    }
+}
+
+/// One file's fixed contents.
+pub struct FixedFile {
+    /// The file on disk.
+    pub path: std::path::PathBuf,
+    /// The path shown to users.
+    pub display: String,
+    /// The bytes read before fixing (what must still be on disk when writing).
+    pub original: Vec<u8>,
+    /// The bytes after fixing.
+    pub fixed: Vec<u8>,
+    /// The findings whose fixes were applied, at their positions in the pass that fixed them.
+    pub findings: Vec<Finding>,
+}
+
+/// What fixing a whole scan produced.
+#[derive(Default)]
+pub struct FixRun {
+    /// Files whose contents changed.
+    pub files: Vec<FixedFile>,
+    /// Files that had fixes but were left alone, and why.
+    pub problems: Vec<FileProblem>,
+}
+
+/// Fixes every file of the scan that has findings `mode` applies to and
+/// `ignores` does not silence. With `write`, each fixed file is replaced on
+/// disk atomically, and its outcome becomes the analysis of the new text; a
+/// file that cannot be written keeps its outcome and becomes a problem.
+pub fn fix_files(
+    files: &[ScanFile],
+    outcomes: &mut [FileOutcome],
+    facts: &[bool],
+    engine: &Engine,
+    mode: FixMode,
+    ignores: &PerFileIgnores,
+    write: bool,
+) -> FixRun {
+    let fixable = |f: &Finding| mode.applies(f) && !ignores.ignores(f);
+    let wanted = Wanted { mode, ignores };
+    let results: Vec<_> = files
+        .par_iter()
+        .zip(outcomes.par_iter_mut())
+        .filter(|(_, o)| file_findings(o, facts, engine).kept.iter().any(fixable))
+        .map(|(file, outcome)| {
+            let fixed = fix_file(file, facts, engine, &wanted).and_then(|fixed| {
+                let Some((f, new_outcome)) = fixed else { return Ok(None) };
+                if write {
+                    crate::write::replace_file(&f.path, &f.original, &f.fixed)?;
+                }
+                *outcome = new_outcome;
+                Ok(Some(f))
+            });
+            (file, fixed)
+        })
+        .collect();
+    let mut run = FixRun::default();
+    for (file, result) in results {
+        match result {
+            Ok(Some(fixed)) => run.files.push(fixed),
+            Ok(None) => {}
+            Err(message) => {
+                run.problems.push(FileProblem { path: file.display.clone(), kind: ProblemKind::NotFixed, message })
+            }
+        }
+    }
+    run
+}
+
+/// Which findings' fixes to apply.
+struct Wanted<'a> {
+    mode: FixMode,
+    ignores: &'a PerFileIgnores,
+}
+
+impl Wanted<'_> {
+    /// Whether to apply `f`'s fix; `companions` are codes an applied fix
+    /// named in `then`, whose fixes come with it whatever their safety.
+    fn wants(&self, f: &Finding, companions: &HashSet<String>) -> bool {
+        let chosen = self.mode.applies(f) || (f.fix.is_some() && companions.contains(&f.code));
+        chosen && !self.ignores.ignores(f)
+    }
+}
+
+/// Fixes one file in memory: `Ok(None)` when nothing changed.
+fn fix_file(
+    file: &ScanFile,
+    facts: &[bool],
+    engine: &Engine,
+    wanted: &Wanted,
+) -> Result<Option<(FixedFile, FileOutcome)>, String> {
+    let original = std::fs::read(&file.path).map_err(|e| format!("cannot read the file to fix it: {e}"))?;
+    let bom = original.starts_with(BOM);
+    let mut text = decode(original.clone()).map_err(|e| e.to_string())?.text;
+    let python = file.kind == FileKind::Python;
+    let errors_before = if python { syntax_errors(&text) } else { 0 };
+    let mut fixed: Vec<Finding> = Vec::new();
+    let mut companions = HashSet::new();
+    // Companion fixes are for findings the fixes create, not ones already there.
+    let mut present_before: Option<HashSet<String>> = None;
+    for _ in 0..MAX_PASSES {
+        let outcome = analyse_text(file, &text, engine);
+        let findings = file_findings(&outcome, facts, engine).kept;
+        let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
+        companions.retain(|c| !before.contains(c));
+        let mut pending: Vec<Finding> = findings.into_iter().filter(|f| wanted.wants(f, &companions)).collect();
+        if pending.is_empty() {
+            if fixed.is_empty() {
+                return Ok(None);
+            }
+            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+            bytes.extend_from_slice(text.as_bytes());
+            let changed = FixedFile {
+                path: file.path.clone(),
+                display: file.display.clone(),
+                original,
+                fixed: bytes,
+                findings: fixed,
+            };
+            return Ok(Some((changed, outcome)));
+        }
+        pending.sort_by_key(|f| (first_edit(f), f.code.clone()));
+        let (new_text, applied) = apply_fixes(&text, pending);
+        if new_text == text {
+            let codes: Vec<&str> = applied.iter().map(|f| f.code.as_str()).collect();
+            return Err(format!("the fixes for {} change nothing; the file was left alone", codes.join(", ")));
+        }
+        if python && syntax_errors(&new_text) > errors_before {
+            let at: Vec<String> = applied.iter().map(|f| format!("{} at line {}", f.code, f.line)).collect();
+            return Err(format!(
+                "the fixes ({}) would introduce a syntax error; the file was left alone",
+                at.join(", ")
+            ));
+        }
+        text = new_text;
+        for f in &applied {
+            let rule = engine.set.rules.iter().find(|r| r.code == f.code);
+            companions.extend(rule.and_then(|r| r.fix.as_ref()).into_iter().flat_map(|t| t.then.iter().cloned()));
+        }
+        fixed.extend(applied);
+    }
+    Err(format!("fixes did not settle after {MAX_PASSES} passes; the file was left alone"))
+}
+
+/// Where a finding's first edit starts.
+fn first_edit(f: &Finding) -> usize {
+    f.fix.as_ref().and_then(|fix| fix.edits.iter().map(|e| e.byte_range.0).min()).unwrap_or(usize::MAX)
+}
+
+/// Applies the fixes of `pending` (in order) whose edits neither overlap nor
+/// touch an edit already taken; returns the new text and the findings fixed.
+fn apply_fixes(text: &str, pending: Vec<Finding>) -> (String, Vec<Finding>) {
+    let mut taken: Vec<(usize, usize, String)> = Vec::new();
+    let mut applied = Vec::new();
+    for f in pending {
+        let Some(fix) = &f.fix else { continue };
+        let ranges: Vec<(usize, usize)> = fix.edits.iter().map(|e| e.byte_range).collect();
+        // Touching ranges count as overlapping: two insertions at one place
+        // have no meaningful order, so the later one waits for the next pass.
+        let clashes = ranges.iter().any(|&(s, e)| taken.iter().any(|&(ts, te, _)| s <= te && ts <= e));
+        let in_bounds = ranges.iter().all(|&(s, e)| s <= e && text.get(s..e).is_some());
+        if clashes || !in_bounds {
+            continue;
+        }
+        taken.extend(fix.edits.iter().map(|e| (e.byte_range.0, e.byte_range.1, e.content.clone())));
+        applied.push(f);
+    }
+    taken.sort_by_key(|(s, e, _)| (*s, *e));
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    for (s, e, content) in &taken {
+        out.push_str(&text[at..*s]);
+        out.push_str(content);
+        at = *e;
+    }
+    out.push_str(&text[at..]);
+    (out, applied)
+}
+
+/// How many error and missing nodes tree-sitter finds in `text`
+/// (`usize::MAX` if it gives up, so a fix can never look like an improvement).
+fn syntax_errors(text: &str) -> usize {
+    let Some(tree) = parse_python(text) else { return usize::MAX };
+    if !tree.root_node().has_error() {
+        return 0;
+    }
+    let mut count = 0;
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        count += usize::from(node.is_error() || node.is_missing());
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return count;
+            }
+        }
+    }
+}
