@@ -342,3 +342,18 @@ fn fixed_random_modules_still_parse() {
     let out = python(&dir, &valid).unwrap();
     assert!(out.status.success(), "a fixed module no longer parses: {}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Found on the corpus: the import inserted after an indented `import torch`
+/// was written at column 0, which CPython rejects (tree-sitter does not).
+#[test]
+fn inserted_lines_keep_the_block_indentation() {
+    let dir = temp_dir("fix-indent");
+    let src = "def f():\n    import torch\n\n    if torch.cuda.is_available():\n        return 1\n";
+    std::fs::write(dir.join("a.py"), src).unwrap();
+    json_in(&dir, &["--fix", "--unsafe-fixes"]);
+    let fixed = std::fs::read_to_string(dir.join("a.py")).unwrap();
+    assert_eq!(
+        fixed,
+        "def f():\n    import torch\n    import torch_npu\n\n    if torch.npu.is_available():\n        return 1\n"
+    );
+}

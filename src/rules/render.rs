@@ -142,7 +142,10 @@ pub fn build_fix(
         let (start, end, node) = target_range(&e.on, anchor, report, st, cx.src)?;
         let old = cx.src.get(start..end)?;
         match &e.action {
-            EditAction::Replace(template) => edits.push((start, end, render_strict(template, st, anchor, report, cx)?)),
+            EditAction::Replace(template) => {
+                let new = render_strict(template, st, anchor, report, cx)?;
+                edits.push((start, end, indented_like(cx.src, start, new)));
+            }
             EditAction::Sub(subs) => {
                 let (re, rep) = subs.iter().find(|(re, _)| re.is_match(old))?;
                 edits.push((start, end, re.replacen(old, 1, rep.as_str()).into_owned()));
@@ -182,6 +185,21 @@ pub fn build_fix(
         })
         .collect();
     Some(Fix { applicability: t.applicability, description: render(&t.description, st, anchor, report, cx), edits })
+}
+
+/// `text`, replacing source from byte `at` on, with every line after its
+/// first indented like the line `at` is on (an import inserted after an
+/// indented import stays in its block).
+fn indented_like(src: &str, at: usize, text: String) -> String {
+    if !text.contains('\n') {
+        return text;
+    }
+    let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    let indent: &str = &src[line_start..at][..src[line_start..at].len() - src[line_start..at].trim_start().len()];
+    if indent.is_empty() {
+        return text;
+    }
+    text.replace('\n', &format!("\n{indent}"))
 }
 
 /// `text` with its line breaks in the style of `src` (CRLF when its first line ends so).
