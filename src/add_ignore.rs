@@ -21,15 +21,21 @@ pub struct Added {
 /// (or adds the codes to the suppression already there).
 pub fn add_ignores(findings: &[Finding], reason: &str) -> Added {
     let mut by_file: BTreeMap<&str, BTreeMap<usize, Vec<&str>>> = BTreeMap::new();
+    let mut notebooks = std::collections::BTreeSet::new();
     for f in findings.iter().filter(|f| !f.code.starts_with("NPM")) {
         if f.path.ends_with(".py") || f.path.ends_with(".pyi") || f.path.ends_with(".sh") {
             let codes = by_file.entry(&f.path).or_default().entry(f.line).or_default();
             if !codes.contains(&f.code.as_str()) {
                 codes.push(&f.code);
             }
+        } else if f.cell.is_some() {
+            notebooks.insert(&f.path);
         }
     }
     let mut added = Added::default();
+    added.skipped.extend(notebooks.into_iter().map(|p| {
+        format!("{p}: --add-ignore does not edit notebooks; add `# npu-mem: ignore[CODE] -- reason` in the cells")
+    }));
     for (path, lines) in by_file {
         match edit_file(Path::new(path), &lines, reason) {
             Ok((n, skipped)) => {

@@ -137,6 +137,9 @@ pub struct ScanArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// No progress bar and no status lines on stderr (warnings still appear).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Colour the text report.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -65,7 +65,8 @@ impl ChangedLines {
         match self.files.get(&path) {
             None => false,
             Some(None) => true,
-            Some(Some(ranges)) => ranges.iter().any(|(start, end)| (*start..=*end).contains(&f.line)),
+            // In a notebook, the line of the finding's source string in the JSON.
+            Some(Some(ranges)) => ranges.iter().any(|(start, end)| (*start..=*end).contains(&f.region_in_file().0)),
         }
     }
 }

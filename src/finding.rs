@@ -148,6 +148,10 @@ pub struct Finding {
     pub section: Section,
     /// Display path, `/`-separated, relative to the working directory when inside it.
     pub path: String,
+    /// In a notebook: the cell (1-based, counting every cell as Jupyter does);
+    /// `line` and `end_line` then count from the cell's first line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<usize>,
     /// Start line (1-based).
     pub line: usize,
     /// Start column (1-based, characters).
@@ -170,12 +174,29 @@ pub struct Finding {
     /// The text of the start line, for source excerpts.
     #[serde(skip)]
     pub source_line: String,
+    /// In a notebook: `(line, column, end_line, end_column)` in the notebook
+    /// file itself, for viewers that show the JSON (SARIF, annotations).
+    #[serde(skip)]
+    pub file_region: Option<(usize, usize, usize, usize)>,
 }
 
 impl Finding {
-    /// The deterministic order of findings: path, line, column, code.
-    pub fn sort_key(&self) -> (&str, usize, usize, &str) {
-        (&self.path, self.line, self.column, &self.code)
+    /// The deterministic order of findings: path, cell, line, column, code.
+    pub fn sort_key(&self) -> (&str, usize, usize, usize, &str) {
+        (&self.path, self.cell.unwrap_or(0), self.line, self.column, &self.code)
+    }
+
+    /// `path:line:column`, or `path:cell N:line:column` in a notebook.
+    pub fn location(&self) -> String {
+        match self.cell {
+            Some(cell) => format!("{}:cell {cell}:{}:{}", self.path, self.line, self.column),
+            None => format!("{}:{}:{}", self.path, self.line, self.column),
+        }
+    }
+
+    /// `(line, column, end_line, end_column)` in the file's own text.
+    pub fn region_in_file(&self) -> (usize, usize, usize, usize) {
+        self.file_region.unwrap_or((self.line, self.column, self.end_line, self.end_column))
     }
 }
 

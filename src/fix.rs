@@ -8,6 +8,7 @@
 //! syntax error, is reported and left alone.
 
 use crate::finding::{Applicability, FileProblem, Finding, ProblemKind};
+use crate::notebook::Notebook;
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
 use crate::scan::{analyse_text, file_findings, FileOutcome, PerFileIgnores};
@@ -129,8 +130,8 @@ fn fix_file(
     let original = std::fs::read(&file.path).map_err(|e| format!("cannot read the file to fix it: {e}"))?;
     let bom = original.starts_with(BOM);
     let mut text = decode(original.clone()).map_err(|e| e.to_string())?.text;
-    let python = file.kind == FileKind::Python;
-    let errors_before = if python { syntax_errors(&text) } else { 0 };
+    let doc = Document::of(file.kind);
+    let errors_before = doc.syntax_errors(&text)?;
     let mut fixed: Vec<Finding> = Vec::new();
     let mut companions = HashSet::new();
     // Companion fixes are for findings the fixes create, not ones already there.
@@ -157,12 +158,13 @@ fn fix_file(
             return Ok(Some((changed, outcome)));
         }
         pending.sort_by_key(|f| (first_edit(f), f.code.clone()));
-        let (new_text, applied) = apply_fixes(&text, pending);
+        let (edits, applied) = select_fixes(&doc.python(&text)?, pending);
+        let new_text = doc.apply(&text, &edits)?;
         if new_text == text {
             let codes: Vec<&str> = applied.iter().map(|f| f.code.as_str()).collect();
             return Err(format!("the fixes for {} change nothing; the file was left alone", codes.join(", ")));
         }
-        if python && syntax_errors(&new_text) > errors_before {
+        if doc.syntax_errors(&new_text)? > errors_before {
             let at: Vec<String> = applied.iter().map(|f| format!("{} at line {}", f.code, f.line)).collect();
             return Err(format!(
                 "the fixes ({}) would introduce a syntax error; the file was left alone",
@@ -184,9 +186,66 @@ fn first_edit(f: &Finding) -> usize {
     f.fix.as_ref().and_then(|fix| fix.edits.iter().map(|e| e.byte_range.0).min()).unwrap_or(usize::MAX)
 }
 
-/// Applies the fixes of `pending` (in order) whose edits neither overlap nor
-/// touch an edit already taken; returns the new text and the findings fixed.
-fn apply_fixes(text: &str, pending: Vec<Finding>) -> (String, Vec<Finding>) {
+/// What kind of text a file is, for applying edits and checking syntax.
+enum Document {
+    /// Python source: edits apply to the text itself.
+    Python,
+    /// A notebook: edits apply to its joined code cells.
+    Notebook,
+    /// Anything else (shell scripts): edits apply to the text, no syntax check.
+    Other,
+}
+
+impl Document {
+    fn of(kind: FileKind) -> Self {
+        match kind {
+            FileKind::Python => Document::Python,
+            FileKind::Notebook => Document::Notebook,
+            _ => Document::Other,
+        }
+    }
+
+    /// The text the analysis sees (edit offsets are into it).
+    fn python(&self, text: &str) -> Result<String, String> {
+        match self {
+            Document::Notebook => Ok(Notebook::parse(text).map_err(|e| e.to_string())?.python),
+            _ => Ok(text.to_string()),
+        }
+    }
+
+    /// `text` with `edits` (sorted, disjoint) applied.
+    fn apply(&self, text: &str, edits: &[(usize, usize, String)]) -> Result<String, String> {
+        match self {
+            Document::Notebook => Notebook::parse(text).map_err(|e| e.to_string())?.with_edits(edits),
+            _ => Ok(splice(text, edits)),
+        }
+    }
+
+    /// Syntax errors of the Python in `text` (0 for other files).
+    fn syntax_errors(&self, text: &str) -> Result<usize, String> {
+        Ok(match self {
+            Document::Other => 0,
+            _ => syntax_errors(&self.python(text)?),
+        })
+    }
+}
+
+/// `text` with sorted, disjoint `edits` applied.
+fn splice(text: &str, edits: &[(usize, usize, String)]) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    for (s, e, content) in edits {
+        out.push_str(&text[at..*s]);
+        out.push_str(content);
+        at = *e;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Takes the fixes of `pending` (in order) whose edits neither overlap nor
+/// touch an edit already taken; returns their edits, sorted, and the findings.
+fn select_fixes(text: &str, pending: Vec<Finding>) -> (Vec<(usize, usize, String)>, Vec<Finding>) {
     let mut taken: Vec<(usize, usize, String)> = Vec::new();
     let mut applied = Vec::new();
     for f in pending {
@@ -203,15 +262,7 @@ fn apply_fixes(text: &str, pending: Vec<Finding>) -> (String, Vec<Finding>) {
         applied.push(f);
     }
     taken.sort_by_key(|(s, e, _)| (*s, *e));
-    let mut out = String::with_capacity(text.len() + 64);
-    let mut at = 0;
-    for (s, e, content) in &taken {
-        out.push_str(&text[at..*s]);
-        out.push_str(content);
-        at = *e;
-    }
-    out.push_str(&text[at..]);
-    (out, applied)
+    (taken, applied)
 }
 
 /// How many error and missing nodes tree-sitter finds in `text`

@@ -75,7 +75,16 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         eprintln!("parsed {parsed} of {} files in {} ms", walked.files.len(), started.elapsed().as_millis());
         return Ok(0);
     }
-    let mut outcomes = pool.install(|| scan::analyse_files(&walked.files, &engine));
+    let progress = npu_mem::progress::Progress::default();
+    let analyse = || pool.install(|| scan::analyse_files(&walked.files, &engine, &progress));
+    let machine_stdout = matches!(args.format, Format::Json | Format::Sarif | Format::Github) && args.output.is_none();
+    let mut outcomes = if !args.quiet && !machine_stdout && std::io::stderr().is_terminal() {
+        // NPU_MEM_PROGRESS_DELAY_MS shortens the delay before the bar, for the test that checks it.
+        let delay = std::env::var("NPU_MEM_PROGRESS_DELAY_MS").ok().and_then(|v| v.parse().ok());
+        progress.show_while(walked.files.len(), delay.map(std::time::Duration::from_millis), analyse)
+    } else {
+        analyse()
+    };
     let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_mode = match (args.fix || args.diff, args.unsafe_fixes) {
         (false, true) => {
@@ -90,7 +99,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });
     if args.diff {
-        return Ok(print_diff(fix_run.unwrap_or_default()));
+        return Ok(print_diff(fix_run.unwrap_or_default(), args.quiet));
     }
     let mut outcome = scan::merge(outcomes, &engine);
     let files_fixed = fix_run.as_ref().map_or(0, |run| run.files.len());
@@ -98,7 +107,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
         outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         outcome.problems.extend(run.problems);
-        if args.format != Format::Text {
+        if args.format != Format::Text && !args.quiet {
             // The text report says it in its footer; other formats leave stdout to machines.
             eprintln!("npu-mem: fixed {} in {}", plural(outcome.fixed.len(), "finding"), plural(files_fixed, "file"));
         }
@@ -189,7 +198,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
 
 /// `--diff`: the unified diff of every file `--fix` would change on stdout, a
 /// summary and the files it would leave alone on stderr; 1 if anything would change.
-fn print_diff(run: fix::FixRun) -> u8 {
+fn print_diff(run: fix::FixRun, quiet: bool) -> u8 {
     let mut stdout = std::io::stdout().lock();
     for f in &run.files {
         let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
@@ -199,7 +208,9 @@ fn print_diff(run: fix::FixRun) -> u8 {
         eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
     }
     let findings: usize = run.files.iter().map(|f| f.findings.len()).sum();
-    eprintln!("npu-mem: --fix would fix {} in {}", plural(findings, "finding"), plural(run.files.len(), "file"));
+    if !quiet {
+        eprintln!("npu-mem: --fix would fix {} in {}", plural(findings, "finding"), plural(run.files.len(), "file"));
+    }
     if run.files.is_empty() {
         0
     } else {

@@ -2,7 +2,9 @@
 //! in parallel; everything after the merge is in a deterministic order.
 
 use crate::finding::{FileProblem, Finding, ProblemKind};
+use crate::notebook::Notebook;
 use crate::parse::{first_error_line, parse_python};
+use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
 use crate::source::{read_source, LineIndex};
@@ -43,16 +45,25 @@ pub struct FileOutcome {
     analysis: FileAnalysis,
     problem: Option<FileProblem>,
     scanned: bool,
+    /// For a notebook: the parsed notebook, to locate findings by cell.
+    notebook: Option<Notebook>,
 }
 
 /// Analyses every file with `engine`.
 pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
-    merge(analyse_files(files, engine), engine)
+    merge(analyse_files(files, engine, &Progress::default()), engine)
 }
 
-/// Reads and analyses every file, in parallel, in `files` order.
-pub fn analyse_files(files: &[ScanFile], engine: &Engine) -> Vec<FileOutcome> {
-    files.par_iter().map(|f| scan_file(f, engine)).collect()
+/// Reads and analyses every file, in parallel, in `files` order, ticking `progress`.
+pub fn analyse_files(files: &[ScanFile], engine: &Engine, progress: &Progress) -> Vec<FileOutcome> {
+    files
+        .par_iter()
+        .map(|f| {
+            let outcome = scan_file(f, engine);
+            progress.tick();
+            outcome
+        })
+        .collect()
 }
 
 /// Reads and parses every Python file and nothing else (the benchmark's
@@ -81,6 +92,7 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
                 message: e.to_string(),
             }),
             scanned: false,
+            notebook: None,
         },
     }
 }
@@ -94,6 +106,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         analysis: FileAnalysis::default(),
         problem: None,
         scanned: true,
+        notebook: None,
     };
     let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
     let path_findings = engine.analyse_path(&file.display);
@@ -101,6 +114,18 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
     }
+    let notebook = match file.kind {
+        FileKind::Notebook => match Notebook::parse(text) {
+            Ok(nb) => Some(nb),
+            Err(e) => {
+                out.problem = problem(ProblemKind::Skipped, e.to_string());
+                out.scanned = false;
+                return out;
+            }
+        },
+        _ => None,
+    };
+    let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
     out.directives = suppress::parse(text);
     let Some(rules) = engine.rules_for(text) else {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
@@ -112,9 +137,13 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         _ => match parse_python(text) {
             Some(tree) => {
                 if let Some(line) = first_error_line(&tree) {
+                    let place = match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
+                        Some((cell, line)) => format!("cell {cell}, line {line}"),
+                        None => format!("line {line}"),
+                    };
                     out.problem = problem(
                         ProblemKind::Partial,
-                        format!("syntax error near line {line}; analysed where the syntax tree is sound"),
+                        format!("syntax error near {place}; analysed where the syntax tree is sound"),
                     );
                 }
                 engine.analyse(tree.root_node(), text, &lines, &file.display, &rules)
@@ -127,6 +156,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         },
     };
     out.analysis.findings.extend(path_findings.into_iter().map(|f| (f, Vec::new())));
+    out.notebook = notebook;
     out
 }
 
@@ -152,7 +182,29 @@ pub fn file_findings(o: &FileOutcome, facts: &[bool], engine: &Engine) -> suppre
         .map(|(f, _)| f.clone())
         .collect();
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
-    suppress::apply(apply_overrides(kept, engine), &o.directives, &known)
+    let mut applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
+    if let Some(nb) = &o.notebook {
+        let lines = LineIndex::new(&nb.python);
+        let suppressed = applied.suppressed.iter_mut().map(|(f, _)| f);
+        applied.kept.iter_mut().chain(suppressed).for_each(|f| locate_in_cell(f, nb, &lines));
+    }
+    applied
+}
+
+/// Moves a finding's positions from the notebook's joined Python to its cell.
+fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex) {
+    let Some((cell, line)) = nb.cell_line(lines, f.line) else { return };
+    let end_line = nb.cell_line(lines, f.end_line).map_or(line, |(_, l)| l);
+    let start = nb.file_position(cell, line, f.column);
+    let end = nb.file_position(cell, end_line, f.end_column);
+    if let (Some(s), Some(e)) = (start, end) {
+        f.file_region = Some((s.0, s.1, e.0, e.1));
+    }
+    (f.cell, f.line, f.end_line) = (Some(cell), line, end_line);
+    for e in f.fix.iter_mut().flat_map(|fix| fix.edits.iter_mut()) {
+        e.start.line = nb.cell_line(lines, e.start.line).map_or(e.start.line, |(_, l)| l);
+        e.end.line = nb.cell_line(lines, e.end.line).map_or(e.end.line, |(_, l)| l);
+    }
 }
 
 /// Merges per-file outcomes into the scan's result, in a deterministic order.
@@ -178,17 +230,39 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         result.problems.extend(o.problem);
         result.findings.extend(applied.kept);
         result.suppressed.extend(applied.suppressed);
+        let mut meta: Vec<Finding> = Vec::new();
         for (directive, code) in &applied.unused {
-            result.findings.extend(meta_finding(engine, "NPM001", &o.path, directive, code));
+            meta.extend(meta_finding(engine, "NPM001", &o.path, directive, code));
         }
         for (directive, code) in &applied.unknown {
-            result.findings.extend(meta_finding(engine, "NPM002", &o.path, directive, code));
+            meta.extend(meta_finding(engine, "NPM002", &o.path, directive, code));
         }
+        if let Some(nb) = &o.notebook {
+            let lines = LineIndex::new(&nb.python);
+            meta.iter_mut().for_each(|f| locate_in_cell(f, nb, &lines));
+        }
+        result.findings.extend(meta);
         for (i, c) in o.analysis.counts.iter().enumerate() {
             result.counts[i] += c;
         }
-        result.rows.extend(o.analysis.rows.into_iter().map(|r| (o.path.clone(), r)));
-        result.sites.extend(o.analysis.sites.into_iter().map(|(i, line, detail)| (i, o.path.clone(), line, detail)));
+        // Summary rows and sites in a notebook name the cell in their path.
+        let lines = o.notebook.as_ref().map(|nb| LineIndex::new(&nb.python));
+        let place = |line: usize| match (&o.notebook, &lines) {
+            (Some(nb), Some(lines)) => match nb.cell_line(lines, line) {
+                Some((cell, l)) => (format!("{}:cell {cell}", o.path), l),
+                None => (o.path.clone(), line),
+            },
+            _ => (o.path.clone(), line),
+        };
+        for mut row in o.analysis.rows {
+            let (path, line) = place(row.line);
+            row.line = line;
+            result.rows.push((path, row));
+        }
+        for (i, line, detail) in o.analysis.sites {
+            let (path, line) = place(line);
+            result.sites.push((i, path, line, detail));
+        }
         for (i, key, value) in o.analysis.groups {
             groups.entry((i, key)).or_insert((value, 0)).1 += 1;
         }

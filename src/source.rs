@@ -82,6 +82,11 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// The byte offset where 1-based line `line` starts.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line.checked_sub(1)?).copied()
+    }
+
     /// The 0-based line containing `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
         match self.starts.binary_search(&offset) {

@@ -14,6 +14,8 @@ pub enum FileKind {
     Shell,
     /// Only matched by path (for example a `.cu` source in a Python project).
     PathOnly,
+    /// A Jupyter notebook: its code cells are analysed as Python.
+    Notebook,
 }
 
 /// One file to scan.
@@ -45,6 +47,7 @@ pub fn classify(path: &Path, extra: &[String]) -> Option<FileKind> {
     match ext {
         "py" | "pyi" => Some(FileKind::Python),
         "sh" | "bash" => Some(FileKind::Shell),
+        "ipynb" => Some(FileKind::Notebook),
         _ if extra.iter().any(|e| e == ext) => Some(FileKind::PathOnly),
         _ => None,
     }

@@ -7,7 +7,7 @@ use std::fmt::Write;
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.outcome.findings {
-        let _ = writeln!(out, "{}:{}:{}: {} [{}] {}", f.path, f.line, f.column, f.code, f.severity, f.message);
+        let _ = writeln!(out, "{}: {} [{}] {}", f.location(), f.code, f.severity, f.message);
     }
     out
 }

@@ -23,14 +23,16 @@ pub fn render(report: &Report) -> String {
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
+        // In a notebook, the annotation points into the notebook's JSON.
+        let (line, column, end_line, end_column) = f.region_in_file();
         let _ = writeln!(
             out,
             "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
             escape_property(&f.path),
-            f.line,
-            f.column,
-            f.end_line,
-            f.end_column,
+            line,
+            column,
+            end_line,
+            end_column,
             escape_property(&format!("{} {}", f.code, f.name)),
             escape_data(&f.message)
         );

@@ -47,10 +47,8 @@ pub fn render(report: &Report) -> String {
         for f in findings {
             let _ = writeln!(
                 out,
-                "| `{}:{}:{}` | {} `{}` | {} | {} |",
-                cell(&f.path),
-                f.line,
-                f.column,
+                "| `{}` | {} `{}` | {} | {} |",
+                cell(&f.location()),
                 f.code,
                 f.name,
                 f.severity,

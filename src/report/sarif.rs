@@ -83,6 +83,12 @@ fn region(start: (usize, usize), end: (usize, usize)) -> Value {
     json!({ "startLine": start.0, "startColumn": start.1, "endLine": end.0, "endColumn": end.1 })
 }
 
+/// The finding's region in the file itself (in a notebook: in its JSON).
+fn region_in_file(f: &Finding) -> Value {
+    let (line, column, end_line, end_column) = f.region_in_file();
+    region((line, column), (end_line, end_column))
+}
+
 fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value {
     let mut r = json!({
         "ruleId": f.code,
@@ -90,14 +96,18 @@ fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value 
         "message": { "text": f.message },
         "locations": [{ "physicalLocation": {
             "artifactLocation": artifact(&f.path),
-            "region": region((f.line, f.column), (f.end_line, f.end_column)),
+            "region": region_in_file(f),
         } }],
         "partialFingerprints": { FINGERPRINT_KEY: fingerprint },
     });
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);
     }
-    if let Some(fix) = &f.fix {
+    if let Some(cell) = f.cell {
+        r["properties"] = json!({ "cell": cell, "cellLine": f.line, "cellColumn": f.column });
+    }
+    // A notebook's fix edits a cell, not a region of the JSON file: not expressible in SARIF.
+    if let Some(fix) = f.fix.as_ref().filter(|_| f.cell.is_none()) {
         let replacements: Vec<Value> = fix
             .edits
             .iter()

@@ -204,10 +204,8 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
     let tag = if f.blocker { " [blocker]" } else { "" };
     let _ = writeln!(
         out,
-        "{}:{}:{} {} [{}]{} {}",
-        paint.bold(&f.path),
-        f.line,
-        f.column,
+        "{} {} [{}]{} {}",
+        paint.bold(&f.location()),
         paint.severity(f.severity, &f.code),
         paint.severity(f.severity, f.severity.as_str()),
         tag,

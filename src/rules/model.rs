@@ -482,8 +482,10 @@ impl Rule {
             auto_migrated: self.auto_migrated,
             blocker: self.blocker,
             fix: None,
+            cell: None,
             byte_range: (0, 0),
             source_line: String::new(),
+            file_region: None,
         }
     }
 }

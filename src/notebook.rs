@@ -1,0 +1,220 @@
+//! Jupyter notebooks (`.ipynb`, nbformat 4): the code cells joined into one
+//! Python text for analysis, positions mapped back to cells, and edited cell
+//! sources spliced back into the notebook's JSON without touching anything else.
+//!
+//! IPython syntax (`%magic`, `%%cell magic`, `!shell`, `x = !cmd`, `obj?`) is
+//! blanked to comments or `0` of the same byte length, so every offset in the
+//! joined text is also an offset in the cell's real source.
+
+use crate::source::LineIndex;
+
+/// Cell magics whose body is still Python.
+const PYTHON_CELL_MAGICS: &[&str] = &["time", "timeit", "capture", "prun", "debug", "python", "python3"];
+
+/// A notebook that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotebookError(pub String);
+
+impl std::fmt::Display for NotebookError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One code cell.
+#[derive(Debug, Clone)]
+pub struct CodeCell {
+    /// 1-based position among all cells (markdown included), as Jupyter shows it.
+    pub number: usize,
+    /// The cell's source.
+    pub source: String,
+    /// Byte range of the `"source"` value in the notebook's JSON.
+    value_span: (usize, usize),
+    /// Byte ranges of the JSON strings making up the source (one per line as nbformat writes it).
+    pieces: Vec<(usize, usize)>,
+    /// Where the cell starts in [`Notebook::python`].
+    python_start: usize,
+}
+
+/// A parsed notebook.
+#[derive(Debug, Clone)]
+pub struct Notebook {
+    raw: String,
+    /// The code cells, in order.
+    pub cells: Vec<CodeCell>,
+    /// The code cells joined, IPython syntax blanked, each ending in a newline.
+    pub python: String,
+}
+
+impl Notebook {
+    /// Parses notebook JSON.
+    pub fn parse(raw: &str) -> Result<Notebook, NotebookError> {
+        let value: serde_json::Value =
+            serde_json::from_str(raw).map_err(|e| NotebookError(format!("not a valid notebook (bad JSON: {e})")))?;
+        let major = value.get("nbformat").and_then(|v| v.as_u64());
+        if value.get("worksheets").is_some() || major.is_some_and(|m| m < 4) {
+            return Err(NotebookError(
+                "nbformat 3 notebook; convert it with `jupyter nbconvert --to notebook --nbformat 4` to have it scanned"
+                    .into(),
+            ));
+        }
+        let cells = value
+            .get("cells")
+            .and_then(|c| c.as_array())
+            .ok_or_else(|| NotebookError("not a valid notebook (no `cells` list)".into()))?;
+        let spans = json_spans::source_spans(raw)
+            .ok_or_else(|| NotebookError("not a valid notebook (cannot locate the cell sources)".into()))?;
+        let mut out = Notebook { raw: raw.to_string(), cells: Vec::new(), python: String::new() };
+        for (i, cell) in cells.iter().enumerate() {
+            if cell.get("cell_type").and_then(|t| t.as_str()) != Some("code") {
+                continue;
+            }
+            let source = match cell.get("source") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(serde_json::Value::Array(parts)) => parts.iter().filter_map(|p| p.as_str()).collect(),
+                _ => return Err(NotebookError(format!("not a valid notebook (cell {} has no source)", i + 1))),
+            };
+            let (value_span, pieces) = spans.get(i).cloned().flatten().unwrap_or(((0, 0), Vec::new()));
+            let python_start = out.python.len();
+            out.python.push_str(&blank_ipython(&source));
+            if !out.python.ends_with('\n') {
+                out.python.push('\n');
+            }
+            out.cells.push(CodeCell { number: i + 1, source, value_span, pieces, python_start });
+        }
+        Ok(out)
+    }
+
+    /// The cell holding byte `offset` of [`Notebook::python`].
+    pub fn cell_at(&self, offset: usize) -> Option<&CodeCell> {
+        let i = self.cells.partition_point(|c| c.python_start <= offset);
+        self.cells.get(i.checked_sub(1)?)
+    }
+
+    /// `(cell number, line in the cell)` of 1-based `line` of [`Notebook::python`].
+    pub fn cell_line(&self, python_lines: &LineIndex, line: usize) -> Option<(usize, usize)> {
+        let offset = python_lines.line_start(line)?;
+        let cell = self.cell_at(offset)?;
+        let first = python_lines.line_of(cell.python_start) + 1;
+        Some((cell.number, line + 1 - first))
+    }
+
+    /// The line and column in the notebook file of a position in a cell
+    /// (1-based line of the cell, 1-based character column).
+    pub fn file_position(&self, cell_number: usize, line: usize, column: usize) -> Option<(usize, usize)> {
+        let cell = self.cells.iter().find(|c| c.number == cell_number)?;
+        let piece = *cell.pieces.get(line - 1).or(cell.pieces.last())?;
+        let raw_lines = LineIndex::new(&self.raw);
+        let start = raw_lines.position(&self.raw, piece.0);
+        // Characters before the column, counted in the JSON string's escaped form.
+        let escaped: usize = json_spans::escaped_widths(&self.raw[piece.0 + 1..piece.1]).take(column - 1).sum();
+        Some((start.line, start.column + 1 + escaped))
+    }
+
+    /// The notebook with `edits` (byte ranges of [`Notebook::python`] with new
+    /// text) applied to its cells; every byte outside the edited cells' sources
+    /// stays as it was.
+    pub fn with_edits(&self, edits: &[(usize, usize, String)]) -> Result<String, String> {
+        let mut sources: Vec<Option<String>> = vec![None; self.cells.len()];
+        let mut sorted: Vec<&(usize, usize, String)> = edits.iter().collect();
+        sorted.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
+        for (start, end, content) in sorted {
+            let i = self.cells.partition_point(|c| c.python_start <= *start).saturating_sub(1);
+            let cell = self.cells.get(i).ok_or("a fix outside every cell")?;
+            let (s, e) = (start - cell.python_start, end.saturating_sub(cell.python_start));
+            let text = sources[i].get_or_insert_with(|| cell.source.clone());
+            if e > cell.source.len() || text.get(s..e).is_none() {
+                return Err(format!("a fix spans more than cell {}", cell.number));
+            }
+            text.replace_range(s..e, content);
+        }
+        let mut out = String::with_capacity(self.raw.len() + 64);
+        let mut at = 0;
+        for (cell, source) in self.cells.iter().zip(&sources) {
+            let Some(source) = source else { continue };
+            if cell.value_span == (0, 0) {
+                return Err(format!("cannot locate the source of cell {} in the file", cell.number));
+            }
+            out.push_str(&self.raw[at..cell.value_span.0]);
+            out.push_str(&json_spans::source_value(&self.raw, cell.value_span, &cell.pieces, source));
+            at = cell.value_span.1;
+        }
+        out.push_str(&self.raw[at..]);
+        Ok(out)
+    }
+}
+
+/// `source` with IPython-only syntax replaced by Python of the same byte length.
+fn blank_ipython(source: &str) -> String {
+    let first = source.trim_start();
+    let python_body = first
+        .strip_prefix("%%")
+        .map(|m| m.split(|c: char| c.is_whitespace()).next().unwrap_or(""))
+        .map(|name| PYTHON_CELL_MAGICS.contains(&name));
+    let mut out = String::with_capacity(source.len());
+    for (i, line) in source.split_inclusive('\n').enumerate() {
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        if python_body == Some(false) || (i == 0 && python_body.is_some()) || body.starts_with(['%', '!', '?']) {
+            out.push_str(&line[..indent]);
+            out.push_str(&as_comment(&line[indent..]));
+        } else if let Some(at) = shell_assignment(line) {
+            out.push_str(&line[..at]);
+            out.push('0');
+            out.extend(line[at..].trim_end_matches(['\n', '\r']).chars().skip(1).map(|c| " ".repeat(c.len_utf8())));
+            out.push_str(&line[line.trim_end_matches(['\n', '\r']).len()..]);
+        } else if let Some(stripped) = help_suffix(line) {
+            out.push_str(&stripped);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `text` turned into a comment of the same byte length.
+fn as_comment(text: &str) -> String {
+    match text.chars().next() {
+        Some(c) if c != '\n' && c != '\r' => format!("#{}{}", " ".repeat(c.len_utf8() - 1), &text[c.len_utf8()..]),
+        _ => text.to_string(),
+    }
+}
+
+/// The byte offset of `!` or `%` in `name = !cmd` / `name = %magic`.
+fn shell_assignment(line: &str) -> Option<usize> {
+    let eq = line.find('=')?;
+    let (target, rest) = (&line[..eq], &line[eq + 1..]);
+    let target_ok = !target.trim().is_empty()
+        && target.trim().chars().all(|c| c.is_alphanumeric() || c == '_' || c == ',' || c == ' ' || c == '.');
+    let value = rest.trim_start();
+    (target_ok && value.starts_with(['!', '%']) && !rest.starts_with('=')).then(|| line.len() - value.len())
+}
+
+/// `obj?` / `obj??` with the question marks blanked.
+fn help_suffix(line: &str) -> Option<String> {
+    let body = line.trim_end_matches(['\n', '\r']);
+    let trimmed = body.trim_end();
+    let name = trimmed.trim_end_matches('?');
+    let marks = trimmed.len() - name.len();
+    let is_name = !name.trim().is_empty() && name.trim().chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    (marks > 0 && marks <= 2 && is_name).then(|| format!("{name}{}{}", " ".repeat(marks), &line[trimmed.len()..]))
+}
+
+mod json_spans;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipython_syntax_is_blanked_in_place() {
+        let src = "%matplotlib inline\n!pip install x\nfiles = !ls\nmodel?\nx = 1  # 100%\n";
+        let out = blank_ipython(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out, "#matplotlib inline\n#pip install x\nfiles = 0  \nmodel \nx = 1  # 100%\n");
+        let cell = "%%bash\necho $CUDA_VISIBLE_DEVICES\n";
+        assert_eq!(blank_ipython(cell), "#%bash\n#cho $CUDA_VISIBLE_DEVICES\n");
+        let timed = "%%time\nx = y.cuda()\n";
+        assert_eq!(blank_ipython(timed), "#%time\nx = y.cuda()\n");
+    }
+}
