@@ -32,11 +32,6 @@ pub struct Baseline {
     pub findings: Vec<Entry>,
 }
 
-/// FNV-1a: a small stable hash, so identities do not depend on the Rust version.
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// Each finding's identity: code, path, whitespace-normalised line text, and
 /// which occurrence of that triple it is (in report order).
 pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
@@ -47,7 +42,8 @@ pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
             let line = f.source_line.split_whitespace().collect::<Vec<_>>().join(" ");
             let n = seen.entry((f.code.clone(), f.path.clone(), line.clone())).or_insert(0);
             *n += 1;
-            format!("{:016x}", fnv1a(&format!("{}\u{0}{}\u{0}{}\u{0}{}", f.code, f.path, line, n)))
+            let identity = format!("{}\u{0}{}\u{0}{}\u{0}{}", f.code, f.path, line, n);
+            format!("{:016x}", crate::hash::fnv1a(identity.as_bytes()))
         })
         .collect()
 }

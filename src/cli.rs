@@ -137,6 +137,12 @@ pub struct ScanArgs {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Do not read or write the result cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Keep the result cache here [default: .npu-mem-cache in the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// No progress bar and no status lines on stderr (warnings still appear).
     #[arg(long, short = 'q')]
     pub quiet: bool,

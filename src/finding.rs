@@ -81,7 +81,7 @@ impl Section {
 }
 
 /// A 1-based line and column; columns count Unicode characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub struct Position {
     /// 1-based line number.
     pub line: usize,
@@ -110,7 +110,7 @@ impl Applicability {
 }
 
 /// One text replacement: the range `start..end` becomes `content`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Edit {
     /// Where the replaced text starts.
     pub start: Position,
@@ -124,7 +124,7 @@ pub struct Edit {
 }
 
 /// A fix: a set of non-overlapping edits and how safe they are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Fix {
     /// Safe or unsafe.
     pub applicability: Applicability,
@@ -136,7 +136,7 @@ pub struct Fix {
 }
 
 /// One reported problem at one place in one file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Finding {
     /// The rule code, e.g. `TX001`.
     pub code: String,
@@ -201,7 +201,7 @@ impl Finding {
 }
 
 /// A file the scan could not analyse fully, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FileProblem {
     /// Display path.
     pub path: String,
@@ -212,7 +212,7 @@ pub struct FileProblem {
 }
 
 /// How much of a file the scan lost, or what `--fix` could not do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// The file was not analysed at all.

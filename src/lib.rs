@@ -6,11 +6,13 @@
 
 pub mod add_ignore;
 pub mod baseline;
+pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod finding;
 pub mod fix;
+pub mod hash;
 pub mod notebook;
 pub mod parse;
 pub mod progress;

@@ -1,6 +1,7 @@
 //! The `npu-mem` command: walk -> parse -> analyse -> match -> report.
 
 use clap::Parser;
+use npu_mem::cache::Cache;
 use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, RulesFormat, ScanArgs};
 use npu_mem::finding::Severity;
 use npu_mem::report::{self, text::Paint, Report};
@@ -75,8 +76,13 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         eprintln!("parsed {parsed} of {} files in {} ms", walked.files.len(), started.elapsed().as_millis());
         return Ok(0);
     }
+    let cache_dir = args.cache_dir.clone().unwrap_or_else(|| std::path::PathBuf::from(".npu-mem-cache"));
+    let cache = (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value));
+    if let Some(note) = cache.as_ref().and_then(|c| c.note.as_ref()) {
+        eprintln!("npu-mem: warning: {note}");
+    }
     let progress = npu_mem::progress::Progress::default();
-    let analyse = || pool.install(|| scan::analyse_files(&walked.files, &engine, &progress));
+    let analyse = || pool.install(|| scan::analyse_files(&walked.files, &engine, &progress, cache.as_ref()));
     let machine_stdout = matches!(args.format, Format::Json | Format::Sarif | Format::Github) && args.output.is_none();
     let mut outcomes = if !args.quiet && !machine_stdout && std::io::stderr().is_terminal() {
         // NPU_MEM_PROGRESS_DELAY_MS shortens the delay before the bar, for the test that checks it.
@@ -98,6 +104,11 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         let write = !args.diff;
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });
+    if let Some(cache) = &cache {
+        if let Err(e) = cache.save(scan::cache_entries(&outcomes)) {
+            eprintln!("npu-mem: warning: {e}; run with --no-cache or --cache-dir DIR");
+        }
+    }
     if args.diff {
         return Ok(print_diff(fix_run.unwrap_or_default(), args.quiet));
     }

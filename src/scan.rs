@@ -1,6 +1,7 @@
 //! The pipeline: walk -> read -> parse -> analyse -> merge. Files are analysed
 //! in parallel; everything after the merge is in a deterministic order.
 
+use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
 use crate::finding::{FileProblem, Finding, ProblemKind};
 use crate::notebook::Notebook;
 use crate::parse::{first_error_line, parse_python};
@@ -47,21 +48,40 @@ pub struct FileOutcome {
     scanned: bool,
     /// For a notebook: the parsed notebook, to locate findings by cell.
     notebook: Option<Notebook>,
+    /// The content analysed, when read from disk (what the cache keys on).
+    content: Option<ContentId>,
 }
 
 /// Analyses every file with `engine`.
 pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
-    merge(analyse_files(files, engine, &Progress::default()), engine)
+    merge(analyse_files(files, engine, &Progress::default(), None), engine)
 }
 
-/// Reads and analyses every file, in parallel, in `files` order, ticking `progress`.
-pub fn analyse_files(files: &[ScanFile], engine: &Engine, progress: &Progress) -> Vec<FileOutcome> {
+/// Reads and analyses every file, in parallel, in `files` order, ticking
+/// `progress`; files whose content `cache` has seen are not analysed again.
+pub fn analyse_files(
+    files: &[ScanFile],
+    engine: &Engine,
+    progress: &Progress,
+    cache: Option<&Cache>,
+) -> Vec<FileOutcome> {
     files
         .par_iter()
         .map(|f| {
-            let outcome = scan_file(f, engine);
+            let outcome = scan_file(f, engine, cache);
             progress.tick();
             outcome
+        })
+        .collect()
+}
+
+/// What to store in the cache: every file analysed from disk content.
+pub fn cache_entries(outcomes: &[FileOutcome]) -> std::collections::BTreeMap<String, StoredOutcome> {
+    outcomes
+        .iter()
+        .filter_map(|o| {
+            let parts = Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem };
+            Some((o.path.clone(), StoredOutcome::new(o.content?, parts)))
         })
         .collect()
 }
@@ -76,12 +96,20 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
         .count()
 }
 
-fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
+fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOutcome {
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine);
     }
     match read_source(&file.path) {
-        Ok(source) => analyse_text(file, &source.text, engine),
+        Ok(source) => {
+            let content = ContentId::of(&source.text);
+            let mut outcome = match cache.and_then(|c| c.get(&file.display, content)) {
+                Some(stored) => from_cache(file, &source.text, stored),
+                None => analyse_text(file, &source.text, engine),
+            };
+            outcome.content = Some(content);
+            outcome
+        }
         Err(e) => FileOutcome {
             path: file.display.clone(),
             directives: Vec::new(),
@@ -93,7 +121,23 @@ fn scan_file(file: &ScanFile, engine: &Engine) -> FileOutcome {
             }),
             scanned: false,
             notebook: None,
+            content: None,
         },
+    }
+}
+
+/// A file's outcome rebuilt from the cache (a notebook is parsed again, to locate cells).
+fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcome {
+    let (directives, analysis, problem) = stored.restore();
+    let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok() } else { None };
+    FileOutcome {
+        path: file.display.clone(),
+        directives,
+        analysis,
+        scanned: problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),
+        problem,
+        notebook,
+        content: None,
     }
 }
 
@@ -107,6 +151,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         problem: None,
         scanned: true,
         notebook: None,
+        content: None,
     };
     let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
     let path_findings = engine.analyse_path(&file.display);

@@ -9,7 +9,7 @@ use crate::finding::Finding;
 const MARKER: &str = "npu-mem:";
 
 /// One suppression comment.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Directive {
     /// 1-based line of the comment.
     pub line: usize,

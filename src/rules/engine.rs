@@ -31,6 +31,8 @@ pub struct RuleSet {
     pub notes: Vec<Note>,
     /// Pack compilation state (facts, data tables, queries, extensions).
     pub compiler: Compiler,
+    /// A hash of every pack and data file loaded, for cache keys.
+    pub fingerprint: u64,
 }
 
 /// What a matcher alternative feeds when it matches.
@@ -91,7 +93,7 @@ struct Triggers {
 }
 
 /// One row of a summary table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TableRow {
     /// Table index.
     pub table: usize,

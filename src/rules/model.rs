@@ -62,7 +62,7 @@ pub enum Anchor {
 }
 
 /// Whether a fact is decided per file or for the whole scan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Scope {
     /// Decided when the file has been walked.
     File,

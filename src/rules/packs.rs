@@ -46,13 +46,18 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
         groups: Vec::new(),
         notes: Vec::new(),
         compiler: Compiler::default(),
+        fingerprint: 0,
     };
+    // Every pack and data text read feeds the fingerprint, in load order.
+    let fingerprint = std::cell::Cell::new(crate::hash::fnv1a(b"npu-mem rule packs"));
+    let feed = |text: &str| fingerprint.set(crate::hash::fnv1a_extend(fingerprint.get(), text.as_bytes()));
     let mut codes = HashSet::new();
     for (origin, text) in &sources {
         let builtin = BUILTIN.iter().any(|(n, _)| n == origin);
         let base = Path::new(origin).parent().map(Path::to_path_buf).unwrap_or_default();
+        feed(text);
         let read_data = |file: &str| -> Result<String, String> {
-            if builtin {
+            let text = if builtin {
                 let name = format!("rules/{file}");
                 BUILTIN_DATA
                     .iter()
@@ -62,7 +67,9 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
             } else {
                 std::fs::read_to_string(base.join(file))
                     .map_err(|e| format!("cannot read {}: {e}", base.join(file).display()))
-            }
+            }?;
+            feed(&text);
+            Ok(text)
         };
         let pack = compiler.compile_pack(origin, text, &read_data)?;
         for rule in &pack.rules {
@@ -111,6 +118,7 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
     compiler.file_extensions.sort();
     compiler.file_extensions.dedup();
     set.compiler = compiler;
+    set.fingerprint = fingerprint.get();
     Ok(set)
 }
 
