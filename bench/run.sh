@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The benchmark: npu-mem on the pinned corpus against tree-sitter's own parse
+# time, measured side by side so machine drift hits every variant alike.
+#
+#   bash bench/run.sh [RUNS]        (default 5 runs per variant, after a warm-up)
+#
+#   CORPUS_DIR   where the corpus is or is built (default /tmp/corpus)
+#   MAKE_CORPUS  the corpus script (default ../shared/bench/make-corpus.sh)
+#
+# Variants, alternated in every round:
+#   parse   `scan --parse-only`: read and parse every file with the same grammar
+#           and thread count, match nothing (the baseline)
+#   json    full scan, every rule, JSON report to a file, no cache
+#   text    full scan, text report to a file, no cache
+#   warm    full scan, JSON to a file, with a cache filled by the warm-up
+# Then: --threads 1 vs --threads 2 (JSON), determinism of the JSON across
+# thread counts, and peak memory on the corpus copied 4 times over.
+# Prints a Markdown summary for bench/RESULTS.md.
+set -euo pipefail
+
+RUNS="${1:-5}"
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+CORPUS_DIR="${CORPUS_DIR:-/tmp/corpus}"
+MAKE_CORPUS="${MAKE_CORPUS:-$HERE/../shared/bench/make-corpus.sh}"
+BIN="$HERE/target/release/npu-mem"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+(cd "$HERE" && cargo build --release --quiet)
+if [ ! -d "$CORPUS_DIR/src" ]; then
+    CORPUS_DIR="$CORPUS_DIR" bash "$MAKE_CORPUS"
+fi
+SRC="$CORPUS_DIR/src"
+
+# run NAME ARGS...: appends "NAME seconds peak_kb" to $WORK/times.
+run() {
+    local name="$1"
+    shift
+    /usr/bin/time -f "%e %M" -o "$WORK/one" "$BIN" scan "$@" >/dev/null 2>"$WORK/stderr" || {
+        local code=$?
+        # Exit 1 only means findings; anything else is a failure of the benchmark.
+        [ "$code" -eq 1 ] || { cat "$WORK/stderr" >&2; exit "$code"; }
+    }
+    echo "$name $(tail -n 1 "$WORK/one")" >>"$WORK/times"
+}
+
+variants() {
+    run parse "$SRC" --parse-only
+    run json "$SRC" --no-cache --format json -o "$WORK/report.json"
+    run text "$SRC" --no-cache --format text -o "$WORK/report.txt"
+    run warm "$SRC" --cache-dir "$WORK/cache" --format json -o "$WORK/warm.json"
+}
+
+variants                       # warm-up: page cache, and the cache for `warm`
+: >"$WORK/times"
+for _ in $(seq "$RUNS"); do variants; done
+for _ in $(seq 3); do
+    run threads1 "$SRC" --no-cache --threads 1 --format json -o "$WORK/t1.json"
+    run threads2 "$SRC" --no-cache --threads 2 --format json -o "$WORK/t2.json"
+done
+deterministic=no
+if cmp -s "$WORK/t1.json" "$WORK/t2.json" && cmp -s "$WORK/t1.json" "$WORK/report.json" \
+    && cmp -s "$WORK/report.json" "$WORK/warm.json"; then
+    deterministic=yes
+fi
+
+# Memory must not grow with the repository: the corpus 4 times (hard links).
+mkdir -p "$WORK/x4"
+for i in 1 2 3 4; do cp -al "$SRC" "$WORK/x4/copy$i"; done
+run x4 "$WORK/x4" --no-cache --format json -o "$WORK/x4.json"
+
+python3 - "$WORK" "$SRC" "$RUNS" "$deterministic" <<'EOF'
+import json, os, statistics, sys
+work, src, runs, deterministic = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+times = {}
+for line in open(os.path.join(work, "times")):
+    name, secs, kb = line.split()
+    times.setdefault(name, []).append((float(secs), int(kb)))
+med = {k: statistics.median(s for s, _ in v) for k, v in times.items()}
+peak = {k: max(kb for _, kb in v) / 1024 for k, v in times.items()}
+size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src) for f in fs if f.endswith(".py"))
+files = sum(1 for d, _, fs in os.walk(src) for f in fs if f.endswith(".py"))
+report = json.load(open(os.path.join(work, "report.json")))
+base = med["parse"]
+print(f"Corpus: {files} .py files, {size / 1e6:.1f} MB; {runs} runs per variant after a warm-up; medians.\n")
+print("| variant | median s | x parse-only | MB/s | files/s | peak RSS MiB |")
+print("|---|---|---|---|---|---|")
+for name in ["parse", "json", "text", "warm"]:
+    m = med[name]
+    print(f"| {name} | {m:.2f} | {m / base:.2f} | {size / 1e6 / m:.1f} | {files / m:.0f} | {peak[name]:.0f} |")
+print()
+print(f"- text report over JSON: {100 * (med['text'] / med['json'] - 1):+.1f}%")
+print(f"- --threads 1 / --threads 2 (JSON, 3 runs each): {med['threads1']:.2f} s / {med['threads2']:.2f} s = {med['threads1'] / med['threads2']:.2f}x")
+print(f"- corpus x4 ({4 * files} files): {med['x4']:.2f} s, peak RSS {peak['x4']:.0f} MiB (x1: {peak['json']:.0f} MiB)")
+print(f"- findings: {len(report['findings'])}; files with errors: {len(report['errors'])}")
+print(f"- JSON byte-identical across --threads 1, --threads 2, default and warm cache: {deterministic}")
+EOF
