@@ -377,9 +377,13 @@ fn apply_overrides(findings: Vec<Finding>, engine: &Engine) -> Vec<Finding> {
     let overrides =
         |code: &str| engine.set.rules.iter().find(|r| r.code == code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
     let overlaps = |a: (usize, usize), b: (usize, usize)| (a.0 <= b.0 && b.1 <= a.1) || (b.0 <= a.0 && a.1 <= b.1);
+    // Only findings of overriding rules can drop others: compare against those
+    // alone, so a file with many findings costs findings x overriders, not its square.
+    let overriders: Vec<(&[String], (usize, usize))> =
+        findings.iter().map(|g| (overrides(&g.code), g.byte_range)).filter(|(codes, _)| !codes.is_empty()).collect();
     let dropped: Vec<bool> = findings
         .iter()
-        .map(|f| findings.iter().any(|g| overrides(&g.code).contains(&f.code) && overlaps(f.byte_range, g.byte_range)))
+        .map(|f| overriders.iter().any(|(codes, range)| codes.contains(&f.code) && overlaps(f.byte_range, *range)))
         .collect();
     findings.into_iter().zip(dropped).filter(|(_, d)| !d).map(|(f, _)| f).collect()
 }

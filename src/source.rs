@@ -69,9 +69,15 @@ pub fn decode(mut bytes: Vec<u8>) -> Result<SourceText, ReadError> {
     }
 }
 
+/// Lines longer than this (minified or generated code) get no source excerpt:
+/// every finding on such a line would otherwise carry a copy of it.
+pub const MAX_EXCERPT_BYTES: usize = 1000;
+
 /// Maps byte offsets of one text to 1-based line and character columns.
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// Whether each line is pure ASCII (its columns are byte offsets).
+    ascii: Vec<bool>,
 }
 
 impl LineIndex {
@@ -79,7 +85,13 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        let ascii = (0..starts.len())
+            .map(|i| {
+                let end = starts.get(i + 1).copied().unwrap_or(text.len());
+                text.as_bytes()[starts[i]..end].is_ascii()
+            })
+            .collect();
+        LineIndex { starts, ascii }
     }
 
     /// The byte offset where 1-based line `line` starts.
@@ -99,8 +111,23 @@ impl LineIndex {
     pub fn position(&self, text: &str, offset: usize) -> Position {
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let column = text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        // Counting characters is linear in the column: skip it where bytes are characters.
+        let column = match self.ascii.get(line) {
+            Some(true) => offset - start,
+            _ => text.get(start..offset).map_or(offset - start, |s| s.chars().count()),
+        };
         Position { line: line + 1, column: column + 1 }
+    }
+
+    /// The excerpt stored with a finding on 1-based line `line`: the line's
+    /// text, or nothing when it is longer than [`MAX_EXCERPT_BYTES`].
+    pub fn excerpt(&self, text: &str, line: usize) -> String {
+        let full = self.line_text(text, line);
+        if full.len() > MAX_EXCERPT_BYTES {
+            String::new()
+        } else {
+            full.to_string()
+        }
     }
 
     /// The text of 1-based line `line`, without its line break.

@@ -187,3 +187,24 @@ fn progress_bar_only_on_a_terminal_and_never_over_machine_output() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&piped.stderr).contains("files/s"), "not a terminal: no bar");
 }
+
+/// A 100,000-level nested expression and a long single line with thousands of
+/// findings are scanned without a stack overflow; findings on a line longer
+/// than 1,000 bytes carry no source excerpt (the fix for a 10 MB line whose
+/// 450,000 findings each copied it, which ran out of memory).
+#[test]
+fn extreme_nesting_and_long_lines_are_scanned() {
+    let dir = temp_dir("extreme");
+    let deep = format!("import torch\nx = {}1{}\ny = torch.ones(1).cuda()\n", "(".repeat(100_000), ")".repeat(100_000));
+    std::fs::write(dir.join("deep.py"), deep).unwrap();
+    let long = format!("import torch\nx = [{}]\n", "m.cuda(), ".repeat(20_000));
+    std::fs::write(dir.join("long.py"), long).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let on = |path: &str| findings.iter().filter(|f| f["path"] == path && f["code"] == "TX001").count();
+    assert_eq!((on("deep.py"), on("long.py")), (1, 20_000));
+    let text = npu_mem_in(&dir, &["scan", "long.py", "--no-cache", "--select", "TX001", "--color", "never"]).stdout;
+    assert!(!text.contains("m.cuda(), m.cuda()"), "no excerpt of the long line");
+}

@@ -307,7 +307,7 @@ impl<'r> Engine<'r> {
         Finding {
             fix: rule.fix.as_ref().and_then(|t| build_text_fix(t, lookup, range, src, lines)),
             byte_range: range,
-            source_line: lines.line_text(src, start.line).to_string(),
+            source_line: lines.excerpt(src, start.line),
             ..rule.finding(display, start, end, render_with(&rule.message, lookup))
         }
     }

@@ -204,8 +204,12 @@ fn indented_like(src: &str, at: usize, text: String) -> String {
 
 /// `text` with its line breaks in the style of `src` (CRLF when its first line ends so).
 fn in_line_endings_of(src: &str, text: String) -> String {
+    // Only text with line breaks needs the (file-length) look at the source.
+    if !text.contains('\n') {
+        return text;
+    }
     let crlf = src.find('\n').is_some_and(|i| src[..i].ends_with('\r'));
-    if crlf && text.contains('\n') {
+    if crlf {
         text.replace("\r\n", "\n").replace('\n', "\r\n")
     } else {
         text

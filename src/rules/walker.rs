@@ -307,7 +307,7 @@ fn make_finding<'t>(
         severity,
         fix,
         byte_range: report,
-        source_line: lines.line_text(cx.src, start.line).to_string(),
+        source_line: lines.excerpt(cx.src, start.line),
         ..rule.finding(display, start, end, render(&rule.message, st, anchor, report_node, cx))
     }
 }
