@@ -115,6 +115,8 @@ impl StoredOutcome {
             counts: self.counts.clone(),
             sites: self.sites.clone(),
             groups: self.groups.clone(),
+            // The stored problem already says where the analysis stopped.
+            cut_at_line: None,
         };
         (self.directives.clone(), analysis, self.problem.clone())
     }

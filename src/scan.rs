@@ -8,6 +8,7 @@ use crate::parse::{first_error_line, parse_python};
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
+use crate::semantic::traverse::MAX_DEPTH;
 use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
 use crate::walk::{FileKind, ScanFile};
@@ -68,11 +69,27 @@ pub fn analyse_files(
     files
         .par_iter()
         .map(|f| {
-            let outcome = scan_file(f, engine, cache);
+            let mut outcome = scan_file(f, engine, cache);
+            outcome.compact();
             progress.tick();
             outcome
         })
         .collect()
+}
+
+impl FileOutcome {
+    /// Frees what a file without facts or counts holds, so memory stays small
+    /// for the many files with nothing to report (the merge reads missing
+    /// entries as false and zero).
+    fn compact(&mut self) {
+        let a = &mut self.analysis;
+        if !a.facts.iter().any(|f| *f) {
+            a.facts = Vec::new();
+        }
+        if a.counts.iter().all(|c| *c == 0) {
+            a.counts = Vec::new();
+        }
+    }
 }
 
 /// What to store in the cache: every file analysed from disk content.
@@ -102,8 +119,10 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
     }
     match read_source(&file.path) {
         Ok(source) => {
+            // Hashing is only worth its time when there is a cache to ask.
+            let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };
             let content = ContentId::of(&source.text);
-            let mut outcome = match cache.and_then(|c| c.get(&file.display, content)) {
+            let mut outcome = match cache.get(&file.display, content) {
                 Some(stored) => from_cache(file, &source.text, stored),
                 None => analyse_text(file, &source.text, engine),
             };
@@ -181,17 +200,25 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         FileKind::Shell => engine.analyse_shell(text, &lines, &file.display),
         _ => match parse_python(text) {
             Some(tree) => {
+                let place = |line| match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
+                    Some((cell, line)) => format!("cell {cell}, line {line}"),
+                    None => format!("line {line}"),
+                };
+                let mut partial = Vec::new();
                 if let Some(line) = first_error_line(&tree) {
-                    let place = match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
-                        Some((cell, line)) => format!("cell {cell}, line {line}"),
-                        None => format!("line {line}"),
-                    };
-                    out.problem = problem(
-                        ProblemKind::Partial,
-                        format!("syntax error near {place}; analysed where the syntax tree is sound"),
-                    );
+                    partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
                 }
-                engine.analyse(tree.root_node(), text, &lines, &file.display, &rules)
+                let analysis = engine.analyse(tree.root_node(), text, &lines, &file.display, &rules);
+                if let Some(line) = analysis.cut_at_line {
+                    partial.push(format!(
+                        "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
+                        place(line)
+                    ));
+                }
+                if !partial.is_empty() {
+                    out.problem = problem(ProblemKind::Partial, partial.join("; "));
+                }
+                analysis
             }
             None => {
                 out.problem = problem(ProblemKind::Skipped, "the parser gave up on this file".to_string());

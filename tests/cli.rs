@@ -87,7 +87,10 @@ fn hostile_files_are_reported_and_the_scan_goes_on() {
     assert!(find("latin1.py")["message"].as_str().unwrap().contains("UTF-8"));
     assert!(find("nul.py")["message"].as_str().unwrap().contains("binary"));
     assert_eq!(find("broken.py")["kind"], "partial");
-    assert_eq!(errors.len(), 3, "{errors:?}");
+    for deep in ["deep.py", "deep_lists.py"] {
+        assert_eq!(find(deep)["kind"], "partial", "nesting beyond the analysed depth is reported");
+    }
+    assert_eq!(errors.len(), 5, "{errors:?}");
     let codes: Vec<(String, u64)> = report["findings"]
         .as_array()
         .unwrap()
@@ -205,6 +208,43 @@ fn extreme_nesting_and_long_lines_are_scanned() {
     let findings = report["findings"].as_array().unwrap();
     let on = |path: &str| findings.iter().filter(|f| f["path"] == path && f["code"] == "TX001").count();
     assert_eq!((on("deep.py"), on("long.py")), (1, 20_000));
+    let partial: Vec<&str> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "partial" && e["message"].as_str().unwrap().contains("nested more than 1000 levels"))
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(partial, ["deep.py"], "only the deep file says what it left out");
     let text = npu_mem_in(&dir, &["scan", "long.py", "--no-cache", "--select", "TX001", "--color", "never"]).stdout;
     assert!(!text.contains("m.cuda(), m.cuda()"), "no excerpt of the long line");
+}
+
+/// Found by the fuzzer: each call of a long chain inspected the whole chain
+/// below it, so 13,679 chained `.cuda()` calls took 74 s. The analysis now
+/// stops at a fixed depth and says so.
+#[test]
+fn long_call_chains_are_analysed_to_a_bounded_depth() {
+    let dir = temp_dir("chain");
+    let chain = format!(
+        "import torch
+x = m{}
+y = torch.ones(1).cuda()
+",
+        ".cuda()".repeat(20_000)
+    );
+    std::fs::write(dir.join("chain.py"), chain).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let lines: Vec<u64> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "TX001")
+        .map(|f| f["line"].as_u64().unwrap())
+        .collect();
+    // The chain (one finding: TX001 reports the first `.cuda()` of a chain) and line 3.
+    assert_eq!(lines, [2, 3]);
+    assert!(run.stderr.contains("chain.py: code near line 2 is nested more than 1000 levels deep"), "{}", run.stderr);
 }

@@ -1,6 +1,7 @@
 //! Where the walker is: the enclosing functions, loops, with-blocks and
 //! `if` branches of the node being matched, and its ancestors.
 
+use crate::parse::{Field, FieldOf};
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::FileModel;
 use std::borrow::Cow;
@@ -38,7 +39,7 @@ pub fn frame_opened<'t>(parent: Option<Node<'t>>, node: Node<'t>) -> Option<Fram
                 "for_statement" | "while_statement" if field("body") => Some(Frame::LoopBody(p)),
                 "with_statement" if field("body") => Some(Frame::With(p)),
                 "if_statement" | "elif_clause" if field("consequence") => {
-                    p.child_by_field_name("condition").map(Frame::IfBranch)
+                    p.field(Field::Condition).map(Frame::IfBranch)
                 }
                 _ => None,
             }
@@ -159,7 +160,7 @@ impl<'a, 't> Context<'a, 't> {
         let mut cursor = comp.walk();
         for clause in comp.named_children(&mut cursor) {
             if clause.kind() == "for_in_clause" {
-                if let Some(left) = clause.child_by_field_name("left") {
+                if let Some(left) = clause.field(Field::Left) {
                     pattern_names(left, self.src, &mut names);
                 }
             }

@@ -118,6 +118,9 @@ pub struct FileAnalysis {
     pub sites: Vec<(usize, usize, String)>,
     /// Summary group members: (group index, key, value).
     pub groups: Vec<(usize, String, String)>,
+    /// The line of the first node whose children lie deeper than the
+    /// analysis looks (`traverse::MAX_DEPTH`), if any.
+    pub cut_at_line: Option<usize>,
 }
 
 impl<'r> Engine<'r> {
@@ -227,8 +230,9 @@ impl<'r> Engine<'r> {
             .collect();
         let out = FileAnalysis { facts, counts: vec![0; self.set.counts.len()], ..FileAnalysis::default() };
         let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, rules, out);
-        traverse(root, &mut walker);
-        let mut out = walker.out;
+        let cut = traverse(root, &mut walker);
+        let mut out = walker.finish();
+        out.cut_at_line = cut.map(|n| n.start_position().row + 1);
         resolve_file_facts(&mut out);
         self.keep_first_per_file(&mut out.findings);
         out
@@ -345,18 +349,24 @@ impl<'r> Engine<'r> {
     }
 }
 
+/// Whether `clauses` can still hold given the file's `facts`: false when a
+/// clause has only file-scope literals and all of them are false.
+pub fn may_hold(clauses: &[Clause], facts: &[bool]) -> bool {
+    clauses.iter().all(|clause| clause.iter().any(|(scope, i, want)| *scope == Scope::Project || facts[*i] == *want))
+}
+
 /// Decides the file-scope conditions of findings now that every fact of the
 /// file is known; project-scope conditions stay for the merge.
 fn resolve_file_facts(out: &mut FileAnalysis) {
     let facts = &out.facts;
     out.findings.retain_mut(|(_, clauses)| {
-        clauses.retain_mut(|clause| {
-            let satisfied = clause.iter().any(|(scope, i, want)| *scope == Scope::File && facts[*i] == *want);
-            clause.retain(|(scope, _, _)| *scope == Scope::Project);
-            !satisfied
-        });
-        // A clause left empty had only false file literals: the finding goes.
-        clauses.iter().all(|c| !c.is_empty())
+        if !may_hold(clauses, facts) {
+            return false;
+        }
+        // Satisfied clauses go; the rest keep their project literals for the merge.
+        clauses.retain(|clause| !clause.iter().any(|(scope, i, want)| *scope == Scope::File && facts[*i] == *want));
+        clauses.iter_mut().for_each(|clause| clause.retain(|(scope, _, _)| *scope == Scope::Project));
+        true
     });
 }
 

@@ -2,8 +2,10 @@
 
 use super::context::{local, Context, Frame};
 use super::model::*;
+use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::imports::import_bindings;
+use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen};
 use tree_sitter::Node;
 
@@ -60,7 +62,7 @@ pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut M
 /// The callee of a call node, or the expression of a bare decorator.
 pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
     match node.kind() {
-        "call" => node.child_by_field_name("function"),
+        "call" => node.field(Field::Function),
         "decorator" => node.named_child(0).filter(|e| matches!(e.kind(), "identifier" | "attribute")),
         _ => None,
     }
@@ -68,8 +70,8 @@ pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
 
 /// `(receiver, method name node)` of a method call.
 pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
-    let f = node.child_by_field_name("function").filter(|f| node.kind() == "call" && f.kind() == "attribute")?;
-    Some((f.child_by_field_name("object")?, f.child_by_field_name("attribute")?))
+    let f = node.field(Field::Function).filter(|f| node.kind() == "call" && f.kind() == "attribute")?;
+    Some((f.field(Field::Object)?, f.field(Field::Attribute)?))
 }
 
 fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
@@ -165,7 +167,7 @@ pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String
     let parent = cx.parent(node);
     match node.kind() {
         "attribute" => {
-            if parent.is_some_and(|p| p.kind() == "attribute" && p.child_by_field_name("object") == Some(node)) {
+            if parent.is_some_and(|p| p.kind() == "attribute" && p.field(Field::Object) == Some(node)) {
                 return None;
             }
         }
@@ -182,7 +184,7 @@ pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String
                 | "typed_parameter"
                 | "typed_default_parameter"
                 | "lambda_parameters" => true,
-                "keyword_argument" => p.child_by_field_name("name") == Some(node),
+                "keyword_argument" => p.field(Field::Name) == Some(node),
                 _ => false,
             };
             if skip || !cx.model.is_imported_name(text(node, cx.src)) {
@@ -206,12 +208,10 @@ pub fn string_value<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> 
             return None;
         }
         if let Some(p) = cx.parent(node) {
-            let is_left_of_percent = p.kind() == "binary_operator"
-                && p.child_by_field_name("left") == Some(node)
-                && string_like(p, cx.src).is_some();
-            let is_format_object = p.kind() == "attribute"
-                && cx.text(p).ends_with(".format")
-                && p.child_by_field_name("object") == Some(node);
+            let is_left_of_percent =
+                p.kind() == "binary_operator" && p.field(Field::Left) == Some(node) && string_like(p, cx.src).is_some();
+            let is_format_object =
+                p.kind() == "attribute" && cx.text(p).ends_with(".format") && p.field(Field::Object) == Some(node);
             if is_left_of_percent || is_format_object {
                 return None;
             }
@@ -282,11 +282,11 @@ pub fn chain_tests(node: Node) -> Vec<Node> {
     match node.kind() {
         "conditional_expression" => node.named_child(1).into_iter().collect(),
         "if_statement" => {
-            let mut tests: Vec<Node> = node.child_by_field_name("condition").into_iter().collect();
+            let mut tests: Vec<Node> = node.field(Field::Condition).into_iter().collect();
             let mut cursor = node.walk();
             for alt in node.children_by_field_name("alternative", &mut cursor) {
                 if alt.kind() == "elif_clause" {
-                    tests.extend(alt.child_by_field_name("condition"));
+                    tests.extend(alt.field(Field::Condition));
                 }
             }
             tests
@@ -314,16 +314,32 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
     tests
 }
 
+/// The tests of every `if` chain and conditional expression that `node` is
+/// (or is part of, in a test or in a branch), out to the enclosing function.
+fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
+    let mut tests = Vec::new();
+    let mut next = Some(node);
+    while let Some(n) = next {
+        match n.kind() {
+            "if_statement" | "conditional_expression" => tests.extend(chain_tests(n)),
+            "function_definition" | "lambda" | "class_definition" => break,
+            _ => {}
+        }
+        next = cx.parent(n);
+    }
+    tests
+}
+
 /// Branch values: both results of a conditional expression, or the right-hand
 /// sides of assignments written directly in the branches of an `if` chain.
 fn branch_values(node: Node) -> Vec<Node> {
     match node.kind() {
         "conditional_expression" => [node.named_child(0), node.named_child(2)].into_iter().flatten().collect(),
         "if_statement" => {
-            let mut blocks: Vec<Node> = node.child_by_field_name("consequence").into_iter().collect();
+            let mut blocks: Vec<Node> = node.field(Field::Consequence).into_iter().collect();
             let mut cursor = node.walk();
             for alt in node.children_by_field_name("alternative", &mut cursor) {
-                blocks.extend(alt.child_by_field_name("consequence").or_else(|| alt.child_by_field_name("body")));
+                blocks.extend(alt.field(Field::Consequence).or_else(|| alt.field(Field::Body)));
             }
             let mut values = Vec::new();
             for block in blocks {
@@ -333,7 +349,7 @@ fn branch_values(node: Node) -> Vec<Node> {
                         .named_child(0)
                         .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
                     {
-                        values.extend(a.child_by_field_name("right"));
+                        values.extend(a.field(Field::Right));
                     }
                 }
             }
@@ -359,19 +375,10 @@ fn value_matches(v: Node, re: &regex::Regex, cx: &Context) -> bool {
 
 /// Whether `node` or a descendant is a call resolving to a name matching `globs`.
 pub fn contains_call(node: Node, globs: &super::glob::NameGlobs, cx: &Context) -> bool {
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "call" {
-            if let Some(q) = n.child_by_field_name("function").and_then(|f| cx.resolve_node(f)) {
-                if globs.is_match(&q) {
-                    return true;
-                }
-            }
-        }
-        let mut cursor = n.walk();
-        stack.extend(n.named_children(&mut cursor));
-    }
-    false
+    any_descendant(node, |n| {
+        n.kind() == "call"
+            && n.field(Field::Function).and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
+    })
 }
 
 fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
@@ -384,24 +391,14 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             Some((recv, _)) => eval(m, unparen(recv), cx, st),
             None => false,
         },
-        Pred::Contains(m) => {
-            let mut stack = vec![node];
-            while let Some(n) = stack.pop() {
-                if eval(m, n, cx, st) {
-                    return true;
-                }
-                let mut cursor = n.walk();
-                stack.extend(n.named_children(&mut cursor));
-            }
-            false
-        }
+        Pred::Contains(m) => any_descendant(node, |n| eval(m, n, cx, st)),
         Pred::Slot(slots) => super::slots::in_slot(slots, node, cx),
         Pred::Text(re) => re.is_match(cx.text(node)),
         Pred::InBranchOf(test) => super::slots::in_branch_of(test, node, cx),
         Pred::ConditionText(re) => enclosing_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),
         Pred::AssignTarget(want) => {
             let is_target = cx.parent(node).is_some_and(|p| {
-                matches!(p.kind(), "assignment" | "augmented_assignment") && p.child_by_field_name("left") == Some(node)
+                matches!(p.kind(), "assignment" | "augmented_assignment") && p.field(Field::Left) == Some(node)
             });
             is_target == *want
         }
@@ -415,6 +412,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             inside == *want
         }
         Pred::InsideWith(globs) => super::slots::inside_with(globs, node, cx),
+        Pred::InChainTesting(re) => surrounding_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),
         Pred::UnderIf(re) => {
             local(&cx.frames_of(node)).any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t))))
         }

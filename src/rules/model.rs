@@ -287,6 +287,8 @@ pub enum Pred {
     InsideWith(NameGlobs),
     /// Under an `if` whose test matches.
     UnderIf(Regex),
+    /// In an `if` chain or conditional expression with a matching test.
+    InChainTesting(Regex),
     /// The receiver is (or is not) loop-invariant.
     ReceiverLoopInvariant(bool),
     /// An enclosing loop iterates over a match; optionally the receiver is its variable.

@@ -4,6 +4,7 @@ use super::context::Context;
 use super::matcher::{callee, method_parts, MatchState};
 use super::model::{EditAction, EditTarget, FixTemplate};
 use crate::finding::{Edit, Fix};
+use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::values::{shorten, text};
 use crate::source::LineIndex;
@@ -122,7 +123,7 @@ fn target_range<'t>(
         EditTarget::Receiver => node_range(method_parts(anchor)?.0),
         EditTarget::CallTail => Some((method_parts(anchor)?.0.end_byte(), anchor.end_byte(), None)),
         EditTarget::Keyword(k) => node_range(CallArgs::of(anchor, src).keyword(k)?),
-        EditTarget::KeywordValue(k) => node_range(CallArgs::of(anchor, src).keyword(k)?.child_by_field_name("value")?),
+        EditTarget::KeywordValue(k) => node_range(CallArgs::of(anchor, src).keyword(k)?.field(Field::Value)?),
         EditTarget::Capture(name) => node_range(st.node(name)?),
     }
 }
@@ -282,7 +283,7 @@ fn set_keyword(
     }
     let args = CallArgs::of(call, src);
     if let Some(kw) = args.keyword(name) {
-        let v = kw.child_by_field_name("value")?;
+        let v = kw.field(Field::Value)?;
         return Some((v.start_byte(), v.end_byte(), value.to_string()));
     }
     if let Some(v) = position.and_then(|p| args.positional.get(p)) {

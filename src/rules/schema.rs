@@ -231,6 +231,9 @@ pub struct MatcherSpec {
     pub inside_with: Option<OneOrMany>,
     /// Under an `if`/`elif` (within the function) whose test text matches a regex.
     pub under_if: Option<String>,
+    /// Inside (a test or a branch of) an `if` chain or conditional expression,
+    /// within the function, one of whose tests matches a regex.
+    pub in_chain_testing: Option<String>,
     /// The receiver is a name or `self.attr` neither bound by nor assigned in the innermost loop.
     pub receiver_loop_invariant: Option<bool>,
     /// An enclosing `for` loop iterates over something matching (through enumerate/zip/tqdm and bindings).

@@ -5,6 +5,7 @@ use super::context::{local, Context, Frame};
 use super::glob::NameGlobs;
 use super::matcher::{callee, chain_tests, contains_call, eval, method_parts, MatchState};
 use super::model::{ConditionTest, Matcher, Slot};
+use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::CallArgs;
 use crate::semantic::values::{plain_string, text, unparen};
 use tree_sitter::Node;
@@ -26,7 +27,7 @@ fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
         match parent.kind() {
             "parenthesized_expression" => value = parent,
             "conditional_expression" if parent.named_child(1) != Some(value) => value = parent,
-            "pair" if parent.child_by_field_name("value") == Some(value) => {
+            "pair" if parent.field(Field::Value) == Some(value) => {
                 match cx.parent(parent).filter(|d| d.kind() == "dictionary") {
                     Some(dict) => value = dict,
                     None => return Place::Other,
@@ -40,22 +41,22 @@ fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
                     None => Place::Other,
                 };
             }
-            "keyword_argument" if parent.child_by_field_name("value") == Some(value) => {
-                let name = parent.child_by_field_name("name").map_or("", |n| text(n, cx.src));
+            "keyword_argument" if parent.field(Field::Value) == Some(value) => {
+                let name = parent.field(Field::Name).map_or("", |n| text(n, cx.src));
                 let call = cx.parent(parent).and_then(|l| cx.parent(l));
                 return match call {
                     Some(call) => Place::Keyword { call, name },
                     None => Place::Other,
                 };
             }
-            "assignment" if parent.child_by_field_name("right") == Some(value) => {
-                return match parent.child_by_field_name("left") {
+            "assignment" if parent.field(Field::Right) == Some(value) => {
+                return match parent.field(Field::Left) {
                     Some(target) => Place::Assigned { target },
                     None => Place::Other,
                 };
             }
-            "default_parameter" | "typed_default_parameter" if parent.child_by_field_name("value") == Some(value) => {
-                let name = parent.child_by_field_name("name").map_or("", |n| text(n, cx.src));
+            "default_parameter" | "typed_default_parameter" if parent.field(Field::Value) == Some(value) => {
+                let name = parent.field(Field::Name).map_or("", |n| text(n, cx.src));
                 return Place::Param { name };
             }
             _ => return Place::Other,
@@ -129,7 +130,7 @@ pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, '
             "conditional_expression" => {
                 return parent.named_child(1) != Some(value) && tests_call(parent, test, cx);
             }
-            "assignment" if parent.child_by_field_name("right") == Some(value) => {
+            "assignment" if parent.field(Field::Right) == Some(value) => {
                 let chain = cx
                     .parent(parent)
                     .filter(|s| s.kind() == "expression_statement")
@@ -158,7 +159,7 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
     let resolves = |expr: Node| {
         let expr = unparen(expr);
         let expr = if expr.kind() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
-        let f = if expr.kind() == "call" { expr.child_by_field_name("function") } else { Some(expr) };
+        let f = if expr.kind() == "call" { expr.field(Field::Function) } else { Some(expr) };
         f.and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
     };
     let frames = cx.frames_of(node);
@@ -170,7 +171,7 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
                 for clause in with.named_children(&mut cursor).filter(|c| c.kind() == "with_clause") {
                     let mut c2 = clause.walk();
                     for item in clause.named_children(&mut c2) {
-                        found |= item.child_by_field_name("value").is_some_and(resolves);
+                        found |= item.field(Field::Value).is_some_and(resolves);
                     }
                 }
                 if found {
@@ -202,7 +203,7 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
     let Some((recv, _)) = method_parts(node) else { return false };
     let recv = unparen(recv);
     let is_simple = recv.kind() == "identifier"
-        || recv.kind() == "attribute" && recv.child_by_field_name("object").is_some_and(|o| text(o, cx.src) == "self");
+        || recv.kind() == "attribute" && recv.field(Field::Object).is_some_and(|o| text(o, cx.src) == "self");
     if !is_simple {
         return false;
     }
@@ -275,7 +276,7 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
         out.push(n);
         match n.kind() {
             "call" => {
-                let name = n.child_by_field_name("function").map(|f| text(f, cx.src)).unwrap_or("");
+                let name = n.field(Field::Function).map(|f| text(f, cx.src)).unwrap_or("");
                 let last = name.rsplit('.').next().unwrap_or(name);
                 if WRAPPERS.contains(&last) {
                     todo.extend(CallArgs::of(n, cx.src).positional.iter().map(|a| unparen(*a)));
@@ -299,17 +300,17 @@ pub fn env_value<'t>(key: Node<'t>, cx: &Context<'_, 't>) -> Option<Node<'t>> {
     match parent.kind() {
         "subscript" => {
             let assignment = cx.parent(parent).filter(|a| a.kind() == "assignment")?;
-            if assignment.child_by_field_name("left") != Some(parent) {
+            if assignment.field(Field::Left) != Some(parent) {
                 return None;
             }
-            assignment.child_by_field_name("right")
+            assignment.field(Field::Right)
         }
         "argument_list" => {
             let call = cx.parent(parent)?;
             let args = CallArgs::of(call, cx.src);
             (args.positional.first() == Some(&key)).then(|| args.positional.get(1).copied()).flatten()
         }
-        "pair" if parent.child_by_field_name("key") == Some(key) => parent.child_by_field_name("value"),
+        "pair" if parent.field(Field::Key) == Some(key) => parent.field(Field::Value),
         _ => None,
     }
 }
@@ -328,7 +329,7 @@ pub enum Order {
 /// Whether a node of the function (or module) around `node` matches `m`, in
 /// source order, not looking into nested functions and classes.
 pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
-    let scope = cx.function_of(node).and_then(|f| f.child_by_field_name("body")).unwrap_or(cx.root);
+    let scope = cx.function_of(node).and_then(|f| f.field(Field::Body)).unwrap_or(cx.root);
     let mut stack = vec![scope];
     let mut budget = 200_000usize;
     while let Some(n) = stack.pop() {

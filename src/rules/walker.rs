@@ -8,6 +8,7 @@ use super::matcher::{callee, eval, method_parts, MatchState};
 use super::model::*;
 use super::render::{build_fix, render, render_with};
 use crate::finding::Finding;
+use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::traverse::Visitor;
 use crate::semantic::values::{shorten, text};
@@ -38,6 +39,8 @@ pub struct Walker<'a, 't> {
     seen: HashSet<(usize, usize)>,
     /// (summary sink, node) already counted, for the same reason.
     seen_summary: HashSet<(u8, usize, usize)>,
+    /// Matches that wait for the file's facts before their findings are built.
+    deferred: Vec<Deferred<'t>>,
     /// What the walk produced.
     pub out: FileAnalysis,
 }
@@ -72,13 +75,46 @@ impl<'a, 't> Walker<'a, 't> {
             current_attr: None,
             seen: HashSet::new(),
             seen_summary: HashSet::new(),
+            deferred: Vec::new(),
             out,
         }
     }
+
+    /// Builds the findings of deferred matches whose file conditions hold, in
+    /// the places the walk would have put them, and returns what the walk produced.
+    pub fn finish(mut self) -> FileAnalysis {
+        let deferred = std::mem::take(&mut self.deferred);
+        for d in deferred.into_iter().rev() {
+            if !super::engine::may_hold(&d.st.pending, &self.out.facts) {
+                continue;
+            }
+            let cx = self.context_at(d.node, &d.frames, &d.ancestors, d.current_attr.as_deref());
+            let rule = &self.engine.set.rules[d.rule];
+            let finding = make_finding(rule, d.node, d.report, &cx, &d.st, self.lines, self.display);
+            self.out.findings.insert(d.at, (finding, d.st.pending));
+        }
+        self.out
+    }
+}
+
+/// A match whose finding waits for the end of the walk, because a condition on
+/// the whole file must hold first: building it (its fix) can cost a walk of its
+/// own, and most such matches (`file_has` rules anchored on the module) fail.
+/// The walker's frames and ancestors at the node are kept for that moment.
+struct Deferred<'t> {
+    rule: usize,
+    node: Node<'t>,
+    report: (usize, usize),
+    st: MatchState<'t>,
+    frames: Vec<Frame<'t>>,
+    ancestors: Vec<Node<'t>>,
+    current_attr: Option<String>,
+    /// Where in the findings the walk would have put it.
+    at: usize,
 }
 
 impl<'a, 't> Visitor<'t> for Walker<'a, 't> {
-    fn enter(&mut self, node: Node<'t>, _field: Option<&'static str>) -> bool {
+    fn enter(&mut self, node: Node<'t>) -> bool {
         if !node.is_named() {
             return false;
         }
@@ -119,7 +155,7 @@ impl<'a, 't> Walker<'a, 't> {
                             let target = self.model.import_target(name).unwrap_or(name);
                             Some(target.rsplit('.').next().unwrap_or(target))
                         }
-                        "attribute" => f.child_by_field_name("attribute").map(|a| text(a, self.src)),
+                        "attribute" => f.field(Field::Attribute).map(|a| text(a, self.src)),
                         _ => None,
                     };
                     if let Some(list) = last.and_then(|l| d.call_by_name.get(l)) {
@@ -160,17 +196,27 @@ impl<'a, 't> Walker<'a, 't> {
     }
 
     fn context(&self, node: Node<'t>) -> Context<'_, 't> {
+        self.context_at(node, &self.frames, &self.ancestors, self.current_attr.as_deref())
+    }
+
+    fn context_at<'c>(
+        &'c self,
+        node: Node<'t>,
+        frames: &'c [Frame<'t>],
+        ancestors: &'c [Node<'t>],
+        current_attr: Option<&'c str>,
+    ) -> Context<'c, 't> {
         Context {
             src: self.src,
             model: self.model,
-            frames: &self.frames,
-            ancestors: &self.ancestors,
+            frames,
+            ancestors,
             current: node,
             query_hits: self.query_hits,
             root: self.root,
             target: self.engine.target,
             tables: &self.engine.set.compiler.tables,
-            current_attr: self.current_attr.as_deref(),
+            current_attr,
         }
     }
 
@@ -191,7 +237,7 @@ impl<'a, 't> Walker<'a, 't> {
     }
 
     /// Matches one entry at `node`; what a match produces, not yet recorded.
-    fn evaluate(&self, entry: Entry, node: Node<'t>) -> Option<Outcome> {
+    fn evaluate(&self, entry: Entry, node: Node<'t>) -> Option<Outcome<'t>> {
         let cx = self.context(node);
         let mut st = MatchState::default();
         if !eval(self.engine.matcher(entry), node, &cx, &mut st) {
@@ -209,6 +255,18 @@ impl<'a, 't> Walker<'a, 't> {
                 let report = report_range(rule, node, &st, &cx);
                 if self.seen.contains(&(i, report.0)) {
                     return None;
+                }
+                if st.pending.iter().flatten().any(|(scope, _, _)| *scope == Scope::File) {
+                    return Some(Outcome::Deferred(Box::new(Deferred {
+                        rule: i,
+                        node,
+                        report,
+                        frames: self.frames.clone(),
+                        ancestors: self.ancestors.clone(),
+                        current_attr: self.current_attr.clone(),
+                        st,
+                        at: 0,
+                    })));
                 }
                 let finding = make_finding(rule, node, report, &cx, &st, self.lines, self.display);
                 Outcome::Finding(i, report.0, Box::new(finding), st.pending)
@@ -232,11 +290,16 @@ impl<'a, 't> Walker<'a, 't> {
         })
     }
 
-    fn record(&mut self, outcome: Outcome, node: Node<'t>) {
+    fn record(&mut self, outcome: Outcome<'t>, node: Node<'t>) {
         match outcome {
             Outcome::Finding(i, start, finding, pending) => {
                 self.seen.insert((i, start));
                 self.out.findings.push((*finding, pending));
+            }
+            Outcome::Deferred(mut d) => {
+                self.seen.insert((d.rule, d.report.0));
+                d.at = self.out.findings.len();
+                self.deferred.push(*d);
             }
             Outcome::Fact(i) => self.out.facts[i] = true,
             Outcome::Row(row) => {
@@ -260,8 +323,9 @@ impl<'a, 't> Walker<'a, 't> {
 }
 
 /// What one match produces.
-enum Outcome {
+enum Outcome<'t> {
     Finding(usize, usize, Box<Finding>, Vec<super::matcher::Clause>),
+    Deferred(Box<Deferred<'t>>),
     Row(TableRow),
     Count(usize),
     Site(usize, usize, String),
@@ -328,9 +392,7 @@ fn report_range<'t>(rule: &Rule, anchor: Node<'t>, st: &MatchState<'t>, cx: &Con
     match &rule.report {
         ReportAt::Node => range(natural),
         ReportAt::Keyword(k) => range(args().keyword(k).unwrap_or(natural)),
-        ReportAt::KeywordValue(k) => {
-            range(args().keyword(k).and_then(|kw| kw.child_by_field_name("value")).unwrap_or(natural))
-        }
+        ReportAt::KeywordValue(k) => range(args().keyword(k).and_then(|kw| kw.field(Field::Value)).unwrap_or(natural)),
         ReportAt::Header => header(natural),
         ReportAt::FileStart => (0, cx.src.find('\n').unwrap_or(cx.src.len())),
         ReportAt::EnclosingLoop => {
@@ -379,16 +441,31 @@ pub fn shell_match(
     if let Some(v) = mention.value.as_ref().filter(|v| !v.contains(['$', '`'])) {
         st.captures.push(("value".into(), v.clone()));
     }
-    for p in &m.preds {
-        match p {
-            Pred::Options(o) if super::data::options(o, tables, target, &mut st) => {}
-            Pred::ShellAssignmentsOnly if mention.value.is_some() => {}
-            _ => return None,
-        }
+    if !shell_preds(&m.preds, mention, tables, target, &mut st) {
+        return None;
     }
     for (k, v) in &m.set {
         let value = render_with(v, |name| st.get(name).unwrap_or_default().to_string());
         st.captures.push((k.clone(), value));
     }
     Some(st.captures)
+}
+
+/// Whether predicates hold for a shell mention. Predicates about Python syntax
+/// do not hold there, so an `unless` made of them does.
+fn shell_preds(
+    preds: &[Pred],
+    mention: &EnvMention,
+    tables: &[(String, DataTable)],
+    target: Version,
+    st: &mut MatchState,
+) -> bool {
+    preds.iter().all(|p| match p {
+        Pred::Options(o) => super::data::options(o, tables, target, st),
+        Pred::ShellAssignmentsOnly => mention.value.is_some(),
+        Pred::Unless(inner) => {
+            !(inner.anchor.is_none() && shell_preds(&inner.preds, mention, tables, target, &mut st.clone()))
+        }
+        _ => false,
+    })
 }

@@ -1,6 +1,7 @@
 //! The arguments of a call, looked up by keyword or position.
 
 use super::values::text;
+use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
 
 /// What is known about one argument of a call.
@@ -44,7 +45,7 @@ impl<'t> CallArgs<'t> {
         if call.kind() != "call" {
             return args;
         }
-        let Some(list) = call.child_by_field_name("arguments") else { return args };
+        let Some(list) = call.field(Field::Arguments) else { return args };
         args.list = Some(list);
         if list.kind() == "generator_expression" {
             args.positional.push(list);
@@ -54,7 +55,7 @@ impl<'t> CallArgs<'t> {
         for child in list.named_children(&mut cursor) {
             match child.kind() {
                 "keyword_argument" => {
-                    if let Some(name) = child.child_by_field_name("name") {
+                    if let Some(name) = child.field(Field::Name) {
                         args.keywords.push((text(name, src), child));
                     }
                 }
@@ -77,7 +78,7 @@ impl<'t> CallArgs<'t> {
     pub fn get(&self, name: Option<&str>, position: Option<usize>) -> ArgState<'t> {
         if let Some(name) = name {
             if let Some((_, kw)) = self.keywords.iter().find(|(n, _)| *n == name) {
-                return kw.child_by_field_name("value").map_or(ArgState::Unknown, ArgState::Present);
+                return kw.field(Field::Value).map_or(ArgState::Unknown, ArgState::Present);
             }
         }
         if let Some(pos) = position {

@@ -1,6 +1,7 @@
 //! Import statements: which local names they bind to which qualified names.
 
 use super::values::text;
+use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
 
 /// One name an import binds: `local` refers to `qualified`.
@@ -33,7 +34,7 @@ pub fn import_bindings<'s>(node: Node, src: &'s str) -> (Vec<Binding<'s>>, Vec<S
             }
         }
         "import_from_statement" => {
-            let Some(module) = node.child_by_field_name("module_name") else { return (bindings, imported) };
+            let Some(module) = node.field(Field::ModuleName) else { return (bindings, imported) };
             let module = squash(text(module, src));
             imported.push(module.clone());
             for name in node.children_by_field_name("name", &mut cursor) {
@@ -55,8 +56,8 @@ fn split_alias<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<&'s str>
     match node.kind() {
         "dotted_name" => Some((text(node, src), None)),
         "aliased_import" => {
-            let name = node.child_by_field_name("name")?;
-            let alias = node.child_by_field_name("alias")?;
+            let name = node.field(Field::Name)?;
+            let alias = node.field(Field::Alias)?;
             Some((text(name, src), Some(text(alias, src))))
         }
         _ => None,

@@ -6,6 +6,7 @@ pub mod imports;
 pub mod traverse;
 pub mod values;
 
+use crate::parse::{Field, FieldOf};
 use std::collections::{HashMap, HashSet};
 use traverse::{traverse, Visitor};
 use tree_sitter::Node;
@@ -197,15 +198,14 @@ impl<'t> Builder<'t> {
             return true;
         }
         let bound = self.model.binding(scope, recv_text, receiver.start_byte()).filter(|v| v.kind() == "call");
-        let qual = bound
-            .and_then(|call| call.child_by_field_name("function"))
-            .and_then(|f| self.model.resolve_node(f, self.src));
+        let qual =
+            bound.and_then(|call| call.field(Field::Function)).and_then(|f| self.model.resolve_node(f, self.src));
         qual.is_some_and(|q| q.starts_with("torch.optim.") && !q.starts_with("torch.optim.lr_scheduler."))
     }
 }
 
 impl<'t> Visitor<'t> for Builder<'t> {
-    fn enter(&mut self, node: Node<'t>, _field: Option<&'static str>) -> bool {
+    fn enter(&mut self, node: Node<'t>) -> bool {
         if !node.is_named() {
             return false;
         }
@@ -222,12 +222,12 @@ impl<'t> Visitor<'t> for Builder<'t> {
             }
             "function_definition" | "class_definition" => {
                 if self.at_module_level() {
-                    if let Some(name) = node.child_by_field_name("name") {
+                    if let Some(name) = node.field(Field::Name) {
                         self.model.defined.insert(text(name, src));
                     }
                 }
-                self.note_docstring(node.child_by_field_name("body"));
-                if let Some(params) = node.child_by_field_name("parameters") {
+                self.note_docstring(node.field(Field::Body));
+                if let Some(params) = node.field(Field::Parameters) {
                     let mut names = Vec::new();
                     parameter_names(params, src, &mut names);
                     self.model.params.insert(node.id(), names);
@@ -240,10 +240,10 @@ impl<'t> Visitor<'t> for Builder<'t> {
             }
             "for_statement" | "while_statement" => {
                 let mut info = LoopInfo { scope: self.scope(), ..LoopInfo::default() };
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field(Field::Left) {
                     pattern_names(left, src, &mut info.targets);
                 }
-                info.iterable = node.child_by_field_name("right");
+                info.iterable = node.field(Field::Right);
                 let targets = info.targets.clone();
                 self.record_assigned(&targets);
                 self.model.loops.insert(node.id(), info);
@@ -251,9 +251,9 @@ impl<'t> Visitor<'t> for Builder<'t> {
             }
             "assignment" | "augmented_assignment" => {
                 let mut names = Vec::new();
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.field(Field::Left) {
                     pattern_names(left, src, &mut names);
-                    let right = node.child_by_field_name("right");
+                    let right = node.field(Field::Right);
                     if let (Some(right), "identifier" | "attribute") = (right, left.kind()) {
                         if node.kind() == "assignment" {
                             let scope = self.scope();
@@ -266,7 +266,7 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 self.record_assigned(&names);
             }
             "named_expression" | "as_pattern_target" => {
-                let target = node.child_by_field_name("name").unwrap_or(node);
+                let target = node.field(Field::Name).unwrap_or(node);
                 let mut names = Vec::new();
                 pattern_names(target, src, &mut names);
                 if node.kind() == "as_pattern_target" {
@@ -299,7 +299,7 @@ fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
     for p in params.named_children(&mut cursor) {
         let name = match p.kind() {
             "identifier" => Some(p),
-            "default_parameter" | "typed_default_parameter" => p.child_by_field_name("name"),
+            "default_parameter" | "typed_default_parameter" => p.field(Field::Name),
             _ => p.named_child(0).filter(|n| n.kind() == "identifier"),
         };
         out.extend(name.filter(|n| n.kind() == "identifier").map(|n| text(n, src)));
@@ -309,8 +309,8 @@ fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
 impl<'t> Builder<'t> {
     /// `.backward()` and `.step()` make the innermost enclosing loop a training loop.
     fn note_training_call(&mut self, call: Node<'t>) {
-        let Some(func) = call.child_by_field_name("function").filter(|f| f.kind() == "attribute") else { return };
-        let Some(method) = func.child_by_field_name("attribute") else { return };
+        let Some(func) = call.field(Field::Function).filter(|f| f.kind() == "attribute") else { return };
+        let Some(method) = func.field(Field::Attribute) else { return };
         let Some(loop_id) = self.enclosing_loops().next() else { return };
         match text(method, self.src) {
             "backward" => {
@@ -319,7 +319,7 @@ impl<'t> Builder<'t> {
                 }
             }
             "step" => {
-                if let Some(receiver) = func.child_by_field_name("object") {
+                if let Some(receiver) = func.field(Field::Object) {
                     if base_name(receiver, self.src).is_some() {
                         let scope = self.scope();
                         self.steps.push((loop_id, receiver, scope));

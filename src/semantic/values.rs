@@ -1,5 +1,6 @@
 //! Reading values out of syntax: literals, string templates, dotted names.
 
+use crate::parse::{Field, FieldOf};
 use crate::rules::model::Literal;
 use tree_sitter::Node;
 
@@ -41,8 +42,8 @@ fn literal_at(node: Node, src: &str, depth: usize) -> Option<Literal> {
         "float" => text(node, src).replace('_', "").parse().ok().map(Literal::Float),
         "string" => plain_string(node, src).map(Literal::Str),
         "unary_operator" => {
-            let op = node.child_by_field_name("operator")?;
-            let arg = literal_at(node.child_by_field_name("argument")?, src, depth + 1)?;
+            let op = node.field(Field::Operator)?;
+            let arg = literal_at(node.field(Field::Argument)?, src, depth + 1)?;
             match (text(op, src), arg) {
                 ("-", Literal::Int(i)) => Some(Literal::Int(-i)),
                 ("-", Literal::Float(f)) => Some(Literal::Float(-f)),
@@ -134,17 +135,17 @@ pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> 
             Some((node, string_template(node, src)?))
         }
         "binary_operator" => {
-            let op = node.child_by_field_name("operator")?;
-            let left = unparen(node.child_by_field_name("left")?);
+            let op = node.field(Field::Operator)?;
+            let left = unparen(node.field(Field::Left)?);
             if text(op, src) != "%" || left.kind() != "string" {
                 return None;
             }
             Some((left, normalise_placeholders(&string_template(left, src)?)))
         }
         "call" => {
-            let f = node.child_by_field_name("function")?;
-            let obj = unparen(f.child_by_field_name("object")?);
-            let attr = f.child_by_field_name("attribute")?;
+            let f = node.field(Field::Function)?;
+            let obj = unparen(f.field(Field::Object)?);
+            let attr = f.field(Field::Attribute)?;
             if f.kind() != "attribute" || text(attr, src) != "format" || obj.kind() != "string" {
                 return None;
             }
@@ -190,8 +191,8 @@ pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
                 break;
             }
             "attribute" => {
-                parts.push(text(cur.child_by_field_name("attribute")?, src));
-                cur = cur.child_by_field_name("object")?;
+                parts.push(text(cur.field(Field::Attribute)?, src));
+                cur = cur.field(Field::Object)?;
             }
             _ => return None,
         }
@@ -209,8 +210,8 @@ pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
     for _ in 0..64 {
         match cur.kind() {
             "identifier" => return Some(text(cur, src)),
-            "attribute" => cur = cur.child_by_field_name("object")?,
-            "subscript" => cur = cur.child_by_field_name("value")?,
+            "attribute" => cur = cur.field(Field::Object)?,
+            "subscript" => cur = cur.field(Field::Value)?,
             _ => return None,
         }
     }
@@ -234,21 +235,36 @@ pub fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
                 let mut cursor = n.walk();
                 stack.extend(n.named_children(&mut cursor));
             }
-            "attribute" if n.child_by_field_name("object").is_some_and(|o| text(o, src) == "self") => {
-                out.push(text(n, src))
-            }
+            "attribute" if n.field(Field::Object).is_some_and(|o| text(o, src) == "self") => out.push(text(n, src)),
             _ => {}
         }
     }
 }
 
 /// Shortens `s` to at most `max` characters for messages, on one line.
+/// Reads no more of `s` than it needs: a node's text can be megabytes.
 pub fn shorten(s: &str, max: usize) -> String {
-    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        one_line
+    let mut chars =
+        s.split_whitespace().enumerate().flat_map(|(i, word)| (i > 0).then_some(' ').into_iter().chain(word.chars()));
+    let head: String = chars.by_ref().take(max).collect();
+    if chars.next().is_none() {
+        head
     } else {
-        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+        let cut: String = head.chars().take(max.saturating_sub(1)).collect();
         format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn shorten_joins_lines_and_cuts_at_max_characters() {
+        assert_eq!(shorten("  a\n   b  ", 10), "a b");
+        assert_eq!(shorten("abcdef", 6), "abcdef");
+        assert_eq!(shorten("abc\ndefg", 6), "abc d…");
+        assert_eq!(shorten("ééééééé", 3), "éé…");
+        assert_eq!(shorten("", 3), "");
     }
 }
