@@ -161,6 +161,9 @@ impl Compiler {
         if let Some(t) = &s.under_if {
             preds.push(Pred::UnderIf(re(t).map_err(|e| format!("under_if: {e}"))?));
         }
+        if let Some(params) = &s.signature {
+            preds.push(Pred::Signature(params.clone()));
+        }
         if let Some(t) = &s.in_chain_testing {
             preds.push(Pred::InChainTesting(re(t).map_err(|e| format!("in_chain_testing: {e}"))?));
         }
@@ -330,6 +333,7 @@ fn cost(p: &Pred) -> u8 {
         | Pred::TrainingLoop(_)
         | Pred::UnderIf(_)
         | Pred::InChainTesting(_)
+        | Pred::Signature(_)
         | Pred::FileImports(_)
         | Pred::AssignTarget(_)
         | Pred::Text(_)

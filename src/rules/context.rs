@@ -101,6 +101,16 @@ impl<'a, 't> Context<'a, 't> {
         node.parent()
     }
 
+    /// `node` and its ancestors, innermost first: from the walker's stack for
+    /// the current node (asking tree-sitter for a parent costs a walk from the root).
+    pub fn self_and_ancestors(&self, node: Node<'t>) -> Box<dyn Iterator<Item = Node<'t>> + '_> {
+        if node.id() == self.current.id() {
+            Box::new(std::iter::once(node).chain(self.ancestors.iter().rev().copied()))
+        } else {
+            Box::new(std::iter::successors(Some(node), |n| self.parent(*n)))
+        }
+    }
+
     /// The frames around `node`: the walker's for the current node, derived
     /// from the root for any other node.
     pub fn frames_of(&self, node: Node<'t>) -> Cow<'a, [Frame<'t>]> {

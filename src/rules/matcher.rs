@@ -318,14 +318,12 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
 /// (or is part of, in a test or in a branch), out to the enclosing function.
 fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     let mut tests = Vec::new();
-    let mut next = Some(node);
-    while let Some(n) = next {
+    for n in cx.self_and_ancestors(node) {
         match n.kind() {
             "if_statement" | "conditional_expression" => tests.extend(chain_tests(n)),
             "function_definition" | "lambda" | "class_definition" => break,
             _ => {}
         }
-        next = cx.parent(n);
     }
     tests
 }
@@ -412,6 +410,11 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             inside == *want
         }
         Pred::InsideWith(globs) => super::slots::inside_with(globs, node, cx),
+        Pred::Signature(params) => {
+            let args = CallArgs::of(node, cx.src);
+            args.positional.len() <= params.len()
+                && args.keywords.iter().all(|(name, _)| params[args.positional.len()..].iter().any(|p| p == name))
+        }
         Pred::InChainTesting(re) => surrounding_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),
         Pred::UnderIf(re) => {
             local(&cx.frames_of(node)).any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t))))
@@ -439,17 +442,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
                 .flatten();
             bound.is_some_and(|v| eval(m, unparen(v), cx, st))
         }
-        Pred::Ancestor(m) => {
-            let mut cur = node;
-            for _ in 0..256 {
-                let Some(parent) = cx.parent(cur) else { return false };
-                if eval(m, parent, cx, st) {
-                    return true;
-                }
-                cur = parent;
-            }
-            false
-        }
+        Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).take(256).any(|a| eval(m, a, cx, st)),
         Pred::ShellAssignmentsOnly => true,
         Pred::FunctionHas(m) => super::slots::scope_has(m, node, super::slots::Order::Anywhere, cx, st),
         Pred::Preceded(m) => super::slots::scope_has(m, node, super::slots::Order::Before, cx, st),

@@ -289,6 +289,8 @@ pub enum Pred {
     UnderIf(Regex),
     /// In an `if` chain or conditional expression with a matching test.
     InChainTesting(Regex),
+    /// The call's arguments fit these parameter names.
+    Signature(Vec<String>),
     /// The receiver is (or is not) loop-invariant.
     ReceiverLoopInvariant(bool),
     /// An enclosing loop iterates over a match; optionally the receiver is its variable.

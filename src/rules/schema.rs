@@ -231,6 +231,8 @@ pub struct MatcherSpec {
     pub inside_with: Option<OneOrMany>,
     /// Under an `if`/`elif` (within the function) whose test text matches a regex.
     pub under_if: Option<String>,
+    /// The call's arguments fit these parameters (positional-or-keyword, in order).
+    pub signature: Option<Vec<String>>,
     /// Inside (a test or a branch of) an `if` chain or conditional expression,
     /// within the function, one of whose tests matches a regex.
     pub in_chain_testing: Option<String>,

@@ -307,13 +307,17 @@ fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
 }
 
 impl<'t> Builder<'t> {
-    /// `.backward()` and `.step()` make the innermost enclosing loop a training loop.
+    /// `.backward()` and `.step()` make the innermost enclosing loop a training loop;
+    /// the functional `torch.autograd.backward(...)` does not (custom autograd
+    /// functions and recomputation use it to push gradients, without training).
     fn note_training_call(&mut self, call: Node<'t>) {
         let Some(func) = call.field(Field::Function).filter(|f| f.kind() == "attribute") else { return };
         let Some(method) = func.field(Field::Attribute) else { return };
         let Some(loop_id) = self.enclosing_loops().next() else { return };
+        let functional =
+            func.field(Field::Object).is_some_and(|o| matches!(text(o, self.src), "torch.autograd" | "autograd"));
         match text(method, self.src) {
-            "backward" => {
+            "backward" if !functional => {
                 if let Some(info) = self.model.loops.get_mut(&loop_id) {
                     info.training = true;
                 }
