@@ -3,7 +3,7 @@
 
 use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
 use crate::finding::{FileProblem, Finding, ProblemKind};
-use crate::notebook::Notebook;
+use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
@@ -257,18 +257,19 @@ pub fn file_findings(o: &FileOutcome, facts: &[bool], engine: &Engine) -> suppre
     let mut applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
     if let Some(nb) = &o.notebook {
         let lines = LineIndex::new(&nb.python);
+        let mut locator = nb.locator();
         let suppressed = applied.suppressed.iter_mut().map(|(f, _)| f);
-        applied.kept.iter_mut().chain(suppressed).for_each(|f| locate_in_cell(f, nb, &lines));
+        applied.kept.iter_mut().chain(suppressed).for_each(|f| locate_in_cell(f, nb, &lines, &mut locator));
     }
     applied
 }
 
 /// Moves a finding's positions from the notebook's joined Python to its cell.
-fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex) {
+fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex, locator: &mut Locator) {
     let Some((cell, line)) = nb.cell_line(lines, f.line) else { return };
     let end_line = nb.cell_line(lines, f.end_line).map_or(line, |(_, l)| l);
-    let start = nb.file_position(cell, line, f.column);
-    let end = nb.file_position(cell, end_line, f.end_column);
+    let start = locator.file_position(cell, line, f.column);
+    let end = locator.file_position(cell, end_line, f.end_column);
     if let (Some(s), Some(e)) = (start, end) {
         f.file_region = Some((s.0, s.1, e.0, e.1));
     }
@@ -311,7 +312,8 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         }
         if let Some(nb) = &o.notebook {
             let lines = LineIndex::new(&nb.python);
-            meta.iter_mut().for_each(|f| locate_in_cell(f, nb, &lines));
+            let mut locator = nb.locator();
+            meta.iter_mut().for_each(|f| locate_in_cell(f, nb, &lines, &mut locator));
         }
         result.findings.extend(meta);
         for (i, c) in o.analysis.counts.iter().enumerate() {

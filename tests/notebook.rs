@@ -76,11 +76,33 @@ fn a_notebook_copy_of_the_training_script_finds_the_same() {
 #[test]
 fn sarif_regions_point_into_the_notebook_json() {
     let run = npu_mem(&["scan", "fixtures/notebooks/cells.ipynb", "--format", "sarif"]);
-    let sarif: Value = serde_json::from_str(&run.stdout).unwrap();
     let raw = std::fs::read_to_string(Path::new(ROOT).join("fixtures/notebooks/cells.ipynb")).unwrap();
-    let notebook: Value = serde_json::from_str(&raw).unwrap();
+    assert!(regions_match_cells(&run.stdout, &raw) >= 8);
+}
+
+/// Found by the fuzzer: one 950 KB line with thousands of findings took 74 s,
+/// because every finding re-indexed the file and re-counted escapes.
+#[test]
+fn many_findings_on_one_long_escaped_line_are_located() {
+    let dir = temp_dir("nb-long-line");
+    let line = format!("y = \"q\"; {}", "torch.cuda.synchronize(); ".repeat(3_000));
+    let notebook = serde_json::json!({
+        "cells": [{ "cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [],
+                    "source": ["import torch\n", line] }],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    });
+    let raw = serde_json::to_string_pretty(&notebook).unwrap();
+    std::fs::write(dir.join("long.ipynb"), &raw).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "long.ipynb", "--no-cache", "--format", "sarif", "--select", "API001"]);
+    assert_eq!(regions_match_cells(&run.stdout, &raw), 3_000);
+}
+
+/// Checks that every SARIF region covers, in the notebook's JSON text, the
+/// escaped form of the cell text the finding points at; returns how many.
+fn regions_match_cells(sarif: &str, raw: &str) -> usize {
+    let sarif: Value = serde_json::from_str(sarif).unwrap();
+    let notebook: Value = serde_json::from_str(raw).unwrap();
     let results = sarif["runs"][0]["results"].as_array().unwrap();
-    assert!(results.len() >= 8);
     for r in results {
         let region = &r["locations"][0]["physicalLocation"]["region"];
         let (line, col, end_line, end_col) = (
@@ -100,6 +122,7 @@ fn sarif_regions_point_into_the_notebook_json() {
         assert_eq!(line, end_line, "{r}");
         assert_eq!(unescaped, original, "{r}");
     }
+    results.len()
 }
 
 /// A Python with `nbformat` installed from PyPI, made once per test run.
