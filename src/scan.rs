@@ -221,7 +221,14 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                 analysis
             }
             None => {
-                out.problem = problem(ProblemKind::Skipped, "the parser gave up on this file".to_string());
+                out.problem = problem(
+                    ProblemKind::Skipped,
+                    format!(
+                        "the parser gave up on this file (parsing stops after {} s; tree-sitter's error recovery can \
+                         take that long on long broken lines); skipped",
+                        crate::parse::PARSE_TIME_LIMIT.as_secs()
+                    ),
+                );
                 out.scanned = false;
                 return out;
             }

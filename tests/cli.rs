@@ -248,3 +248,24 @@ fn long_call_chains_are_analysed_to_a_bounded_depth() {
     assert_eq!(diff.code, 0, "nothing it could write: {}", diff.stderr);
     assert!(diff.stderr.contains("chain.py: fixes did not settle after 8 passes"), "{}", diff.stderr);
 }
+
+/// tree-sitter's error recovery can take minutes on long broken lines (the
+/// fuzzer found 52 s for one 827 KB file); parsing stops at a time limit and
+/// the file is reported as skipped. The limit is shortened here to 0 ms.
+#[test]
+fn a_parse_over_the_time_limit_skips_the_file_and_says_why() {
+    let dir = temp_dir("parse-limit");
+    std::fs::write(dir.join("big.py"), "import torch\nx = torch.ones(1).cuda()\n".repeat(500)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_npu-mem"))
+        .args(["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"])
+        .env("NPU_MEM_PARSE_LIMIT_MS", "0")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["errors"][0]["path"], "big.py");
+    assert_eq!(report["errors"][0]["kind"], "skipped");
+    assert!(report["errors"][0]["message"].as_str().unwrap().contains("parsing stops after 20 s"));
+    assert_eq!(report["findings"].as_array().unwrap().len(), 0);
+}
