@@ -15,13 +15,14 @@ thread_local! {
 /// machine, and it is reported as skipped with the reason.
 pub const PARSE_TIME_LIMIT: Duration = Duration::from_secs(20);
 
-/// The limit in force: `NPU_MEM_PARSE_LIMIT_MS` shortens it for the test that checks it.
-fn parse_time_limit() -> Duration {
+/// The limit in force, read once: `NPU_MEM_PARSE_LIMIT_MS` shortens it for
+/// the test that checks it.
+static PARSE_LIMIT_IN_FORCE: std::sync::LazyLock<Duration> = std::sync::LazyLock::new(|| {
     std::env::var("NPU_MEM_PARSE_LIMIT_MS")
         .ok()
         .and_then(|v| v.parse().ok())
         .map_or(PARSE_TIME_LIMIT, Duration::from_millis)
-}
+});
 
 /// Parses `text` as Python. `None` if tree-sitter gives up, which it does
 /// not on ordinary input (syntax errors still produce a tree with error
@@ -35,7 +36,7 @@ pub fn parse_python(text: &str) -> Option<Tree> {
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
-        let deadline = Instant::now() + parse_time_limit();
+        let deadline = Instant::now() + *PARSE_LIMIT_IN_FORCE;
         // Called every hundred parser operations; `true` cancels.
         let mut past_deadline = |_: &tree_sitter::ParseState| Instant::now() > deadline;
         let options = ParseOptions::new().progress_callback(&mut past_deadline);

@@ -69,27 +69,11 @@ pub fn analyse_files(
     files
         .par_iter()
         .map(|f| {
-            let mut outcome = scan_file(f, engine, cache);
-            outcome.compact();
+            let outcome = scan_file(f, engine, cache);
             progress.tick();
             outcome
         })
         .collect()
-}
-
-impl FileOutcome {
-    /// Frees what a file without facts or counts holds, so memory stays small
-    /// for the many files with nothing to report (the merge reads missing
-    /// entries as false and zero).
-    fn compact(&mut self) {
-        let a = &mut self.analysis;
-        if !a.facts.iter().any(|f| *f) {
-            a.facts = Vec::new();
-        }
-        if a.counts.iter().all(|c| *c == 0) {
-            a.counts = Vec::new();
-        }
-    }
 }
 
 /// What to store in the cache: every file analysed from disk content.
@@ -263,12 +247,22 @@ pub fn file_findings(o: &FileOutcome, facts: &[bool], engine: &Engine) -> suppre
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
     if let Some(nb) = &o.notebook {
-        let lines = LineIndex::new(&nb.python);
-        let mut locator = nb.locator();
         let suppressed = applied.suppressed.iter_mut().map(|(f, _)| f);
-        applied.kept.iter_mut().chain(suppressed).for_each(|f| locate_in_cell(f, nb, &lines, &mut locator));
+        locate_in_cells(nb, applied.kept.iter_mut().chain(suppressed));
     }
     applied
+}
+
+/// Moves findings' positions from the notebook's joined Python to its cells;
+/// the indexes that needs are built once, and only if there are findings.
+fn locate_in_cells<'f>(nb: &Notebook, findings: impl Iterator<Item = &'f mut Finding>) {
+    let mut findings = findings.peekable();
+    if findings.peek().is_none() {
+        return;
+    }
+    let lines = LineIndex::new(&nb.python);
+    let mut locator = nb.locator();
+    findings.for_each(|f| locate_in_cell(f, nb, &lines, &mut locator));
 }
 
 /// Moves a finding's positions from the notebook's joined Python to its cell.
@@ -318,9 +312,7 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
             meta.extend(meta_finding(engine, "NPM002", &o.path, directive, code));
         }
         if let Some(nb) = &o.notebook {
-            let lines = LineIndex::new(&nb.python);
-            let mut locator = nb.locator();
-            meta.iter_mut().for_each(|f| locate_in_cell(f, nb, &lines, &mut locator));
+            locate_in_cells(nb, meta.iter_mut());
         }
         result.findings.extend(meta);
         for (i, c) in o.analysis.counts.iter().enumerate() {

@@ -34,11 +34,11 @@ pub fn frame_opened<'t>(parent: Option<Node<'t>>, node: Node<'t>) -> Option<Fram
         }
         "block" => {
             let p = parent?;
-            let field = |name| p.child_by_field_name(name) == Some(node);
+            let field = |f: Field| p.field(f) == Some(node);
             match p.kind() {
-                "for_statement" | "while_statement" if field("body") => Some(Frame::LoopBody(p)),
-                "with_statement" if field("body") => Some(Frame::With(p)),
-                "if_statement" | "elif_clause" if field("consequence") => {
+                "for_statement" | "while_statement" if field(Field::Body) => Some(Frame::LoopBody(p)),
+                "with_statement" if field(Field::Body) => Some(Frame::With(p)),
+                "if_statement" | "elif_clause" if field(Field::Consequence) => {
                     p.field(Field::Condition).map(Frame::IfBranch)
                 }
                 _ => None,
