@@ -4,9 +4,11 @@
 //! Each round mutates seed files (the fixtures, the rule packs, and any
 //! `--seeds` directory) into a batch of `.py`, `.sh` and `.ipynb` files plus
 //! one rule pack, then runs the binary over the batch with several reports,
-//! with `--fix --unsafe-fixes`, and with the mutated pack. A run that panics,
-//! dies of a signal, exceeds the time limit or exits 2 on a valid command is a
-//! crash: the inputs that reproduce it alone are saved under `--out`.
+//! with `--fix --unsafe-fixes`, with the mutated pack, and with `--fix` through
+//! a symbolic link and on a hard-linked file. A run that panics, dies of a
+//! signal, exceeds the time limit or exits 2 on a valid command is a crash,
+//! and so is a link that `--fix` broke: the inputs that reproduce it are saved
+//! under `--out`.
 //!
 //! Run it with `bash bench/fuzz.sh SECONDS`.
 
@@ -384,6 +386,43 @@ fn commands(pack: &str) -> Vec<(Vec<String>, Vec<i32>)> {
     ]
 }
 
+/// Runs `--fix` through a symbolic link and on a file with a second hard
+/// link, made in a fresh directory under `work` from the batch's first two
+/// Python files, and checks what must survive: the link, the pair of hard
+/// links, and no temporary file. The command and what went wrong, if anything did.
+#[cfg(unix)]
+fn check_links(bin: &Path, work: &Path, batch: &[(String, Vec<u8>)], timeout: Duration) -> Option<(String, String)> {
+    let mut python = batch.iter().filter(|(name, _)| name.ends_with(".py"));
+    let (Some((_, first)), Some((_, second))) = (python.next(), python.next()) else { return None };
+    let dir = work.join("links");
+    std::fs::create_dir_all(&dir).ok()?;
+    std::fs::write(dir.join("a.py"), first).ok()?;
+    std::fs::write(dir.join("b.py"), second).ok()?;
+    std::os::unix::fs::symlink("a.py", dir.join("link.py")).ok()?;
+    std::fs::hard_link(dir.join("b.py"), dir.join("hard.py")).ok()?;
+    let argv = ["scan", "link.py", "hard.py", "--no-cache", "--fail-on", "never", "--fix", "--unsafe-fixes"];
+    let command = argv.join(" ");
+    if let Outcome::Crash(why) = run(bin, &argv, &dir, timeout, &[0]) {
+        return Some((command, why));
+    }
+    let still_link = std::fs::symlink_metadata(dir.join("link.py")).is_ok_and(|m| m.file_type().is_symlink());
+    let links = std::fs::metadata(dir.join("hard.py")).map_or(0, |m| std::os::unix::fs::MetadataExt::nlink(&m));
+    let same = std::fs::read(dir.join("hard.py")).ok() == std::fs::read(dir.join("b.py")).ok();
+    let leftover = std::fs::read_dir(&dir).ok()?.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".tmp"));
+    let broken = match () {
+        _ if !still_link => "link.py is no longer a symbolic link",
+        _ if links != 2 || !same => "hard.py was split from its other name",
+        _ if leftover => "a temporary file was left behind",
+        _ => return None,
+    };
+    Some((command, broken.to_string()))
+}
+
+#[cfg(not(unix))]
+fn check_links(_: &Path, _: &Path, _: &[(String, Vec<u8>)], _: Duration) -> Option<(String, String)> {
+    None
+}
+
 fn main() {
     let args = Args::parse();
     let start = args.seed.unwrap_or_else(|| {
@@ -485,6 +524,14 @@ fn main() {
                 eprintln!("fuzz: CRASH `{}` -> {}\n{why}", argv.join(" "), saved.display());
                 break;
             }
+        }
+        if let Some((command, why)) = check_links(&bin, &work, &batch, timeout) {
+            crashes += 1;
+            let saved = args.out.join(format!("crash-{start}-{rounds}-links"));
+            let _ = std::fs::create_dir_all(&saved);
+            write_batch(&saved, &batch);
+            let _ = std::fs::write(saved.join("README"), format!("npu-mem {command}\n{why}\n"));
+            eprintln!("fuzz: CRASH `{command}` -> {}\n{why}", saved.display());
         }
         if rounds % 50 == 0 {
             eprintln!("fuzz: {rounds} rounds, {inputs} inputs, {crashes} crashes");

@@ -73,6 +73,8 @@ pub fn walk(roots: &[PathBuf], excludes: &[String], extra_exts: &[String]) -> Re
         let meta =
             std::fs::metadata(root).map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
         if meta.is_file() {
+            // A file the user named must be readable: failing here beats a warning in a passing run.
+            std::fs::File::open(root).map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
             let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
             files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind });
             continue;
@@ -100,6 +102,12 @@ pub fn walk(roots: &[PathBuf], excludes: &[String], extra_exts: &[String]) -> Re
     }
     files.sort_by(|a, b| a.display.cmp(&b.display));
     files.dedup_by(|a, b| a.display == b.display);
+    if roots.len() > 1 {
+        // Roots can overlap (`a.py ../d/a.py`, `src src/m.py`): scanning a file
+        // twice doubles its findings and makes `--fix` trip over its own write.
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
+    }
     Ok(WalkResult { files, problems })
 }
 

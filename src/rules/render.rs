@@ -203,18 +203,19 @@ fn indented_like(src: &str, at: usize, text: String) -> String {
     text.replace('\n', &format!("\n{indent}"))
 }
 
-/// `text` with its line breaks in the style of `src` (CRLF when its first line ends so).
+/// `text` with its line breaks in the style of `src`: that of its first line
+/// break (CRLF, or a lone CR as in old Mac files), LF otherwise.
 fn in_line_endings_of(src: &str, text: String) -> String {
     // Only text with line breaks needs the (file-length) look at the source.
     if !text.contains('\n') {
         return text;
     }
-    let crlf = src.find('\n').is_some_and(|i| src[..i].ends_with('\r'));
-    if crlf {
-        text.replace("\r\n", "\n").replace('\n', "\r\n")
-    } else {
-        text
-    }
+    let newline = match src.find(['\r', '\n']).map(|i| &src.as_bytes()[i..]) {
+        Some([b'\r', b'\n', ..]) => "\r\n",
+        Some([b'\r', ..]) => "\r",
+        _ => return text,
+    };
+    text.replace("\r\n", "\n").replace('\n', newline)
 }
 
 /// The call an argument edit applies to: the node itself, or the expression of a decorator.
