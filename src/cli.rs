@@ -67,6 +67,10 @@ pub enum FailOn {
 
 /// `npu-mem scan`.
 #[derive(Debug, clap::Args)]
+// The flags that shape the report, for the modes that write none (--diff,
+// --add-ignore, --write-baseline), so that they are refused, not ignored.
+#[command(group(clap::ArgGroup::new("report_flags").multiple(true)
+    .args(["format", "output", "output_sarif", "output_json", "output_markdown"])))]
 pub struct ScanArgs {
     /// Files or directories to scan.
     #[arg(default_value = ".")]
@@ -108,10 +112,10 @@ pub struct ScanArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record the current findings in this baseline file and exit with 0.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "report_flags"])]
     pub write_baseline: Option<PathBuf>,
     /// Append `# npu-mem: ignore[...] -- REASON` to every line with findings, then exit.
-    #[arg(long, value_name = "REASON", num_args = 0..=1, default_missing_value = "existing finding, suppressed when adopting npu-mem")]
+    #[arg(long, value_name = "REASON", num_args = 0..=1, conflicts_with_all = ["write_baseline", "baseline", "report_flags"], default_missing_value = "existing finding, suppressed when adopting npu-mem")]
     pub add_ignore: Option<String>,
     /// Keep only findings on lines added or changed since this git revision (untracked files count as changed).
     #[arg(long, value_name = "REV")]
@@ -123,7 +127,7 @@ pub struct ScanArgs {
     #[arg(long)]
     pub unsafe_fixes: bool,
     /// Print a unified diff of what --fix would change and write nothing (exit 1 if there is something to fix).
-    #[arg(long, conflicts_with_all = ["add_ignore", "write_baseline", "diff_base"])]
+    #[arg(long, conflicts_with_all = ["add_ignore", "write_baseline", "diff_base", "baseline", "report_flags"])]
     pub diff: bool,
     /// With --fix: exit with 1 whenever a file was changed, even if no findings remain (for pre-commit).
     #[arg(long, requires = "fix")]
@@ -134,9 +138,9 @@ pub struct ScanArgs {
     /// Add a rule pack: a TOML file or a directory of them (repeatable).
     #[arg(long = "rules", value_name = "PATH")]
     pub rule_packs: Vec<PathBuf>,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Worker threads, 1 to 256 (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: Option<u16>,
     /// Do not read or write the result cache.
     #[arg(long)]
     pub no_cache: bool,

@@ -14,6 +14,7 @@ pub mod finding;
 pub mod fix;
 pub mod hash;
 pub mod notebook;
+pub mod output;
 pub mod parse;
 pub mod progress;
 pub mod report;

@@ -4,10 +4,11 @@ use clap::Parser;
 use npu_mem::cache::Cache;
 use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, RulesFormat, ScanArgs};
 use npu_mem::finding::Severity;
+use npu_mem::output::{self, ReportFile};
 use npu_mem::report::{self, text::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
 use npu_mem::{add_ignore, baseline, config, diff, fix, scan, unified_diff, walk};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Exit code for findings at or above `--fail-on`.
@@ -16,29 +17,48 @@ const EXIT_FINDINGS: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
     let result = match cli.command {
         Command::Scan(args) => run_scan(*args),
-        Command::Rules(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).map(|set| {
-            match args.format {
-                RulesFormat::Text => print!("{}", npu_mem::report::rules::list(&set)),
-                RulesFormat::Json => print!("{}", npu_mem::report::rules::list_json(&set)),
-            }
-            0
-        }),
-        Command::Rule(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).and_then(|set| {
-            npu_mem::report::rules::explain(&set, &args.code).map(|text| {
-                print!("{text}");
-                0
+        Command::Rules(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).and_then(|set| {
+            print_or_fail(&match args.format {
+                RulesFormat::Text => npu_mem::report::rules::list(&set),
+                RulesFormat::Json => npu_mem::report::rules::list_json(&set),
             })
         }),
+        Command::Rule(args) => packs::load(&args.rule_packs)
+            .map_err(|e| e.to_string())
+            .and_then(|set| npu_mem::report::rules::explain(&set, &args.code))
+            .and_then(|text| print_or_fail(&text)),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
+    let code = match result {
+        Ok(code) => code,
         Err(message) => {
-            eprintln!("npu-mem: error: {message}");
-            ExitCode::from(EXIT_USAGE)
+            output::status(&format!("error: {message}"));
+            EXIT_USAGE
         }
+    };
+    // A warning that could not be written is a failure too.
+    ExitCode::from(if output::stderr_failed() { EXIT_USAGE } else { code })
+}
+
+/// Prints clap's help, version or usage error; exit 2 if that cannot be written.
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    let printed = e.print();
+    match printed {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_USAGE),
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE)),
+    }
+}
+
+/// Prints `text` on stdout: exit 0, or the error that makes it exit 2 (a closed pipe is not one).
+fn print_or_fail(text: &str) -> Result<u8, String> {
+    match output::print(text) {
+        Ok(()) | Err(output::StdoutError::ClosedPipe) => Ok(0),
+        Err(output::StdoutError::Failed(message)) => Err(message),
     }
 }
 
@@ -55,31 +75,49 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     let known = |code: &str| set.rules.iter().any(|r| r.code.starts_with(code));
     config::check_codes(&settings, file.as_ref(), &known)?;
     if args.show_settings {
-        print!("{}", config::show(&settings, file.as_ref()));
-        return Ok(0);
+        return print_or_fail(&config::show(&settings, file.as_ref()));
     }
     let target = parse_version(&settings.target.value)?;
+    let fix_mode = match (args.fix || args.diff, args.unsafe_fixes) {
+        (false, true) => {
+            return Err("--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them".into())
+        }
+        (false, false) => None,
+        (true, unsafe_fixes) => Some(if unsafe_fixes { fix::FixMode::Unsafe } else { fix::FixMode::Safe }),
+    };
+    // Every input read and every output opened before the first file is written.
+    let recorded = args.baseline.as_deref().map(baseline::read).transpose()?;
+    let open = |path: &Option<std::path::PathBuf>| path.as_deref().map(ReportFile::open).transpose();
+    let report_files = ReportFiles {
+        report: open(&args.output)?,
+        sarif: open(&args.output_sarif)?,
+        json: open(&args.output_json)?,
+        markdown: open(&args.output_markdown)?,
+    };
     let (select, ignore) = (&settings.select.value, &settings.ignore.value);
     let enabled = |code: &str| {
         (select.is_empty() || select.iter().any(|s| code.starts_with(s.as_str())))
             && !ignore.iter().any(|s| code.starts_with(s.as_str()))
     };
     let engine = Engine::new(&set, target, &enabled);
-    let threads = args.threads.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(args.threads.map_or(0, usize::from))
         .build()
         .map_err(|e| format!("cannot start worker threads: {e}"))?;
     let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions).map_err(|e| e.0)?;
     if args.parse_only {
         let parsed = pool.install(|| scan::parse_only(&walked.files));
-        eprintln!("parsed {parsed} of {} files in {} ms", walked.files.len(), started.elapsed().as_millis());
+        output::status(&format!(
+            "parsed {parsed} of {} files in {} ms",
+            walked.files.len(),
+            started.elapsed().as_millis()
+        ));
         return Ok(0);
     }
     let cache_dir = args.cache_dir.clone().unwrap_or_else(|| std::path::PathBuf::from(".npu-mem-cache"));
     let cache = (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value));
     if let Some(note) = cache.as_ref().and_then(|c| c.note.as_ref()) {
-        eprintln!("npu-mem: warning: {note}");
+        output::warn(note);
     }
     let progress = npu_mem::progress::Progress::default();
     let analyse = || pool.install(|| scan::analyse_files(&walked.files, &engine, &progress, cache.as_ref()));
@@ -92,13 +130,6 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         analyse()
     };
     let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
-    let fix_mode = match (args.fix || args.diff, args.unsafe_fixes) {
-        (false, true) => {
-            return Err("--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them".into())
-        }
-        (false, false) => None,
-        (true, unsafe_fixes) => Some(if unsafe_fixes { fix::FixMode::Unsafe } else { fix::FixMode::Safe }),
-    };
     let fix_run = fix_mode.map(|mode| {
         let facts = scan::project_facts(&outcomes, &engine);
         let write = !args.diff;
@@ -106,127 +137,178 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     });
     if let Some(cache) = &cache {
         if let Err(e) = cache.save(scan::cache_entries(&outcomes)) {
-            eprintln!("npu-mem: warning: {e}; run with --no-cache or --cache-dir DIR");
+            output::warn(&format!("{e}; run with --no-cache or --cache-dir DIR"));
         }
     }
     if args.diff {
-        return Ok(print_diff(fix_run.unwrap_or_default(), args.quiet));
+        return print_diff(fix_run.unwrap_or_default(), args.quiet);
     }
+    let written: Vec<String> = match (&fix_run, args.fix) {
+        (Some(run), true) => run.files.iter().map(|f| f.display.clone()).collect(),
+        _ => Vec::new(),
+    };
     let mut outcome = scan::merge(outcomes, &engine);
-    let files_fixed = fix_run.as_ref().map_or(0, |run| run.files.len());
     if let Some(run) = fix_run {
         outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
         outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         outcome.problems.extend(run.problems);
         if args.format != Format::Text && !args.quiet {
             // The text report says it in its footer; other formats leave stdout to machines.
-            eprintln!("npu-mem: fixed {} in {}", plural(outcome.fixed.len(), "finding"), plural(files_fixed, "file"));
+            output::status(&format!(
+                "fixed {} in {}",
+                plural(outcome.fixed.len(), "finding"),
+                plural(written.len(), "file")
+            ));
         }
     }
-    scan::apply_settings(&mut outcome, &ignores, &settings.severity.value);
-    if let Some(rev) = &args.diff_base {
-        let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
-        let changed = diff::ChangedLines::since(rev, start)?;
-        outcome.findings.retain(|f| changed.touches(f));
-    }
-    if let Some(reason) = &args.add_ignore {
-        let added = add_ignore::add_ignores(&outcome.findings, reason);
-        for s in &added.skipped {
-            eprintln!("npu-mem: warning: {s}");
+    let finished = Finished { args: &args, settings: &settings, engine: &engine, started, walked: &walked };
+    finished.report(outcome, recorded, report_files, !written.is_empty()).map_err(|e| match written.len() {
+        0 => e,
+        n => format!("{e}\n(--fix had already changed {}: {})", plural(n, "file"), written.join(", ")),
+    })
+}
+
+/// The files `-o` and `--output-*` name, opened before anything is written.
+struct ReportFiles {
+    report: Option<ReportFile>,
+    sarif: Option<ReportFile>,
+    json: Option<ReportFile>,
+    markdown: Option<ReportFile>,
+}
+
+/// What the last stage needs of the run: after analysis and fixing, the
+/// findings are filtered, recorded or reported.
+struct Finished<'a> {
+    args: &'a ScanArgs,
+    settings: &'a config::Settings,
+    engine: &'a Engine<'a>,
+    started: std::time::Instant,
+    walked: &'a walk::WalkResult,
+}
+
+impl Finished<'_> {
+    /// Applies the settings, `--diff-base` and the baseline, then adds
+    /// suppressions, writes the baseline or renders the report; the exit code.
+    fn report(
+        &self,
+        mut outcome: scan::ScanOutcome,
+        recorded: Option<baseline::Baseline>,
+        files: ReportFiles,
+        files_fixed: bool,
+    ) -> Result<u8, String> {
+        let (args, settings) = (self.args, self.settings);
+        let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
+        scan::apply_settings(&mut outcome, &ignores, &settings.severity.value);
+        if let Some(rev) = &args.diff_base {
+            let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
+            let changed = diff::ChangedLines::since(rev, start)?;
+            outcome.findings.retain(|f| changed.touches(f));
         }
-        eprintln!("npu-mem: added or extended {} suppression comments in {} files", added.comments, added.files);
-        return Ok(if added.skipped.is_empty() { 0 } else { EXIT_FINDINGS });
-    }
-    if let Some(path) = &args.write_baseline {
-        baseline::write(path, &outcome.findings)?;
-        eprintln!("npu-mem: wrote {} findings to the baseline {}", outcome.findings.len(), path.display());
-        return Ok(0);
-    }
-    if let Some(path) = &args.baseline {
-        let recorded = baseline::read(path)?;
-        let (new, old, stale) = baseline::split(std::mem::take(&mut outcome.findings), &recorded);
-        outcome.findings = new;
-        outcome.baselined = old;
-        outcome.stale_baseline = stale;
-    }
-    for p in &outcome.problems {
-        eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
-    }
-    for (path, message) in &walked.problems {
-        eprintln!("npu-mem: warning: {path}: {message}");
-    }
-    let report = Report {
-        outcome: &outcome,
-        engine: &engine,
-        target: &settings.target.value,
-        elapsed_ms: started.elapsed().as_millis(),
-        walk_problems: &walked.problems,
-    };
-    let rendered = match args.format {
-        Format::Text => {
-            let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-            let color = match args.color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-            };
-            report::text::render(&report, Paint(color))
+        if let Some(reason) = &args.add_ignore {
+            let added = add_ignore::add_ignores(&outcome.findings, reason);
+            for s in &added.skipped {
+                output::warn(s);
+            }
+            output::status(&format!(
+                "added or extended {} suppression comments in {} files",
+                added.comments, added.files
+            ));
+            return Ok(if added.skipped.is_empty() { 0 } else { EXIT_FINDINGS });
         }
-        Format::Concise => report::concise::render(&report),
-        Format::Json => report::json::render(&report),
-        Format::Sarif => report::sarif::render(&report),
-        Format::Github => report::github::render(&report),
-        Format::Markdown => report::markdown::render(&report),
-    };
-    let extra_outputs = [
-        (&args.output_sarif, report::sarif::render as fn(&Report) -> String),
-        (&args.output_json, report::json::render),
-        (&args.output_markdown, report::markdown::render),
-    ];
-    for (path, render) in extra_outputs {
-        if let Some(path) = path {
-            std::fs::write(path, render(&report)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if let Some(path) = &args.write_baseline {
+            baseline::write(path, &outcome.findings)?;
+            output::status(&format!("wrote {} findings to the baseline {}", outcome.findings.len(), path.display()));
+            return Ok(0);
+        }
+        if let Some(recorded) = recorded {
+            let (new, old, stale) = baseline::split(std::mem::take(&mut outcome.findings), &recorded);
+            outcome.findings = new;
+            outcome.baselined = old;
+            outcome.stale_baseline = stale;
+        }
+        for p in &outcome.problems {
+            output::warn(&format!("{}: {}", p.path, p.message));
+        }
+        for (path, message) in &self.walked.problems {
+            output::warn(&format!("{path}: {message}"));
+        }
+        let report = Report {
+            outcome: &outcome,
+            engine: self.engine,
+            target: &settings.target.value,
+            elapsed_ms: self.started.elapsed().as_millis(),
+            walk_problems: &self.walked.problems,
+        };
+        let extra_outputs = [
+            (files.sarif, report::sarif::render as fn(&Report) -> String),
+            (files.json, report::json::render),
+            (files.markdown, report::markdown::render),
+        ];
+        for (file, render) in extra_outputs {
+            if let Some(file) = file {
+                file.replace(&render(&report))?;
+            }
+        }
+        let rendered = self.render(&report, files.report.is_none());
+        match files.report {
+            Some(file) => file.replace(&rendered)?,
+            None => match output::print(&rendered) {
+                // The findings are what they are, whether or not `| head` read them all.
+                Ok(()) | Err(output::StdoutError::ClosedPipe) => {}
+                Err(output::StdoutError::Failed(message)) => return Err(message),
+            },
+        }
+        let threshold = match settings.fail_on.value {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        };
+        let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
+        let changed = args.exit_non_zero_on_fix && files_fixed;
+        Ok(if failing || changed { EXIT_FINDINGS } else { 0 })
+    }
+
+    /// The report in the chosen format; `to_stdout` when it goes to stdout.
+    fn render(&self, report: &Report, to_stdout: bool) -> String {
+        match self.args.format {
+            Format::Text => {
+                let to_terminal = to_stdout && std::io::stdout().is_terminal();
+                let color = match self.args.color {
+                    ColorChoice::Always => true,
+                    ColorChoice::Never => false,
+                    ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+                };
+                report::text::render(report, Paint(color))
+            }
+            Format::Concise => report::concise::render(report),
+            Format::Json => report::json::render(report),
+            Format::Sarif => report::sarif::render(report),
+            Format::Github => report::github::render(report),
+            Format::Markdown => report::markdown::render(report),
         }
     }
-    match &args.output {
-        Some(path) => std::fs::write(path, rendered).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = stdout.write_all(rendered.as_bytes());
-        }
-    }
-    let threshold = match settings.fail_on.value {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
-    };
-    let failing = threshold.is_some_and(|t| outcome.findings.iter().any(|f| f.severity >= t));
-    let changed = args.exit_non_zero_on_fix && files_fixed > 0;
-    Ok(if failing || changed { EXIT_FINDINGS } else { 0 })
 }
 
 /// `--diff`: the unified diff of every file `--fix` would change on stdout, a
 /// summary and the files it would leave alone on stderr; 1 if anything would change.
-fn print_diff(run: fix::FixRun, quiet: bool) -> u8 {
-    let mut stdout = std::io::stdout().lock();
-    for f in &run.files {
-        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-        let _ = stdout.write_all(unified_diff::unified(&f.display, &text(&f.original), &text(&f.fixed)).as_bytes());
-    }
+fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, String> {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let diffs: String =
+        run.files.iter().map(|f| unified_diff::unified(&f.display, &text(&f.original), &text(&f.fixed))).collect();
+    print_or_fail(&diffs)?;
     for p in &run.problems {
-        eprintln!("npu-mem: warning: {}: {}", p.path, p.message);
+        output::warn(&format!("{}: {}", p.path, p.message));
     }
     let findings: usize = run.files.iter().map(|f| f.findings.len()).sum();
     if !quiet {
-        eprintln!("npu-mem: --fix would fix {} in {}", plural(findings, "finding"), plural(run.files.len(), "file"));
+        output::status(&format!(
+            "--fix would fix {} in {}",
+            plural(findings, "finding"),
+            plural(run.files.len(), "file")
+        ));
     }
-    if run.files.is_empty() {
-        0
-    } else {
-        EXIT_FINDINGS
-    }
+    Ok(if run.files.is_empty() { 0 } else { EXIT_FINDINGS })
 }
 
 /// `1 finding`, `2 findings`.

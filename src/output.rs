@@ -1,0 +1,78 @@
+//! Writing to stdout and stderr without ever panicking: a failed write to
+//! stdout is an error the caller turns into exit 2; a failed write to stderr
+//! is remembered, so the run still ends with 2; a closed pipe (`| head`) ends
+//! the output quietly, as other command-line tools do.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set when a line could not be written to stderr (other than to a closed pipe).
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Why stdout took less than it was given.
+#[derive(Debug)]
+pub enum StdoutError {
+    /// The reader went away (`| head`): not worth a message.
+    ClosedPipe,
+    /// Anything else (a full disk, a closed descriptor): the message to show.
+    Failed(String),
+}
+
+/// Writes `text` to stdout and flushes it.
+pub fn print(text: &str) -> Result<(), StdoutError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => StdoutError::ClosedPipe,
+        _ => StdoutError::Failed(format!("cannot write to stdout: {e}")),
+    })
+}
+
+/// Writes `npu-mem: LINE` to stderr.
+pub fn status(line: &str) {
+    let mut err = std::io::stderr().lock();
+    if let Err(e) = writeln!(err, "npu-mem: {line}") {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            STDERR_FAILED.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Writes `npu-mem: warning: MESSAGE` to stderr.
+pub fn warn(message: &str) {
+    status(&format!("warning: {message}"));
+}
+
+/// Whether a line meant for stderr was lost; the run must then not end with success.
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(Ordering::Relaxed)
+}
+
+/// A report file named by `-o` or `--output-*`, opened (not yet emptied)
+/// before the scan writes anything, so that an unwritable one stops the run
+/// before `--fix` has changed a file.
+pub struct ReportFile {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl ReportFile {
+    /// Opens `path` for writing, creating it if it is missing.
+    pub fn open(path: &std::path::Path) -> Result<Self, String> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| format!("cannot write {}: {e}; name a writable file", path.display()))?;
+        Ok(ReportFile { path: path.to_path_buf(), file })
+    }
+
+    /// Replaces the file's contents with `text`.
+    pub fn replace(mut self, text: &str) -> Result<(), String> {
+        let file = &mut self.file;
+        file.set_len(0)
+            .and_then(|()| file.write_all(text.as_bytes()))
+            .and_then(|()| file.sync_all())
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
+}
