@@ -95,14 +95,29 @@ pub struct Settings {
     pub fail_on: Setting<FailOn>,
 }
 
-/// The line of the first occurrence of `key` (as a TOML key) in `text`.
+/// The line of the first occurrence of `key` (as a TOML key, or as the last
+/// part of a table header such as `[tool.npu-mem.severity]`) in `text`.
 fn line_of(text: &str, key: &str) -> Option<usize> {
     text.lines()
         .position(|l| {
             let t = l.trim_start().trim_start_matches('"');
-            t.starts_with(key) && t[key.len()..].trim_start().trim_start_matches('"').trim_start().starts_with('=')
+            let header = t.starts_with('[') && t.trim_end().trim_end_matches(']').ends_with(key);
+            header
+                || t.starts_with(key)
+                    && t[key.len()..].trim_start().trim_start_matches('"').trim_start().starts_with('=')
         })
         .map(|i| i + 1)
+}
+
+/// Where a value of setting `key` was written, as an error-message prefix:
+/// `FILE:LINE: ` for the file (the first line from the key's on that holds
+/// `"value"`, else the key's line), nothing for the command line.
+fn place(setting: &Origin, file: Option<&Loaded>, key: &str, value: &str) -> String {
+    let Some(f) = file.filter(|_| matches!(setting, Origin::File(_))) else { return String::new() };
+    let start = line_of(&f.text, key).unwrap_or(1);
+    let quoted = format!("\"{value}\"");
+    let line = f.text.lines().skip(start - 1).position(|l| l.contains(&quoted)).map_or(start, |i| start + i);
+    format!("{}:{line}: ", f.path.display())
 }
 
 /// Reads `path` (a pyproject.toml without `[tool.npu-mem]` gives `None`).
@@ -155,10 +170,9 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
         (None, Some(v)) => Setting { value: v.clone(), origin: from_file(key) },
         (None, None) => Setting { value: Vec::new(), origin: Origin::Default },
     };
+    // Empty pieces are kept, for `check_codes` to reject: `--ignore ""` must not silently mean nothing.
     let split = |v: &[String]| -> Option<Vec<String>> {
-        (!v.is_empty()).then(|| {
-            v.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
-        })
+        (!v.is_empty()).then(|| v.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).collect())
     };
     let mut exclude =
         pick((!args.exclude.is_empty()).then(|| args.exclude.clone()), fs.and_then(|s| s.exclude.as_ref()), "exclude");
@@ -202,26 +216,39 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
     }
 }
 
-/// Checks that every code the settings name exists (`known` says whether a code or prefix does).
+/// Checks what the settings name: every code exists (`known` says whether a
+/// code or prefix does) and none is empty (a prefix of every code, which
+/// would select or ignore everything), every `per-file-ignores` glob compiles,
+/// and the target is supported. Errors name the file and line, or the flag.
 pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&str) -> bool) -> Result<(), String> {
-    let mut named: Vec<(&str, &str)> = Vec::new();
-    named.extend(settings.select.value.iter().map(|c| ("select", c.as_str())));
-    named.extend(settings.ignore.value.iter().map(|c| ("ignore", c.as_str())));
-    named.extend(settings.severity.value.keys().map(|c| ("severity", c.as_str())));
-    named.extend(settings.per_file_ignores.value.values().flatten().map(|c| ("per-file-ignores", c.as_str())));
-    for (key, code) in named {
-        if !known(code) {
-            let place = match file {
-                Some(f) => {
-                    let line = f.text.lines().position(|l| l.contains(&format!("\"{code}\""))).map_or(1, |i| i + 1);
-                    format!("{}:{line}: ", f.path.display())
-                }
-                None => String::new(),
-            };
+    let mut named: Vec<(&str, &Origin, &str)> = Vec::new();
+    named.extend(settings.select.value.iter().map(|c| ("select", &settings.select.origin, c.as_str())));
+    named.extend(settings.ignore.value.iter().map(|c| ("ignore", &settings.ignore.origin, c.as_str())));
+    named.extend(settings.severity.value.keys().map(|c| ("severity", &settings.severity.origin, c.as_str())));
+    let pfi = &settings.per_file_ignores;
+    named.extend(pfi.value.values().flatten().map(|c| ("per-file-ignores", &pfi.origin, c.as_str())));
+    for (key, origin, code) in named {
+        let at = place(origin, file, key, code);
+        let key = if *origin == Origin::CommandLine { format!("--{key}") } else { key.to_string() };
+        if code.is_empty() {
             return Err(format!(
-                "{place}`{key}` names `{code}`, which is not a rule code or prefix; `npu-mem rules` lists them"
+                "{at}`{key}` names an empty code, which would match every rule; name rule codes or prefixes \
+                 (`npu-mem rules` lists them)"
             ));
         }
+        if !known(code) {
+            return Err(format!(
+                "{at}`{key}` names `{code}`, which is not a rule code or prefix; `npu-mem rules` lists them"
+            ));
+        }
+    }
+    for glob in pfi.value.keys() {
+        let at = place(&pfi.origin, file, "per-file-ignores", glob);
+        if glob.is_empty() {
+            return Err(format!("{at}`per-file-ignores` has an empty glob, which matches no file; write one"));
+        }
+        crate::rules::glob::NameGlobs::new(std::slice::from_ref(glob))
+            .map_err(|e| format!("{at}`per-file-ignores` glob `{glob}`: {e}"))?;
     }
     if !["2.1", "2.6", "2.14"].contains(&settings.target.value.as_str()) {
         return Err(format!("target `{}` is not one of 2.1, 2.6, 2.14", settings.target.value));

@@ -376,7 +376,9 @@ impl PerFileIgnores {
     }
 }
 
-/// Applies `per-file-ignores` and per-code severity overrides from the configuration.
+/// Applies `per-file-ignores` and severity overrides from the configuration;
+/// an override names a code or a prefix, and the longest one matching a
+/// finding's code wins (`TX = "info"` with `TX004 = "error"`).
 pub fn apply_settings(
     outcome: &mut ScanOutcome,
     per_file_ignores: &PerFileIgnores,
@@ -384,7 +386,8 @@ pub fn apply_settings(
 ) {
     outcome.findings.retain(|f| !per_file_ignores.ignores(f));
     for f in &mut outcome.findings {
-        if let Some(s) = severity.get(&f.code) {
+        let matching = severity.iter().filter(|(prefix, _)| f.code.starts_with(prefix.as_str()));
+        if let Some((_, s)) = matching.max_by_key(|(prefix, _)| prefix.len()) {
             f.severity = *s;
         }
     }
