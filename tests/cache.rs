@@ -218,4 +218,6 @@ fn a_rebuilt_binary_does_not_reuse_the_old_results() {
     std::fs::File::options().write(true).open(&exe).unwrap().set_modified(a_day_ago).unwrap();
     run(&exe);
     assert_eq!(cache_files(&dir.join(".npu-mem-cache")).len(), 2, "the rebuilt binary has its own cache");
+    // The copy is as large as the binary: do not leave it in the temporary directory.
+    let _ = std::fs::remove_file(&exe);
 }
