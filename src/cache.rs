@@ -247,19 +247,11 @@ fn load(file: &Path) -> (BTreeMap<String, Sealed>, Option<String>) {
 fn evict(entries: &mut BTreeMap<String, Sealed>, now: u64, max: usize) {
     entries.retain(|_, s| s.seen.saturating_add(MAX_AGE_SECS) >= now);
     if entries.len() > max {
-        let mut seen: Vec<u64> = entries.values().map(|s| s.seen).collect();
-        seen.sort_unstable_by(|a, b| b.cmp(a));
-        let cutoff = seen[max - 1];
-        // Entries used at the cutoff time itself may still be too many: drop the excess by path.
-        let mut kept_at_cutoff = max - seen.iter().filter(|&&s| s > cutoff).count();
-        entries.retain(|_, s| {
-            if s.seen > cutoff {
-                return true;
-            }
-            let keep = s.seen == cutoff && kept_at_cutoff > 0;
-            kept_at_cutoff -= usize::from(keep);
-            keep
-        });
+        let mut order: Vec<(u64, String)> = entries.iter().map(|(path, s)| (s.seen, path.clone())).collect();
+        order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (_, path) in order.into_iter().skip(max) {
+            entries.remove(&path);
+        }
     }
 }
 
@@ -321,6 +313,8 @@ mod tests {
         assert_eq!(entries.keys().collect::<Vec<_>>(), ["b", "c", "d", "e", "f"], "only `a` is too old");
         evict(&mut entries, now, 2);
         assert_eq!(entries.keys().collect::<Vec<_>>(), ["c", "e"], "the newest, ties broken by path");
+        evict(&mut entries, now, 0);
+        assert!(entries.is_empty());
     }
 
     #[test]
