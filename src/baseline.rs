@@ -2,18 +2,27 @@
 //! once and be judged only on new findings. A finding's identity is its code,
 //! path and the normalised text of its line (plus an occurrence index), so it
 //! survives edits elsewhere in the file.
+//!
+//! Paths in a baseline (version 2) are relative to the baseline file's
+//! directory, so one baseline serves whatever directory the scan runs from.
+//! Version 1 baselines, whose paths are as reported by the scan that wrote
+//! them, are still read, with their paths taken relative to the current directory.
 
 use crate::finding::Finding;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The version written.
+const VERSION: u32 = 2;
 
 /// One recorded finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// Rule code.
     pub code: String,
-    /// Display path when recorded.
+    /// Path, relative to the baseline file's directory (absolute if outside
+    /// it; as reported, in version 1). In a report's stale entries: as reported.
     pub path: String,
     /// Identity (see [`fingerprints`]).
     pub fingerprint: String,
@@ -26,42 +35,70 @@ pub struct Entry {
 /// A baseline file.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Baseline {
-    /// Format version (1).
+    /// Format version: 2, or 1 (paths relative to the current directory).
     pub version: u32,
     /// The recorded findings.
     pub findings: Vec<Entry>,
+    /// The directory entry paths are relative to: the baseline file's
+    /// (version 2), or `None` for the current directory (version 1).
+    #[serde(skip)]
+    pub dir: Option<PathBuf>,
 }
 
 /// Each finding's identity: code, path, whitespace-normalised line text, and
 /// which occurrence of that triple it is (in report order).
 pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
+    identities(findings.iter().map(|f| (f, f.path.clone())))
+}
+
+/// [`fingerprints`] with each finding's path given alongside it.
+fn identities<'a>(findings: impl Iterator<Item = (&'a Finding, String)>) -> Vec<String> {
     let mut seen: HashMap<(String, String, String), usize> = HashMap::new();
     findings
-        .iter()
-        .map(|f| {
+        .map(|(f, path)| {
             let line = f.source_line.split_whitespace().collect::<Vec<_>>().join(" ");
-            let n = seen.entry((f.code.clone(), f.path.clone(), line.clone())).or_insert(0);
+            let identity = format!("{}\u{0}{}\u{0}{}", f.code, path, line);
+            let n = seen.entry((f.code.clone(), path, line)).or_insert(0);
             *n += 1;
-            let identity = format!("{}\u{0}{}\u{0}{}\u{0}{}", f.code, f.path, line, n);
+            let identity = format!("{identity}\u{0}{n}");
             format!("{:016x}", crate::hash::fnv1a(identity.as_bytes()))
         })
         .collect()
 }
 
+/// The path of reported path `path` as a baseline in `dir` records it
+/// (`None`: version 1, as reported).
+fn recorded_path(dir: Option<&Path>, path: &str) -> String {
+    match dir {
+        Some(dir) => crate::config::relative_to(dir, path)
+            .unwrap_or_else(|| crate::config::absolute(Path::new(path)).to_string_lossy().replace('\\', "/")),
+        None => path.to_string(),
+    }
+}
+
+/// The directory of the baseline file `path`, absolute.
+fn dir_of(path: &Path) -> PathBuf {
+    crate::config::absolute(path).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
 /// Writes the baseline of `findings` to `path`.
 pub fn write(path: &Path, findings: &[Finding]) -> Result<(), String> {
+    let dir = dir_of(path);
+    let paths: Vec<String> = findings.iter().map(|f| recorded_path(Some(&dir), &f.path)).collect();
     let entries = findings
         .iter()
-        .zip(fingerprints(findings))
-        .map(|(f, fingerprint)| Entry {
+        .zip(identities(findings.iter().zip(paths.iter().cloned())))
+        .zip(paths)
+        .map(|((f, fingerprint), path)| Entry {
             code: f.code.clone(),
-            path: f.path.clone(),
+            path,
             fingerprint,
             line: f.line,
             message: f.message.clone(),
         })
         .collect();
-    let text = serde_json::to_string_pretty(&Baseline { version: 1, findings: entries }).unwrap_or_default();
+    let baseline = Baseline { version: VERSION, findings: entries, dir: None };
+    let text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
     std::fs::write(path, text + "\n").map_err(|e| format!("cannot write the baseline {}: {e}", path.display()))
 }
 
@@ -69,7 +106,7 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), String> {
 pub fn read(path: &Path) -> Result<Baseline, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
-    let b: Baseline = serde_json::from_str(&text).map_err(|e| {
+    let mut b: Baseline = serde_json::from_str(&text).map_err(|e| {
         format!(
             "{}:{}:{}: not an npu-mem baseline: {e}; write one with --write-baseline",
             path.display(),
@@ -77,24 +114,29 @@ pub fn read(path: &Path) -> Result<Baseline, String> {
             e.column()
         )
     })?;
-    if b.version != 1 {
-        return Err(format!("{}: baseline version {} is not supported (expected 1)", path.display(), b.version));
+    match b.version {
+        1 => {}
+        VERSION => b.dir = Some(dir_of(path)),
+        v => return Err(format!("{}: baseline version {v} is not supported (expected 1 or 2)", path.display())),
     }
     Ok(b)
 }
 
 /// Splits `findings` into new ones and baselined ones; also returns the
-/// baseline entries that matched nothing (fixed, or changed beyond recognition).
+/// baseline entries that matched nothing (fixed, or changed beyond
+/// recognition), with their paths as reported.
 pub fn split(findings: Vec<Finding>, baseline: &Baseline) -> (Vec<Finding>, Vec<Finding>, Vec<Entry>) {
-    let prints = fingerprints(&findings);
+    let dir = baseline.dir.as_deref();
+    let paths: Vec<String> = findings.iter().map(|f| recorded_path(dir, &f.path)).collect();
+    let prints = identities(findings.iter().zip(paths.iter().cloned()));
     let mut recorded: HashMap<(&str, &str, &str), usize> = HashMap::new();
     for (i, e) in baseline.findings.iter().enumerate() {
         recorded.insert((e.code.as_str(), e.path.as_str(), e.fingerprint.as_str()), i);
     }
     let mut used = vec![false; baseline.findings.len()];
     let (mut new, mut old) = (Vec::new(), Vec::new());
-    for (f, fp) in findings.into_iter().zip(prints) {
-        match recorded.get(&(f.code.as_str(), f.path.as_str(), fp.as_str())) {
+    for ((f, fp), path) in findings.into_iter().zip(prints).zip(&paths) {
+        match recorded.get(&(f.code.as_str(), path.as_str(), fp.as_str())) {
             Some(&i) => {
                 used[i] = true;
                 old.push(f);
@@ -102,6 +144,11 @@ pub fn split(findings: Vec<Finding>, baseline: &Baseline) -> (Vec<Finding>, Vec<
             None => new.push(f),
         }
     }
-    let stale = baseline.findings.iter().zip(used).filter(|(_, u)| !u).map(|(e, _)| e.clone()).collect();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let reported = |e: &Entry| match dir {
+        Some(dir) => Entry { path: crate::walk::display_path(&dir.join(&e.path), &cwd), ..e.clone() },
+        None => e.clone(),
+    };
+    let stale = baseline.findings.iter().zip(used).filter(|(_, u)| !u).map(|(e, _)| reported(e)).collect();
     (new, old, stale)
 }

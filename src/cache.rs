@@ -3,10 +3,13 @@
 //! rules (`.npu-mem-cache/<key>.json`). Content hashes, never modification
 //! times, so a cache restored into a fresh checkout still hits.
 //!
-//! A cache file that does not parse is ignored and replaced; entries are
-//! only trusted when path, content hash and length all match. Writes go to a
+//! A cache file that does not parse is ignored and replaced; an entry is
+//! only trusted when its checksum holds and path, content hash and length all
+//! match. Saving merges this run's entries into those already stored and
+//! drops old ones (see [`MAX_AGE_SECS`], [`MAX_ENTRIES`]). Writes go to a
 //! temporary file renamed into place, so concurrent runs never see half a
-//! file (the last one to finish wins).
+//! file; when two runs save at once the last rename wins, and what the other
+//! added is only analysed again next time.
 
 use crate::finding::{FileProblem, Finding};
 use crate::rules::engine::{Engine, TableRow};
@@ -17,7 +20,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever the stored layout or the analysis changes incompatibly.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
+
+/// Entries no run has used for this long (30 days) are dropped on save: a
+/// file renamed or deleted leaves its entry behind, and CI caches restored for
+/// months would otherwise only grow.
+pub const MAX_AGE_SECS: u64 = 30 * 24 * 60 * 60;
+
+/// At most this many entries are kept, the most recently used first: ten
+/// times a large monorepo's Python files, yet a cache file of tens of MB at most.
+pub const MAX_ENTRIES: usize = 100_000;
 
 /// What identifies a file's content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,17 +134,41 @@ impl StoredOutcome {
     }
 }
 
+/// One stored entry: the analysis as JSON, sealed with a checksum.
+///
+/// The checksum catches accidental or careless damage (a truncated write, a
+/// hand edit, a merge tool): an entry that fails it is ignored and rebuilt.
+/// It is no defence against someone who can write the cache and recompute
+/// the checksum; whoever can write the cache can also change the sources.
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    /// [`checksum`] of the path and `outcome`.
+    check: u64,
+    /// When a run last used the entry (seconds since 1970), for eviction;
+    /// outside the checksum since it only decides how long the entry is kept.
+    seen: u64,
+    /// The [`StoredOutcome`], as JSON.
+    outcome: serde_json::Value,
+}
+
 #[derive(Serialize, Deserialize)]
 struct CacheFile {
     format: u32,
-    entries: BTreeMap<String, StoredOutcome>,
+    entries: BTreeMap<String, Sealed>,
+}
+
+/// The checksum sealing the entry of `path` whose analysis is `outcome`:
+/// FNV-1a over the path, a NUL and the analysis's compact JSON.
+pub fn checksum(path: &str, outcome: &serde_json::Value) -> u64 {
+    let h = crate::hash::fnv1a_extend(crate::hash::fnv1a(path.as_bytes()), b"\0");
+    crate::hash::fnv1a_extend(h, outcome.to_string().as_bytes())
 }
 
 /// An open cache.
 pub struct Cache {
     file: PathBuf,
     entries: BTreeMap<String, StoredOutcome>,
-    /// Why the cache file on disk was not used, if it was not.
+    /// Why the cache file on disk, or some of its entries, were not used.
     pub note: Option<String>,
 }
 
@@ -140,18 +176,20 @@ impl Cache {
     /// Opens the cache for `engine` under `dir` (nothing is created yet).
     pub fn open(dir: &Path, engine: &Engine, target: &str) -> Cache {
         let file = dir.join(format!("{:016x}.json", key(engine, target)));
-        let mut note = None;
-        let entries = match std::fs::read(&file) {
-            Ok(bytes) => match serde_json::from_slice::<CacheFile>(&bytes) {
-                Ok(c) if c.format == FORMAT => c.entries,
-                Ok(_) => BTreeMap::new(),
-                Err(e) => {
-                    note = Some(format!("{}: ignored a damaged cache file ({e}); it is rebuilt", file.display()));
-                    BTreeMap::new()
-                }
-            },
-            Err(_) => BTreeMap::new(),
-        };
+        let (stored, mut note) = load(&file);
+        let total = stored.len();
+        let entries: BTreeMap<String, StoredOutcome> = stored
+            .into_iter()
+            .filter(|(path, s)| checksum(path, &s.outcome) == s.check)
+            .filter_map(|(path, s)| Some((path, serde_json::from_value(s.outcome).ok()?)))
+            .collect();
+        if entries.len() < total {
+            note = Some(format!(
+                "{}: ignored {} of {total} cache entries that failed their checksum; they are rebuilt",
+                file.display(),
+                total - entries.len()
+            ));
+        }
         Cache { file, entries, note }
     }
 
@@ -160,8 +198,10 @@ impl Cache {
         self.entries.get(path).filter(|e| e.content == content)
     }
 
-    /// Replaces the cache file with `entries` (path -> analysis), atomically;
-    /// creates the directory with a `.gitignore` that ignores it.
+    /// Merges `entries` (path -> analysis of this run) into the cache file,
+    /// replacing what it held for those paths and dropping entries past
+    /// [`MAX_AGE_SECS`] or [`MAX_ENTRIES`]; writes atomically, and creates the
+    /// directory with a `.gitignore` that ignores it.
     pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), String> {
         let dir = self.file.parent().unwrap_or(Path::new("."));
         let fail = |e: std::io::Error| format!("cannot write the cache in {}: {e}", dir.display());
@@ -171,12 +211,47 @@ impl Cache {
             std::fs::write(&ignore, "# Written by npu-mem: the whole cache directory stays out of git.\n*\n")
                 .map_err(fail)?;
         }
-        let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries }).map_err(|e| e.to_string())?;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        // Read again rather than reuse what `open` read: a run that saved since then keeps its entries.
+        let (mut merged, _) = load(&self.file);
+        merged.retain(|path, s| checksum(path, &s.outcome) == s.check);
+        for (path, outcome) in entries {
+            let outcome = serde_json::to_value(&outcome).map_err(|e| e.to_string())?;
+            merged.insert(path.clone(), Sealed { check: checksum(&path, &outcome), seen: now, outcome });
+        }
+        evict(&mut merged, now, MAX_ENTRIES);
+        let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(|e| e.to_string())?;
         let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), unique()));
         std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.file)).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             fail(e)
         })
+    }
+}
+
+/// The entries of the cache file `file` as stored (unchecked), and why the
+/// file was not used if it exists but is unusable.
+fn load(file: &Path) -> (BTreeMap<String, Sealed>, Option<String>) {
+    let Ok(bytes) = std::fs::read(file) else { return (BTreeMap::new(), None) };
+    match serde_json::from_slice::<CacheFile>(&bytes) {
+        Ok(c) if c.format == FORMAT => (c.entries, None),
+        Ok(_) => (BTreeMap::new(), None),
+        Err(e) => {
+            (BTreeMap::new(), Some(format!("{}: ignored a damaged cache file ({e}); it is rebuilt", file.display())))
+        }
+    }
+}
+
+/// Drops entries unused for [`MAX_AGE_SECS`] before `now`, then all but the
+/// `max` most recently used.
+fn evict(entries: &mut BTreeMap<String, Sealed>, now: u64, max: usize) {
+    entries.retain(|_, s| s.seen.saturating_add(MAX_AGE_SECS) >= now);
+    if entries.len() > max {
+        let mut order: Vec<(u64, String)> = entries.iter().map(|(path, s)| (s.seen, path.clone())).collect();
+        order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        for (_, path) in order.into_iter().skip(max) {
+            entries.remove(&path);
+        }
     }
 }
 
@@ -192,10 +267,62 @@ fn key(engine: &Engine, target: &str) -> u64 {
     let mut parts = vec![FORMAT.to_string(), env!("CARGO_PKG_VERSION").to_string(), target.to_string()];
     parts.push(format!("{:x}", engine.set.fingerprint));
     parts.extend(engine.active.iter().map(|&i| engine.set.rules[i].code.clone()));
-    // A development build changes without a version bump: its own identity counts too.
-    if cfg!(debug_assertions) {
-        let exe = std::env::current_exe().and_then(std::fs::metadata);
-        parts.push(format!("{:?}", exe.map(|m| (m.len(), m.modified().ok())).ok()));
-    }
+    parts.push(build_id());
     crate::hash::fnv1a(parts.join("\0").as_bytes())
+}
+
+/// The identity of this build of the tool: the running executable's size and
+/// modification time, so a rebuilt binary (release or not, version bumped or
+/// not) never reuses results of another build.
+///
+/// Why not a hash of the executable's bytes: for the 48 MB release binary
+/// (with debug info) reading and hashing it took about 120 ms (60 ms to read,
+/// 60 ms of FNV-1a), more than a whole scan of a small project (about 50 ms
+/// for `fixtures/demo`), while its metadata takes about 20 µs. A build rewrites
+/// the file, so its modification time changes; copying it without keeping the
+/// time only costs one cold scan. An executable that cannot be found makes
+/// the identity `None`, which still differs from every real build's.
+fn build_id() -> String {
+    let exe = std::env::current_exe().and_then(std::fs::metadata);
+    format!("{:?}", exe.map(|m| (m.len(), m.modified().ok())).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sealed(seen: u64) -> Sealed {
+        Sealed { check: 0, seen, outcome: serde_json::Value::Null }
+    }
+
+    #[test]
+    fn eviction_drops_old_entries_then_the_least_recently_used() {
+        let now = 10 * MAX_AGE_SECS;
+        let mut entries: BTreeMap<String, Sealed> = [
+            ("a", now - MAX_AGE_SECS - 1),
+            ("b", now - MAX_AGE_SECS),
+            ("c", now - 5),
+            ("d", now - 5),
+            ("e", now),
+            ("f", now - 7),
+        ]
+        .into_iter()
+        .map(|(p, seen)| (p.to_string(), sealed(seen)))
+        .collect();
+        evict(&mut entries, now, 10);
+        assert_eq!(entries.keys().collect::<Vec<_>>(), ["b", "c", "d", "e", "f"], "only `a` is too old");
+        evict(&mut entries, now, 2);
+        assert_eq!(entries.keys().collect::<Vec<_>>(), ["c", "e"], "the newest, ties broken by path");
+        evict(&mut entries, now, 0);
+        assert!(entries.is_empty());
+    }
+
+    #[test]
+    fn the_checksum_covers_path_and_content() {
+        let outcome = serde_json::json!({"findings": [1, 2]});
+        let sum = checksum("a.py", &outcome);
+        assert_eq!(sum, checksum("a.py", &serde_json::json!({"findings": [1, 2]})));
+        assert_ne!(sum, checksum("b.py", &outcome));
+        assert_ne!(sum, checksum("a.py", &serde_json::json!({"findings": []})));
+    }
 }

@@ -8,7 +8,7 @@ use crate::finding::Severity;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The keys a configuration file may set.
 #[derive(Debug, Default, Deserialize)]
@@ -43,6 +43,53 @@ struct Pyproject {
 struct PyTool {
     #[serde(rename = "npu-mem")]
     npu_mem: Option<FileSettings>,
+}
+
+/// An `exclude` glob and the directory it is relative to.
+#[derive(Debug, Clone)]
+pub struct Exclude {
+    /// The glob, in `.gitignore` syntax.
+    pub glob: String,
+    /// The configuration file's directory for globs from the file (as in
+    /// ruff, so a tree is judged the same from wherever it is scanned); the
+    /// current directory for `--exclude`. Absolute.
+    pub base: PathBuf,
+    /// Where it was written, to name in errors: `` FILE:LINE: `exclude` `` or `` `--exclude` ``.
+    pub source: String,
+}
+
+/// `per-file-ignores` as configured: glob -> codes, the globs relative to `base`.
+#[derive(Debug, Clone, Default)]
+pub struct PerFileTable {
+    /// The configuration file's directory (absolute), which globs with `/` are matched relative to.
+    pub base: PathBuf,
+    /// Glob -> codes or prefixes.
+    pub globs: BTreeMap<String, Vec<String>>,
+}
+
+/// `path` made absolute against the current directory, with `.` and `..`
+/// resolved lexically, so that two spellings of one path compare equal.
+pub fn absolute(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `path` (a path as reported, relative to the current directory or absolute)
+/// relative to the absolute directory `base`, `/`-separated; `None` when it is outside `base`.
+pub fn relative_to(base: &Path, path: &str) -> Option<String> {
+    let abs = absolute(Path::new(path));
+    let rel = abs.strip_prefix(base).ok()?;
+    Some(rel.to_string_lossy().replace('\\', "/"))
 }
 
 /// A configuration file and what it sets.
@@ -82,9 +129,9 @@ pub struct Settings {
     /// Never these codes or prefixes.
     pub ignore: Setting<Vec<String>>,
     /// Paths to skip.
-    pub exclude: Setting<Vec<String>>,
+    pub exclude: Setting<Vec<Exclude>>,
     /// Glob -> codes.
-    pub per_file_ignores: Setting<BTreeMap<String, Vec<String>>>,
+    pub per_file_ignores: Setting<PerFileTable>,
     /// Code -> severity.
     pub severity: Setting<BTreeMap<String, Severity>>,
     /// Extra rule packs.
@@ -95,14 +142,29 @@ pub struct Settings {
     pub fail_on: Setting<FailOn>,
 }
 
-/// The line of the first occurrence of `key` (as a TOML key) in `text`.
+/// The line of the first occurrence of `key` (as a TOML key, or as the last
+/// part of a table header such as `[tool.npu-mem.severity]`) in `text`.
 fn line_of(text: &str, key: &str) -> Option<usize> {
     text.lines()
         .position(|l| {
             let t = l.trim_start().trim_start_matches('"');
-            t.starts_with(key) && t[key.len()..].trim_start().trim_start_matches('"').trim_start().starts_with('=')
+            let header = t.starts_with('[') && t.trim_end().trim_end_matches(']').ends_with(key);
+            header
+                || t.starts_with(key)
+                    && t[key.len()..].trim_start().trim_start_matches('"').trim_start().starts_with('=')
         })
         .map(|i| i + 1)
+}
+
+/// Where a value of setting `key` was written in `file`, as an error-message
+/// prefix: `FILE:LINE: ` (the first line from the key's on that holds
+/// `"value"`, else the key's line); nothing without a file.
+fn place(file: Option<&Loaded>, key: &str, value: &str) -> String {
+    let Some(f) = file else { return String::new() };
+    let start = line_of(&f.text, key).unwrap_or(1);
+    let quoted = format!("\"{value}\"");
+    let line = f.text.lines().skip(start - 1).position(|l| l.contains(&quoted)).map_or(start, |i| start + i);
+    format!("{}:{line}: ", f.path.display())
 }
 
 /// Reads `path` (a pyproject.toml without `[tool.npu-mem]` gives `None`).
@@ -155,22 +217,38 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
         (None, Some(v)) => Setting { value: v.clone(), origin: from_file(key) },
         (None, None) => Setting { value: Vec::new(), origin: Origin::Default },
     };
+    // Empty pieces are kept, for `check_codes` to reject: `--ignore ""` must not silently mean nothing.
     let split = |v: &[String]| -> Option<Vec<String>> {
-        (!v.is_empty()).then(|| {
-            v.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
-        })
+        (!v.is_empty()).then(|| v.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).collect())
     };
-    let mut exclude =
-        pick((!args.exclude.is_empty()).then(|| args.exclude.clone()), fs.and_then(|s| s.exclude.as_ref()), "exclude");
+    let config_dir = file.and_then(|f| absolute(&f.path).parent().map(Path::to_path_buf));
+    let base = config_dir.clone().unwrap_or_else(|| absolute(Path::new(".")));
+    let from_config = |key: &str, globs: &[String]| -> Vec<Exclude> {
+        let source = |glob: &str| format!("{}`{key}`", place(file, key, glob));
+        globs.iter().map(|g| Exclude { glob: g.clone(), base: base.clone(), source: source(g) }).collect()
+    };
+    let mut exclude = match (args.exclude.is_empty(), fs.and_then(|s| s.exclude.as_ref())) {
+        (false, _) => {
+            let cwd = absolute(Path::new("."));
+            let globs = args.exclude.iter().map(|g| Exclude {
+                glob: g.clone(),
+                base: cwd.clone(),
+                source: "`--exclude`".into(),
+            });
+            Setting { value: globs.collect(), origin: Origin::CommandLine }
+        }
+        (true, Some(globs)) => Setting { value: from_config("exclude", globs), origin: from_file("exclude") },
+        (true, None) => Setting { value: Vec::new(), origin: Origin::Default },
+    };
     if let Some(extra) = fs.and_then(|s| s.extend_exclude.as_ref()) {
-        exclude.value.extend(extra.iter().cloned());
+        exclude.value.extend(from_config("extend-exclude", extra));
         if exclude.origin == Origin::Default {
             exclude.origin = from_file("extend-exclude");
         }
     }
-    let base = file.and_then(|f| f.path.parent().map(Path::to_path_buf)).unwrap_or_default();
+    let rules_base = file.and_then(|f| f.path.parent().map(Path::to_path_buf)).unwrap_or_default();
     let mut rules: Vec<PathBuf> =
-        fs.and_then(|s| s.rules.as_ref()).map(|r| r.iter().map(|p| base.join(p)).collect()).unwrap_or_default();
+        fs.and_then(|s| s.rules.as_ref()).map(|r| r.iter().map(|p| rules_base.join(p)).collect()).unwrap_or_default();
     let rules_origin = if rules.is_empty() { Origin::Default } else { from_file("rules") };
     rules.extend(args.rule_packs.iter().cloned());
     Settings {
@@ -178,8 +256,8 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
         ignore: pick(split(&args.ignore), fs.and_then(|s| s.ignore.as_ref()), "ignore"),
         exclude,
         per_file_ignores: match fs.and_then(|s| s.per_file_ignores.clone()) {
-            Some(v) => Setting { value: v, origin: from_file("per-file-ignores") },
-            None => Setting { value: BTreeMap::new(), origin: Origin::Default },
+            Some(globs) => Setting { value: PerFileTable { base, globs }, origin: from_file("per-file-ignores") },
+            None => Setting { value: PerFileTable::default(), origin: Origin::Default },
         },
         severity: match fs.and_then(|s| s.severity.clone()) {
             Some(v) => Setting { value: v, origin: from_file("severity") },
@@ -202,26 +280,39 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
     }
 }
 
-/// Checks that every code the settings name exists (`known` says whether a code or prefix does).
+/// Checks what the settings name: every code exists (`known` says whether a
+/// code or prefix does) and none is empty (a prefix of every code, which
+/// would select or ignore everything), every `per-file-ignores` glob compiles,
+/// and the target is supported. Errors name the file and line, or the flag.
 pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&str) -> bool) -> Result<(), String> {
-    let mut named: Vec<(&str, &str)> = Vec::new();
-    named.extend(settings.select.value.iter().map(|c| ("select", c.as_str())));
-    named.extend(settings.ignore.value.iter().map(|c| ("ignore", c.as_str())));
-    named.extend(settings.severity.value.keys().map(|c| ("severity", c.as_str())));
-    named.extend(settings.per_file_ignores.value.values().flatten().map(|c| ("per-file-ignores", c.as_str())));
-    for (key, code) in named {
-        if !known(code) {
-            let place = match file {
-                Some(f) => {
-                    let line = f.text.lines().position(|l| l.contains(&format!("\"{code}\""))).map_or(1, |i| i + 1);
-                    format!("{}:{line}: ", f.path.display())
-                }
-                None => String::new(),
-            };
+    let mut named: Vec<(&str, &Origin, &str)> = Vec::new();
+    named.extend(settings.select.value.iter().map(|c| ("select", &settings.select.origin, c.as_str())));
+    named.extend(settings.ignore.value.iter().map(|c| ("ignore", &settings.ignore.origin, c.as_str())));
+    named.extend(settings.severity.value.keys().map(|c| ("severity", &settings.severity.origin, c.as_str())));
+    let pfi = &settings.per_file_ignores;
+    named.extend(pfi.value.globs.values().flatten().map(|c| ("per-file-ignores", &pfi.origin, c.as_str())));
+    for (key, origin, code) in named {
+        let at = place(file.filter(|_| *origin != Origin::CommandLine), key, code);
+        let key = if *origin == Origin::CommandLine { format!("--{key}") } else { key.to_string() };
+        if code.is_empty() {
             return Err(format!(
-                "{place}`{key}` names `{code}`, which is not a rule code or prefix; `npu-mem rules` lists them"
+                "{at}`{key}` names an empty code, which would match every rule; name rule codes or prefixes \
+                 (`npu-mem rules` lists them)"
             ));
         }
+        if !known(code) {
+            return Err(format!(
+                "{at}`{key}` names `{code}`, which is not a rule code or prefix; `npu-mem rules` lists them"
+            ));
+        }
+    }
+    for glob in pfi.value.globs.keys() {
+        let at = place(file, "per-file-ignores", glob);
+        if glob.is_empty() {
+            return Err(format!("{at}`per-file-ignores` has an empty glob, which matches no file; write one"));
+        }
+        crate::rules::glob::NameGlobs::new(std::slice::from_ref(glob))
+            .map_err(|e| format!("{at}`per-file-ignores` glob `{glob}`: {e}"))?;
     }
     if !["2.1", "2.6", "2.14"].contains(&settings.target.value.as_str()) {
         return Err(format!("target `{}` is not one of 2.1, 2.6, 2.14", settings.target.value));
@@ -244,8 +335,10 @@ pub fn show(s: &Settings, file: Option<&Loaded>) -> String {
     let list = |v: &[String]| if v.is_empty() { "[]".to_string() } else { format!("[{}]", v.join(", ")) };
     let _ = writeln!(out, "select = {}  ({})", list(&s.select.value), origin(&s.select.origin));
     let _ = writeln!(out, "ignore = {}  ({})", list(&s.ignore.value), origin(&s.ignore.origin));
-    let _ = writeln!(out, "exclude = {}  ({})", list(&s.exclude.value), origin(&s.exclude.origin));
-    let pfi: Vec<String> = s.per_file_ignores.value.iter().map(|(g, c)| format!("{g}: {}", c.join(", "))).collect();
+    let exclude: Vec<String> = s.exclude.value.iter().map(|e| e.glob.clone()).collect();
+    let _ = writeln!(out, "exclude = {}  ({})", list(&exclude), origin(&s.exclude.origin));
+    let pfi: Vec<String> =
+        s.per_file_ignores.value.globs.iter().map(|(g, c)| format!("{g}: {}", c.join(", "))).collect();
     let _ = writeln!(out, "per-file-ignores = {}  ({})", list(&pfi), origin(&s.per_file_ignores.origin));
     let sev: Vec<String> = s.severity.value.iter().map(|(c, v)| format!("{c}: {v}")).collect();
     let _ = writeln!(out, "severity = {}  ({})", list(&sev), origin(&s.severity.origin));

@@ -349,34 +349,45 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
 }
 
 /// `per-file-ignores` from the configuration: glob -> codes; a glob without
-/// `/` matches the file name, one with `/` the whole path.
+/// `/` matches the file name, one with `/` the path relative to the
+/// configuration file's directory (whatever directory the scan runs from).
 pub struct PerFileIgnores {
+    base: std::path::PathBuf,
     globs: Vec<(crate::rules::glob::NameGlobs, bool, Vec<String>)>,
 }
 
 impl PerFileIgnores {
-    /// Compiles the table (globs that do not compile were reported by the configuration check).
-    pub fn new(table: &std::collections::BTreeMap<String, Vec<String>>) -> Self {
+    /// Compiles the table; `config::check_codes` has rejected globs that do not compile.
+    pub fn new(table: &crate::config::PerFileTable) -> Self {
         let globs = table
+            .globs
             .iter()
             .filter_map(|(g, codes)| {
                 let names = crate::rules::glob::NameGlobs::new(std::slice::from_ref(g)).ok()?;
                 Some((names, g.contains('/'), codes.clone()))
             })
             .collect();
-        PerFileIgnores { globs }
+        PerFileIgnores { base: table.base.clone(), globs }
     }
 
     /// Whether the table silences `f`.
     pub fn ignores(&self, f: &Finding) -> bool {
+        if self.globs.is_empty() {
+            return false;
+        }
         let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+        // A file outside the configuration's directory only matches globs on its name.
+        let relative = crate::config::relative_to(&self.base, &f.path);
         self.globs.iter().any(|(g, full, codes)| {
-            g.is_match(if *full { &f.path } else { name }) && codes.iter().any(|c| f.code.starts_with(c.as_str()))
+            let subject = if *full { relative.as_deref() } else { Some(name) };
+            subject.is_some_and(|s| g.is_match(s)) && codes.iter().any(|c| f.code.starts_with(c.as_str()))
         })
     }
 }
 
-/// Applies `per-file-ignores` and per-code severity overrides from the configuration.
+/// Applies `per-file-ignores` and severity overrides from the configuration;
+/// an override names a code or a prefix, and the longest one matching a
+/// finding's code wins (`TX = "info"` with `TX004 = "error"`).
 pub fn apply_settings(
     outcome: &mut ScanOutcome,
     per_file_ignores: &PerFileIgnores,
@@ -384,7 +395,8 @@ pub fn apply_settings(
 ) {
     outcome.findings.retain(|f| !per_file_ignores.ignores(f));
     for f in &mut outcome.findings {
-        if let Some(s) = severity.get(&f.code) {
+        let matching = severity.iter().filter(|(prefix, _)| f.code.starts_with(prefix.as_str()));
+        if let Some((_, s)) = matching.max_by_key(|(prefix, _)| prefix.len()) {
             f.severity = *s;
         }
     }

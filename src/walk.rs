@@ -1,7 +1,8 @@
 //! Finding the files to scan: Python sources, shell scripts, and files that
 //! path-anchored rules ask for (such as `*.cu`), honouring ignore files.
 
-use ignore::overrides::OverrideBuilder;
+use crate::config::Exclude;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::WalkBuilder;
 use std::path::{Path, PathBuf};
 
@@ -64,9 +65,11 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 }
 
 /// Walks `roots`. Directories are walked with `.gitignore`/`.ignore` rules and
-/// `excludes` applied; files named explicitly are always scanned.
-pub fn walk(roots: &[PathBuf], excludes: &[String], extra_exts: &[String]) -> Result<WalkResult, MissingPath> {
+/// `excludes` (each relative to its own base directory) applied; files named
+/// explicitly are always scanned.
+pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> Result<WalkResult, MissingPath> {
     let cwd = std::env::current_dir().unwrap_or_default();
+    let excluded = exclude_matchers(excludes)?;
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for root in roots {
@@ -79,12 +82,16 @@ pub fn walk(roots: &[PathBuf], excludes: &[String], extra_exts: &[String]) -> Re
             files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind });
             continue;
         }
-        let mut overrides = OverrideBuilder::new(root);
-        for glob in excludes {
-            overrides.add(&format!("!{glob}")).map_err(|e| MissingPath(format!("--exclude {glob}: {e}")))?;
+        let mut walker = WalkBuilder::new(root);
+        if !excluded.is_empty() {
+            let excluded = excluded.clone();
+            walker.filter_entry(move |entry| {
+                let (path, is_dir) =
+                    (crate::config::absolute(entry.path()), entry.file_type().is_some_and(|t| t.is_dir()));
+                !excluded.iter().any(|m| m.matched(&path, is_dir).is_ignore())
+            });
         }
-        let overrides = overrides.build().map_err(|e| MissingPath(format!("--exclude: {e}")))?;
-        let walker = WalkBuilder::new(root).overrides(overrides).require_git(false).build();
+        let walker = walker.require_git(false).build();
         for entry in walker {
             match entry {
                 Ok(entry) => {
@@ -109,6 +116,24 @@ pub fn walk(roots: &[PathBuf], excludes: &[String], extra_exts: &[String]) -> Re
         files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     }
     Ok(WalkResult { files, problems })
+}
+
+/// One `.gitignore`-style matcher per base directory of `excludes`, matched
+/// against absolute paths so that each glob is relative to its own base.
+fn exclude_matchers(excludes: &[Exclude]) -> Result<Vec<Gitignore>, MissingPath> {
+    let mut builders: Vec<(&Path, GitignoreBuilder)> = Vec::new();
+    for e in excludes {
+        let i = match builders.iter().position(|(base, _)| *base == e.base) {
+            Some(i) => i,
+            None => {
+                builders.push((&e.base, GitignoreBuilder::new(&e.base)));
+                builders.len() - 1
+            }
+        };
+        let bad = |err| MissingPath(format!("{} glob `{}`: {err}", e.source, e.glob));
+        builders[i].1.add_line(None, &e.glob).map_err(bad)?;
+    }
+    builders.into_iter().map(|(_, b)| b.build().map_err(|e| MissingPath(format!("exclude: {e}")))).collect()
 }
 
 fn describe_io(e: &std::io::Error) -> String {

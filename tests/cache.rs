@@ -1,6 +1,6 @@
-//! The result cache: a warm scan reports exactly what a cold one does, edits
-//! and rule changes are seen, and a damaged or contended cache costs nothing
-//! but time.
+//! The result cache: a warm scan reports exactly what a cold one does, edits,
+//! rule changes and rebuilds are seen, a partial scan keeps the rest of the
+//! cache, and a damaged or contended cache costs nothing but time.
 
 mod common;
 
@@ -31,6 +31,24 @@ fn cache_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The one cache file under `dir`'s default cache directory, parsed.
+fn stored(dir: &Path) -> (PathBuf, serde_json::Value) {
+    let files = cache_files(&dir.join(".npu-mem-cache"));
+    assert_eq!(files.len(), 1, "{files:?}");
+    let value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    (files[0].clone(), value)
+}
+
+/// Writes `value` to `file`, with every entry's checksum recomputed when `reseal`.
+fn store(file: &Path, mut value: serde_json::Value, reseal: bool) {
+    for (path, entry) in value["entries"].as_object_mut().unwrap() {
+        if reseal {
+            entry["check"] = npu_mem::cache::checksum(path, &entry["outcome"]).into();
+        }
+    }
+    std::fs::write(file, value.to_string()).unwrap();
+}
+
 #[test]
 fn a_warm_scan_reports_what_a_cold_one_does() {
     let dir = project("cache-warm");
@@ -49,11 +67,10 @@ fn a_warm_scan_reports_what_a_cold_one_does() {
     assert_eq!(text(&[]), text(&["--no-cache"]), "the text report too");
 
     // The cache is really used: an entry is trusted while the content matches...
-    let file = &cache_files(&cache)[0];
-    let stored = std::fs::read_to_string(file).unwrap();
-    let marked = stored.replace("moves it to a CUDA device", "MARKED BY THE TEST");
-    assert_ne!(marked, stored);
-    std::fs::write(file, marked).unwrap();
+    let (file, value) = stored(&dir);
+    let marked = value.to_string().replace("moves it to a CUDA device", "MARKED BY THE TEST");
+    assert_ne!(marked, value.to_string());
+    store(&file, serde_json::from_str(&marked).unwrap(), true);
     let marked_in = |report: &str, path: &str| {
         let report: serde_json::Value = serde_json::from_str(report).unwrap();
         let findings = report["findings"].as_array().unwrap().clone();
@@ -132,4 +149,75 @@ fn concurrent_runs_never_corrupt_the_cache() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert_eq!(json(&dir, &[]), cold);
+}
+
+#[test]
+fn an_entry_edited_by_hand_fails_its_checksum_and_is_rebuilt() {
+    let dir = project("cache-checksum");
+    let cold = npu_mem_in(&dir, &["scan", "demo", "--format", "json", "--no-cache"]);
+    assert_eq!(cold.code, 1, "the demo project fails the gate");
+    npu_mem_in(&dir, &["scan", "demo"]);
+    let (file, mut value) = stored(&dir);
+    let mut emptied = 0;
+    for entry in value["entries"].as_object_mut().unwrap().values_mut() {
+        let findings = entry["outcome"]["findings"].as_array_mut().unwrap();
+        emptied += usize::from(!findings.is_empty());
+        findings.clear();
+    }
+    assert!(emptied > 0);
+    store(&file, value, false);
+    let run = npu_mem_in(&dir, &["scan", "demo", "--format", "json"]);
+    assert_eq!((run.code, &run.stdout), (1, &cold.stdout), "the emptied entries are not trusted");
+    assert!(run.stderr.contains(&format!("ignored {emptied} of")) && run.stderr.contains("checksum"), "{}", run.stderr);
+    let (_, rebuilt) = stored(&dir);
+    let entries = rebuilt["entries"].as_object().unwrap();
+    let with_findings = entries.values().filter(|e| !e["outcome"]["findings"].as_array().unwrap().is_empty()).count();
+    assert_eq!(with_findings, emptied, "rebuilt in the cache file too");
+    assert!(!npu_mem_in(&dir, &["scan", "demo"]).stderr.contains("checksum"));
+}
+
+#[test]
+fn scanning_one_file_keeps_the_other_entries_and_old_ones_expire() {
+    let dir = project("cache-merge");
+    json(&dir, &[]);
+    let (file, mut value) = stored(&dir);
+    let paths: Vec<String> = value["entries"].as_object().unwrap().keys().cloned().collect();
+    assert!(paths.len() > 2 && paths.contains(&"demo/train.py".to_string()), "{paths:?}");
+    let run = npu_mem_in(&dir, &["scan", "demo/train.py", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (_, after) = stored(&dir);
+    let kept: Vec<String> = after["entries"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(kept, paths, "merged, not replaced");
+
+    // An entry no run has used for longer than the maximum age is dropped on the next save.
+    let stale = paths.iter().find(|p| *p != "demo/train.py").unwrap().clone();
+    value["entries"][&stale]["seen"] = 1.into();
+    store(&file, value, false);
+    npu_mem_in(&dir, &["scan", "demo/train.py", "--fail-on", "never"]);
+    let (_, after) = stored(&dir);
+    let kept: Vec<&String> = after["entries"].as_object().unwrap().keys().collect();
+    assert_eq!(kept.len(), paths.len() - 1, "{kept:?}");
+    assert!(!kept.contains(&&stale), "{stale} expired: {kept:?}");
+}
+
+#[test]
+fn a_rebuilt_binary_does_not_reuse_the_old_results() {
+    let dir = project("cache-build");
+    let exe = dir.join("npu-mem");
+    std::fs::copy(env!("CARGO_BIN_EXE_npu-mem"), &exe).unwrap();
+    let run = |exe: &Path| {
+        let args = ["scan", "demo", "--fail-on", "never"];
+        let out = std::process::Command::new(exe).args(args).current_dir(&dir).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    run(&exe);
+    run(&exe);
+    assert_eq!(cache_files(&dir.join(".npu-mem-cache")).len(), 1, "the same binary shares its cache");
+    // Same version, same size, new modification time: what a rebuild looks like.
+    let a_day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(86_400);
+    std::fs::File::options().write(true).open(&exe).unwrap().set_modified(a_day_ago).unwrap();
+    run(&exe);
+    assert_eq!(cache_files(&dir.join(".npu-mem-cache")).len(), 2, "the rebuilt binary has its own cache");
+    // The copy is as large as the binary: do not leave it in the temporary directory.
+    let _ = std::fs::remove_file(&exe);
 }

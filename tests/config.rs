@@ -87,3 +87,105 @@ fn show_settings_says_where_each_value_came_from() {
     assert!(run.stdout.contains("fail-on = error  (command line)"), "{}", run.stdout);
     assert!(run.stdout.contains("select = []  (default)"), "{}", run.stdout);
 }
+
+#[test]
+fn an_empty_code_is_an_error_not_a_match_for_every_rule() {
+    let dir = project("empty", ".npu-mem.toml", "");
+    let cases = [
+        ("select = [\"TX\"]\nignore = [\"\"]\n", ":2:", "`ignore`"),
+        ("# all\nselect = [\"\"]\n", ":2:", "`select`"),
+        ("per-file-ignores = { \"test_*.py\" = [\"TX004\"], \"*.py\" = [\n  \"\",\n] }\n", ":2:", "`per-file-ignores`"),
+        ("severity = { \"\" = \"info\" }\n", ":1:", "`severity`"),
+    ];
+    for (config, line, key) in cases {
+        std::fs::write(dir.join(".npu-mem.toml"), config).unwrap();
+        let run = npu_mem_in(&dir, &["scan", "src"]);
+        assert_eq!(run.code, 2, "{config}: {}", run.stdout);
+        let at = format!(".npu-mem.toml{line} {key} names an empty code");
+        assert!(run.stderr.contains(&at), "{config}: {}", run.stderr);
+    }
+    std::fs::write(dir.join(".npu-mem.toml"), "ignore = [\"DL\"]\n").unwrap();
+    for flag in ["--select", "--ignore"] {
+        for value in ["", "TX,"] {
+            let run = npu_mem_in(&dir, &["scan", "src", flag, value]);
+            assert_eq!(run.code, 2, "{flag} {value:?}: {}", run.stdout);
+            let said = format!("error: `{flag}` names an empty code");
+            assert!(run.stderr.contains(&said) && !run.stderr.contains(".npu-mem.toml"), "{}", run.stderr);
+        }
+    }
+}
+
+#[test]
+fn severity_overrides_apply_by_prefix_and_the_most_specific_wins() {
+    let dir = project("sevprefix", "npu-mem.toml", "severity = { TX = \"info\", TX004 = \"error\" }\n");
+    let (_, v, code) = codes(&dir, &["--select", "TX"]);
+    let findings = v["findings"].as_array().unwrap();
+    let severity = |code: &str| -> Vec<&str> {
+        findings.iter().filter(|f| f["code"] == code).map(|f| f["severity"].as_str().unwrap()).collect()
+    };
+    assert!(!severity("TX001").is_empty() && severity("TX001").iter().all(|s| *s == "info"), "{findings:?}");
+    assert!(!severity("TX004").is_empty() && severity("TX004").iter().all(|s| *s == "error"), "{findings:?}");
+    assert_eq!(code, 1);
+    std::fs::write(dir.join("npu-mem.toml"), "severity = { TX = \"info\" }\n").unwrap();
+    let (_, v, code) = codes(&dir, &["--select", "TX"]);
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["severity"] == "info"), "{v}");
+    assert_eq!(code, 0, "every TX finding is info: the gate passes");
+}
+
+#[test]
+fn an_invalid_per_file_ignores_glob_names_file_and_line() {
+    let config = "target = \"2.6\"\n[per-file-ignores]\n\"src/{tests\" = [\"TX004\"]\n";
+    let dir = project("badglob", ".npu-mem.toml", config);
+    let run = npu_mem_in(&dir, &["scan", "src"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains(".npu-mem.toml:3: `per-file-ignores` glob `src/{tests`"), "{}", run.stderr);
+}
+
+#[test]
+fn paths_in_the_configuration_are_relative_to_its_directory() {
+    let config = "per-file-ignores = { \"src/tests/*\" = [\"TX\", \"DL\"] }\nexclude = [\"src/vendor\"]\n";
+    let root = project("relative", "npu-mem.toml", config);
+    std::fs::create_dir_all(root.join("src/vendor")).unwrap();
+    std::fs::copy(root.join("src/train.py"), root.join("src/vendor/lib.py")).unwrap();
+    std::fs::write(root.join("src/train.py"), "import os\n").unwrap();
+    let parent = root.parent().unwrap();
+    let name = root.file_name().unwrap().to_str().unwrap();
+    let (from_parent, from_parent_src) = (name.to_string(), format!("{name}/src"));
+    let runs = [
+        (parent, from_parent.as_str(), 2),
+        (parent, from_parent_src.as_str(), 2),
+        (root.as_path(), ".", 2),
+        (root.as_path(), "src", 2),
+        (&root.join("src"), ".", 2),
+        (&root.join("src/tests"), ".", 1),
+    ];
+    for (cwd, path, files) in runs {
+        let run = npu_mem_in(cwd, &["scan", path, "--format", "json", "--fail-on", "info", "--no-cache"]);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let at = format!("`scan {path}` in {}", cwd.display());
+        assert_eq!(v["findings"], serde_json::json!([]), "{at}: per-file-ignores apply");
+        assert_eq!(v["files_scanned"], files, "{at}: src/vendor is excluded");
+        assert_eq!(run.code, 0, "{at}: {}", run.stderr);
+    }
+
+    // `--exclude` (which replaces the file's `exclude`) stays relative to the current directory.
+    let run = npu_mem_in(parent, &["scan", name, "--format", "json", "--no-cache", "--exclude", "src/tests"]);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["files_scanned"], 3, "not relative to the configuration file: {}", run.stdout);
+    let excluded = format!("{name}/src/tests");
+    let run = npu_mem_in(parent, &["scan", name, "--format", "json", "--no-cache", "--exclude", &excluded]);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["files_scanned"], 2, "relative to the current directory: {}", run.stdout);
+}
+
+#[test]
+fn an_invalid_exclude_glob_names_file_and_line() {
+    let dir =
+        project("badexclude", ".npu-mem.toml", "target = \"2.6\"\nextend-exclude = [\n  \"build\",\n  \"a/{b\",\n]\n");
+    let run = npu_mem_in(&dir, &["scan", "src"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains(".npu-mem.toml:4: `extend-exclude` glob `a/{b`"), "{}", run.stderr);
+    assert!(!run.stderr.contains("--exclude"), "{}", run.stderr);
+    let run = npu_mem_in(&dir, &["scan", "src", "--exclude", "c/{d"]);
+    assert!(run.stderr.contains("`--exclude` glob `c/{d`"), "{}", run.stderr);
+}

@@ -73,3 +73,46 @@ fn diff_base_keeps_only_changed_lines_and_untracked_files() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("needs a git repository"), "{}", run.stderr);
 }
+
+#[test]
+fn a_baseline_serves_every_directory_the_scan_runs_from() {
+    let dir = temp_dir("baseline-dirs");
+    let proj = dir.join("proj");
+    std::fs::create_dir_all(proj.join("src")).unwrap();
+    std::fs::write(proj.join("src/train.py"), TRAIN).unwrap();
+    let scan = |cwd: &std::path::Path, path: &str, baseline: &str| {
+        let args = ["scan", path, "--baseline", baseline, "--format", "json", "--no-cache"];
+        let run = npu_mem_in(cwd, &args);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        (run.code, v)
+    };
+    let runs = [(&dir, "proj", "proj/b.json"), (&proj, ".", "b.json"), (&proj.join("src"), ".", "../b.json")];
+    for (writer, path, baseline) in runs {
+        let run = npu_mem_in(writer, &["scan", path, "--write-baseline", baseline, "--no-cache"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        for (cwd, path, baseline) in runs {
+            let (code, v) = scan(cwd, path, baseline);
+            let at = format!("written in {}, used in {}", writer.display(), cwd.display());
+            assert_eq!(code, 0, "{at}: {v}");
+            assert_eq!(v["baselined"].as_array().unwrap().len(), 3, "{at}");
+            assert_eq!(v["stale_baseline"], serde_json::json!([]), "{at}");
+        }
+    }
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(proj.join("b.json")).unwrap()).unwrap();
+    assert_eq!(written["version"], 2);
+    assert!(written["findings"].as_array().unwrap().iter().all(|e| e["path"] == "src/train.py"), "{written}");
+
+    // A stale entry is shown with its path as reported from where the scan runs.
+    std::fs::write(proj.join("src/train.py"), TRAIN.replace("Linear(2, 2).cuda()", "Linear(2, 2)")).unwrap();
+    let (_, v) = scan(&dir, "proj", "proj/b.json");
+    let stale = v["stale_baseline"].as_array().unwrap();
+    assert!(!stale.is_empty() && stale.iter().all(|e| e["path"] == "proj/src/train.py"), "{v}");
+
+    // A version 1 baseline (paths as reported where it was written) is still read.
+    std::fs::write(proj.join("src/train.py"), TRAIN).unwrap();
+    let v1 = std::fs::read_to_string(proj.join("b.json")).unwrap().replace("\"version\": 2", "\"version\": 1");
+    std::fs::write(proj.join("b.json"), v1).unwrap();
+    let (code, v) = scan(&proj, ".", "b.json");
+    assert_eq!((code, v["baselined"].as_array().unwrap().len()), (0, 3), "{v}");
+}
