@@ -132,7 +132,7 @@ pub struct ScanArgs {
     /// With --fix: exit with 1 whenever a file was changed, even if no findings remain (for pre-commit).
     #[arg(long, requires = "fix")]
     pub exit_non_zero_on_fix: bool,
-    /// Skip paths matching this glob (repeatable); files named on the command line are always scanned.
+    /// Skip paths matching this glob, relative to the current directory (repeatable); named files are always scanned.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
     /// Add a rule pack: a TOML file or a directory of them (repeatable).

@@ -19,6 +19,8 @@
 //!
 //! Temporary files are named `.NAME.npu-mem-PID.tmp`; one left by a run that
 //! was killed is removed by the next run that writes NAME.
+//!
+//! Files npu-mem itself owns (a baseline) need less: [`write_whole`].
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -27,6 +29,25 @@ use std::path::{Path, PathBuf};
 /// Replaces `path`'s contents with `new`, if the file still holds `expected`.
 pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), String> {
     replace_file_observed(path, expected, new, &mut |_| {})
+}
+
+/// Writes `bytes` to `path`, a file npu-mem owns (such as a baseline), so
+/// that it holds the old contents or the new, never a part: a temporary file
+/// beside it, flushed, then renamed over it.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!("{}{}.tmp", temporary_prefix(&name), std::process::id()));
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// The moments of a replacement that tests act at.
@@ -351,6 +372,19 @@ mod tests {
         assert!(err.contains("was removed"), "{err}");
         assert_eq!(text, None);
         assert!(names.is_empty(), "no temporary file is left: {names:?}");
+    }
+
+    #[test]
+    fn write_whole_replaces_a_file_and_leaves_no_temporary_file() {
+        let dir = scratch("whole");
+        let path = dir.join("baseline.json");
+        super::write_whole(&path, b"old").unwrap();
+        super::write_whole(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(entries(&dir), ["baseline.json"]);
+        let err = super::write_whole(&dir.join("missing/baseline.json"), b"x").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
