@@ -66,10 +66,9 @@ pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
 /// Every suppression in the comments of a shell script. A `#` starts a
 /// comment at the start of a word outside quotes; quotes may span lines
 /// (`'...'` literally, `"..."` with backslash escapes), and the bodies of
-/// here-documents are skipped. Command substitutions and other nesting are not
-/// followed (a `#` in them counts as if it stood outside), and a `<<` shift in
-/// arithmetic is taken for a here-document: both can only hide a directive,
-/// never make one of text.
+/// here-documents are skipped. Command substitutions are not followed, so
+/// quotes nested in `"$(...)"` end the outer string early; a `<<` shift in
+/// arithmetic is taken for a here-document (which can only hide a directive).
 pub fn in_shell(text: &str) -> Vec<Directive> {
     if !text.contains(MARKER) {
         return Vec::new();
