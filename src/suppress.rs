@@ -82,7 +82,7 @@ pub fn in_shell(text: &str) -> Vec<Directive> {
     while i < bytes.len() {
         let b = bytes[i];
         match (quote, b) {
-            (Some(q), b'\\') if q == b'"' => i += 1,
+            (Some(b'"'), b'\\') => i += 1,
             (Some(q), _) if q == b => quote = None,
             (Some(_), _) => {}
             (None, b'\\') => i += 1,
