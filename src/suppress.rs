@@ -278,6 +278,13 @@ mod tests {
     }
 
     #[test]
+    fn comments_at_the_ends_of_blocks_and_of_the_file_are_found() {
+        let text = "def f():\n    x = 1\n    # npu-mem: ignore[TX001]\n\n# npu-mem: ignore[TX002]\ny = 2\n\n\n# npu-mem: ignore-file[TX]\n\n";
+        let lines: Vec<usize> = python(text).iter().map(|d| d.line).collect();
+        assert_eq!(lines, [3, 5, 9]);
+    }
+
+    #[test]
     fn shell_quotes_and_here_documents() {
         let text = "echo \"it's\" # npu-mem: ignore[TX009]\necho '# npu-mem: ignore-file[TX]'\necho \"a\nb # npu-mem: ignore-file[API]\"\ncat <<'EOF'\nit's # npu-mem: ignore-file[TX]\nEOF\nx=$# # npu-mem: ignore[TX010]\n";
         let found: Vec<(usize, Vec<String>)> = in_shell(text).into_iter().map(|d| (d.line, d.codes)).collect();
