@@ -3,6 +3,7 @@
 
 use crate::finding::Finding;
 use crate::parse::parse_python;
+use crate::suppress::Directive;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -54,6 +55,14 @@ fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> R
     let text = String::from_utf8(original.clone()).map_err(|_| format!("{}: not UTF-8; left alone", path.display()))?;
     let python = !path.to_string_lossy().ends_with(".sh");
     let tree = if python { parse_python(&text) } else { None };
+    let directives = match &tree {
+        Some(tree) => crate::suppress::in_python(tree.root_node(), &text),
+        None if python => Vec::new(),
+        None => crate::suppress::in_shell(&text),
+    };
+    // The line suppression already on a line, to extend rather than repeat.
+    let existing: BTreeMap<usize, &Directive> =
+        directives.iter().filter(|d| !d.whole_file).map(|d| (d.line, d)).collect();
     let mut out = String::with_capacity(text.len() + lines.len() * 48);
     let mut skipped = Vec::new();
     let mut count = 0;
@@ -82,7 +91,7 @@ fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> R
             ));
             out.push_str(raw);
         } else {
-            out.push_str(&with_codes(body, codes, reason));
+            out.push_str(&with_codes(body, existing.get(&line_no).copied(), codes, reason));
             out.push_str(ending);
             count += 1;
         }
@@ -101,14 +110,20 @@ fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> R
     Ok((count, skipped))
 }
 
-/// The line with `codes` suppressed: merged into an existing `ignore[...]`, or a new comment.
-fn with_codes(body: &str, codes: &[&str], reason: &str) -> String {
-    if let Some(existing) = crate::suppress::parse(body).into_iter().find(|d| !d.whole_file) {
-        let start = body.find("npu-mem:").unwrap_or(0);
-        let open = start + body[start..].find('[').unwrap_or(0);
-        let close = open + body[open..].find(']').unwrap_or(0);
-        let mut all = existing.codes.clone();
-        all.extend(codes.iter().map(|c| c.to_string()).filter(|c| !existing.codes.contains(c)));
+/// The line with `codes` suppressed: merged into its `existing` suppression
+/// `ignore[...]`, or a new comment.
+fn with_codes(body: &str, existing: Option<&Directive>, codes: &[&str], reason: &str) -> String {
+    let brackets = existing.and_then(|d| {
+        // The directive's `#`, then the first `[` and `]` after the marker.
+        let hash = body.char_indices().nth(d.column.checked_sub(1)?)?.0;
+        let marker = hash + body[hash..].find(crate::suppress::MARKER)?;
+        let open = marker + body[marker..].find('[')?;
+        let close = open + body[open..].find(']')?;
+        Some((d, open, close))
+    });
+    if let Some((d, open, close)) = brackets {
+        let mut all = d.codes.clone();
+        all.extend(codes.iter().map(|c| c.to_string()).filter(|c| !d.codes.contains(c)));
         return format!("{}[{}]{}", &body[..open], all.join(", "), &body[close + 1..]);
     }
     format!("{body}  # npu-mem: ignore[{}] -- {reason}", codes.join(", "))

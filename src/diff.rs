@@ -23,26 +23,64 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Options that pin `git diff`'s output to one format whatever the user's
+/// configuration says: prefixes (`diff.noprefix`, `diff.mnemonicPrefix`),
+/// external and text-converting drivers, colour, renames, hunk merging
+/// and quoting (every unusual byte octal-escaped, see [`diff_path`]).
+const DIFF_ARGS: &[&str] = &[
+    "-c",
+    "core.quotePath=true",
+    "diff",
+    "--unified=0",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+];
+
 impl ChangedLines {
     /// Reads what changed since `rev` in the git repository around `dir`.
     pub fn since(rev: &str, dir: &Path) -> Result<Self, String> {
-        let dir =
-            if dir.is_dir() { dir.to_path_buf() } else { dir.parent().map(Path::to_path_buf).unwrap_or_default() };
+        let dir = if dir.is_dir() {
+            dir.to_path_buf()
+        } else {
+            // `plain.py` has the parent `""`: the current directory.
+            dir.parent().filter(|p| !p.as_os_str().is_empty()).map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        };
         let root = git(&dir, &["rev-parse", "--show-toplevel"])
             .map_err(|_| format!("--diff-base needs a git repository, and {} is not inside one", dir.display()))?;
-        let root = PathBuf::from(root.trim());
-        git(&root, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])
-            .map_err(|_| format!("--diff-base {rev}: no such commit in {}", root.display()))?;
-        let diff = git(&root, &["diff", "--unified=0", "--no-color", "--no-ext-diff", rev, "--"])?;
+        let root = PathBuf::from(root.trim_end_matches(['\n', '\r']));
+        if git(&root, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")]).is_err() {
+            let shallow = git(&root, &["rev-parse", "--is-shallow-repository"]).is_ok_and(|s| s.trim() == "true");
+            let hint = if shallow {
+                "; this is a shallow clone: fetch more history (e.g. `git fetch --deepen=50`, or \
+                 `fetch-depth: 0` with actions/checkout)"
+            } else {
+                ""
+            };
+            return Err(format!("--diff-base {rev}: no such commit in {}{hint}", root.display()));
+        }
+        let mut args = DIFF_ARGS.to_vec();
+        args.extend([rev, "--"]);
+        let diff = git(&root, &args)?;
         let mut files: HashMap<PathBuf, Option<Vec<(usize, usize)>>> = HashMap::new();
         let mut current: Option<PathBuf> = None;
+        // Between `diff --git` and the first hunk; an added line `++ x` also starts with `+++ `.
+        let mut in_header = false;
         for line in diff.lines() {
-            if let Some(path) = line.strip_prefix("+++ ") {
-                current = path.strip_prefix("b/").map(|p| root.join(p));
+            if line.starts_with("diff --git ") {
+                in_header = true;
+                current = None;
+            } else if let (Some(path), true) = (line.strip_prefix("+++ "), in_header) {
+                current = diff_path(path).map(|p| root.join(p));
                 if let Some(p) = &current {
                     files.entry(p.clone()).or_insert_with(|| Some(Vec::new()));
                 }
             } else if let (Some(hunk), Some(path)) = (line.strip_prefix("@@ "), &current) {
+                in_header = false;
                 if let Some(range) = added_range(hunk) {
                     if let Some(Some(ranges)) = files.get_mut(path) {
                         ranges.push(range);
@@ -71,6 +109,56 @@ impl ChangedLines {
     }
 }
 
+/// The path of a `+++ ` line of `git diff` run with [`DIFF_ARGS`], relative
+/// to the repository root; `None` for `/dev/null` (a deleted file). Git writes
+/// a name with unusual bytes (quote, backslash, control characters, non-ASCII)
+/// as a C-style quoted string with octal escapes, and ends a name (quoted or
+/// not) that contains a space with a tab.
+fn diff_path(field: &str) -> Option<String> {
+    // A name's own tabs are always quoted: a tab at the end is git's.
+    let field = field.strip_suffix('\t').unwrap_or(field);
+    let name = match field.strip_prefix('"') {
+        Some(quoted) => unquote(quoted.strip_suffix('"')?)?,
+        None => field.to_string(),
+    };
+    name.strip_prefix("b/").map(str::to_string)
+}
+
+/// Undoes git's C-style quoting (`\"`, `\\`, `\t`, `\n`, octal `\303\251`, ...);
+/// `None` on an escape git does not write.
+fn unquote(quoted: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(quoted.len());
+    let mut rest = quoted.bytes();
+    while let Some(b) = rest.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        let escaped = match rest.next()? {
+            b'a' => 7,
+            b'b' => 8,
+            b't' => b'\t',
+            b'n' => b'\n',
+            b'v' => 11,
+            b'f' => 12,
+            b'r' => b'\r',
+            digit @ b'0'..=b'3' => {
+                let mut value = digit - b'0';
+                for _ in 0..2 {
+                    let d = rest.next().filter(|d| (b'0'..=b'7').contains(d))?;
+                    value = value * 8 + (d - b'0');
+                }
+                value
+            }
+            other @ (b'"' | b'\\') => other,
+            _ => return None,
+        };
+        bytes.push(escaped);
+    }
+    // Paths of findings are UTF-8 text; a name that is not could not match one anyway.
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// The new-side line range of a hunk header `-a,b +c,d @@`; `None` when it only deletes.
 fn added_range(hunk: &str) -> Option<(usize, usize)> {
     let plus = hunk.split_whitespace().find(|w| w.starts_with('+'))?;
@@ -82,12 +170,21 @@ fn added_range(hunk: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::added_range;
+    use super::{added_range, diff_path};
 
     #[test]
     fn hunk_headers() {
         assert_eq!(added_range("-3,0 +4,2 @@ def f():"), Some((4, 5)));
         assert_eq!(added_range("-10 +10 @@"), Some((10, 10)));
         assert_eq!(added_range("-5,2 +4,0 @@"), None);
+    }
+
+    #[test]
+    fn quoted_and_spaced_names() {
+        assert_eq!(diff_path("b/my model.py\t").as_deref(), Some("my model.py"));
+        assert_eq!(diff_path("\"b/mod\\303\\251le.py\"").as_deref(), Some("modéle.py"));
+        assert_eq!(diff_path("\"b/ta\\tb \\\"q\\\".py\"\t").as_deref(), Some("ta\tb \"q\".py"));
+        assert_eq!(diff_path("/dev/null"), None);
+        assert_eq!(diff_path("\"b/bad\\9\""), None, "not an escape git writes");
     }
 }

@@ -174,16 +174,25 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         _ => None,
     };
     let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
-    out.directives = suppress::parse(text);
     let Some(rules) = engine.rules_for(text) else {
+        // Nothing to analyse, but suppressions are still checked; the file is parsed for them only if it has one.
+        out.directives = match file.kind {
+            FileKind::Shell => suppress::in_shell(text),
+            _ if !text.contains(suppress::MARKER) => Vec::new(),
+            _ => parse_python(text).map_or_else(Vec::new, |tree| suppress::in_python(tree.root_node(), text)),
+        };
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
     };
     let lines = LineIndex::new(text);
     out.analysis = match file.kind {
-        FileKind::Shell => engine.analyse_shell(text, &lines, &file.display),
+        FileKind::Shell => {
+            out.directives = suppress::in_shell(text);
+            engine.analyse_shell(text, &lines, &file.display)
+        }
         _ => match parse_python(text) {
             Some(tree) => {
+                out.directives = suppress::in_python(tree.root_node(), text);
                 let place = |line| match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
                     Some((cell, line)) => format!("cell {cell}, line {line}"),
                     None => format!("line {line}"),

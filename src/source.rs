@@ -73,11 +73,18 @@ pub fn decode(mut bytes: Vec<u8>) -> Result<SourceText, ReadError> {
 /// every finding on such a line would otherwise carry a copy of it.
 pub const MAX_EXCERPT_BYTES: usize = 1000;
 
+/// Bytes per block of [`LineIndex`]'s character counts.
+const CHAR_BLOCK: usize = 256;
+
 /// Maps byte offsets of one text to 1-based line and character columns.
 pub struct LineIndex {
     starts: Vec<usize>,
     /// Whether each line is pure ASCII (its columns are byte offsets).
     ascii: Vec<bool>,
+    /// When some line is not ASCII: the characters before each
+    /// [`CHAR_BLOCK`]-byte block, so a column costs at most two blocks of
+    /// counting, not the length of its line for every finding on it.
+    chars_before_block: Vec<usize>,
 }
 
 impl LineIndex {
@@ -85,13 +92,45 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
-        let ascii = (0..starts.len())
+        let ascii: Vec<bool> = (0..starts.len())
             .map(|i| {
                 let end = starts.get(i + 1).copied().unwrap_or(text.len());
                 text.as_bytes()[starts[i]..end].is_ascii()
             })
             .collect();
-        LineIndex { starts, ascii }
+        let chars_before_block = if ascii.iter().all(|a| *a) {
+            Vec::new()
+        } else {
+            // One count per block, and the total: the end of the text is a position too.
+            let mut counts = Vec::with_capacity(text.len() / CHAR_BLOCK + 2);
+            let mut total = 0;
+            for block in text.as_bytes().chunks(CHAR_BLOCK) {
+                counts.push(total);
+                total += char_starts(block);
+            }
+            counts.push(total);
+            counts
+        };
+        LineIndex { starts, ascii, chars_before_block }
+    }
+
+    /// The byte ranges whose characters are counted for the characters from
+    /// `start` to `offset`: the blocks' counts do the rest, so each range is
+    /// shorter than a block however far apart the two are.
+    fn counted(&self, start: usize, offset: usize) -> [std::ops::Range<usize>; 2] {
+        let block_start = |at: usize| at - at % CHAR_BLOCK;
+        [block_start(offset)..offset, block_start(start)..start]
+    }
+
+    /// Characters from byte `start` to byte `offset` of `text` (bytes where a
+    /// character is cut), `None` when the index does not cover them.
+    fn chars_between(&self, text: &str, start: usize, offset: usize) -> Option<usize> {
+        let [to_offset, to_start] = self.counted(start, offset);
+        let count = |r: std::ops::Range<usize>| {
+            let block = *self.chars_before_block.get(r.start / CHAR_BLOCK)?;
+            Some(block + char_starts(text.as_bytes().get(r)?))
+        };
+        Some(count(to_offset)?.saturating_sub(count(to_start)?))
     }
 
     /// The byte offset where 1-based line `line` starts.
@@ -111,10 +150,10 @@ impl LineIndex {
     pub fn position(&self, text: &str, offset: usize) -> Position {
         let line = self.line_of(offset);
         let start = self.starts[line];
-        // Counting characters is linear in the column: skip it where bytes are characters.
+        // Where bytes are characters there is nothing to count.
         let column = match self.ascii.get(line) {
             Some(true) => offset - start,
-            _ => text.get(start..offset).map_or(offset - start, |s| s.chars().count()),
+            _ => self.chars_between(text, start, offset).unwrap_or(offset - start),
         };
         Position { line: line + 1, column: column + 1 }
     }
@@ -135,5 +174,37 @@ impl LineIndex {
         let Some(&start) = self.starts.get(line.wrapping_sub(1)) else { return "" };
         let end = self.starts.get(line).map_or(text.len(), |e| *e);
         text.get(start..end).unwrap_or("").trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// How many characters start in `bytes` (UTF-8 continuation bytes do not).
+fn char_starts(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| (**b as i8) >= -0x40).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LineIndex, CHAR_BLOCK};
+
+    #[test]
+    fn columns_count_characters_on_long_non_ascii_lines() {
+        // Ends on a block boundary: the end of the text has a position too.
+        let text = format!("é\n{}{}", "ü".repeat(3 * CHAR_BLOCK), "a".repeat(CHAR_BLOCK - 3));
+        assert_eq!(text.len() % CHAR_BLOCK, 0);
+        let lines = LineIndex::new(&text);
+        for offset in text.char_indices().map(|(i, _)| i).chain([text.len()]) {
+            let line_start = if offset < 3 { 0 } else { 3 };
+            let want = text[line_start..offset].chars().count() + 1;
+            assert_eq!(lines.position(&text, offset).column, want, "at byte {offset}");
+        }
+    }
+
+    #[test]
+    fn a_column_counts_at_most_two_blocks_whatever_the_line_length() {
+        let lines = LineIndex::new("é");
+        for (start, offset) in [(0, 10_000_000), (3, 5 * CHAR_BLOCK - 1), (CHAR_BLOCK + 1, 1 << 40)] {
+            let counted: usize = lines.counted(start, offset).iter().map(|r| r.len()).sum();
+            assert!(counted < 2 * CHAR_BLOCK, "{start}..{offset}: {counted} bytes counted");
+        }
     }
 }

@@ -4,9 +4,10 @@
 //! that silence nothing, or name no known rule, are reported themselves.
 
 use crate::finding::Finding;
+use tree_sitter::Node;
 
 /// The marker that starts a suppression inside a comment.
-const MARKER: &str = "npu-mem:";
+pub const MARKER: &str = "npu-mem:";
 
 /// One suppression comment.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -35,22 +36,125 @@ impl Directive {
     }
 }
 
-/// Every suppression comment in `text` (a `#` comment containing `npu-mem:`).
-pub fn parse(text: &str) -> Vec<Directive> {
+/// Every suppression in the comments of a parsed Python file (or a notebook's
+/// joined Python): a directive in a string or docstring is text, not a comment.
+pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
+    let markers: Vec<usize> = text.match_indices(MARKER).map(|(i, _)| i).collect();
+    if markers.is_empty() {
+        return Vec::new();
+    }
+    // Only subtrees that contain a marker are visited, so a file with one
+    // directive costs little more than finding it.
+    let contains_marker = |n: &Node| {
+        let first = markers.partition_point(|&m| m < n.start_byte());
+        markers.get(first).is_some_and(|&m| m < n.end_byte())
+    };
+    let mut comments = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "comment" {
+            comments.push((node.start_byte(), node.end_byte()));
+        } else {
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor).filter(|c| contains_marker(c)));
+        }
+    }
+    comments.sort_unstable();
+    directives_in(text, &comments)
+}
+
+/// Every suppression in the comments of a shell script. A `#` starts a
+/// comment at the start of a word outside quotes; quotes may span lines
+/// (`'...'` literally, `"..."` with backslash escapes), and the bodies of
+/// here-documents are skipped. Command substitutions are not followed, so
+/// quotes nested in `"$(...)"` end the outer string early; a `<<` shift in
+/// arithmetic is taken for a here-document (which can only hide a directive).
+pub fn in_shell(text: &str) -> Vec<Directive> {
     if !text.contains(MARKER) {
         return Vec::new();
     }
+    let bytes = text.as_bytes();
+    let mut comments = Vec::new();
+    let mut quote: Option<u8> = None;
+    // Here-documents opened on the current line: (delimiter, `<<-` strips tabs).
+    let mut heredocs: Vec<(String, bool)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match (quote, b) {
+            (Some(b'"'), b'\\') => i += 1,
+            (Some(q), _) if q == b => quote = None,
+            (Some(_), _) => {}
+            (None, b'\\') => i += 1,
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'#')
+                if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')') =>
+            {
+                let end = text[i..].find('\n').map_or(text.len(), |e| i + e);
+                comments.push((i, end));
+                i = end;
+                continue;
+            }
+            (None, b'<') if bytes[i..].starts_with(b"<<") && !bytes[i..].starts_with(b"<<<") => {
+                let (delimiter, strip_tabs, len) = heredoc_delimiter(&text[i + 2..]);
+                heredocs.extend(delimiter.map(|d| (d, strip_tabs)));
+                i += 2 + len;
+                continue;
+            }
+            (None, b'\n') => {
+                for (delimiter, strip_tabs) in heredocs.drain(..) {
+                    i = skip_heredoc(text, i + 1, &delimiter, strip_tabs);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    directives_in(text, &comments.into_iter().filter(|&(s, e)| text[s..e].contains(MARKER)).collect::<Vec<_>>())
+}
+
+/// After `<<` in `rest`: the here-document's delimiter with quotes removed,
+/// whether it was `<<-`, and how many bytes that took.
+fn heredoc_delimiter(rest: &str) -> (Option<String>, bool, usize) {
+    let strip_tabs = rest.starts_with('-');
+    let after_dash = usize::from(strip_tabs);
+    let word_start = after_dash + (rest[after_dash..].len() - rest[after_dash..].trim_start_matches([' ', '\t']).len());
+    let word_len = rest[word_start..]
+        .find(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '<' | '>' | '(' | ')'))
+        .unwrap_or(rest.len() - word_start);
+    let word: String =
+        rest[word_start..word_start + word_len].chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+    ((!word.is_empty()).then_some(word), strip_tabs, word_start + word_len)
+}
+
+/// The offset of the line break that ends a here-document whose body starts at
+/// `from` (or the end of `text` if it is never closed).
+fn skip_heredoc(text: &str, from: usize, delimiter: &str, strip_tabs: bool) -> usize {
+    let mut at = from;
+    while at < text.len() {
+        let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
+        let line = text[at..end].trim_end_matches('\r');
+        if (if strip_tabs { line.trim_start_matches('\t') } else { line }) == delimiter {
+            return end;
+        }
+        at = end + 1;
+    }
+    text.len()
+}
+
+/// The directives in `comments` (byte ranges of whole comments, in order).
+fn directives_in(text: &str, comments: &[(usize, usize)]) -> Vec<Directive> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let Some(at) = line.find(MARKER) else { continue };
-        let Some(hash) = line[..at].rfind('#') else { continue };
-        // A `#` after an odd number of quotes is inside a string, not a comment.
-        let before = &line[..hash];
-        let in_string = before.matches('"').count() % 2 == 1 || before.matches('\'').count() % 2 == 1;
-        if in_string || !line[hash + 1..at].trim().is_empty() {
+    // Line numbers are counted from one comment to the next: linear in the file.
+    let (mut line, mut counted_to) = (1, 0);
+    for &(start, end) in comments {
+        let comment = &text[start..end];
+        let Some(at) = comment.find(MARKER) else { continue };
+        let Some(hash) = comment[..at].rfind('#') else { continue };
+        if !comment[hash + 1..at].trim().is_empty() {
             continue;
         }
-        let rest = line[at + MARKER.len()..].trim_start();
+        let rest = comment[at + MARKER.len()..].trim_start();
         let (whole_file, rest) = match rest.strip_prefix("ignore-file") {
             Some(r) => (true, r),
             None => match rest.strip_prefix("ignore") {
@@ -64,14 +168,20 @@ pub fn parse(text: &str) -> Vec<Directive> {
             inner[..close].split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect();
         let after = inner[close + 1..].trim();
         let reason = after.strip_prefix("--").map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
+        let hash = start + hash;
+        line += text.as_bytes()[counted_to..hash].iter().filter(|&&b| b == b'\n').count();
+        counted_to = hash;
+        let line_start = text[..hash].rfind('\n').map_or(0, |n| n + 1);
+        let line_end = text[hash..].find('\n').map_or(text.len(), |n| hash + n);
+        let source_line = text[line_start..line_end].trim_end_matches('\r');
         out.push(Directive {
-            line: i + 1,
-            column: line[..hash].chars().count() + 1,
-            end_column: line.trim_end().chars().count() + 1,
+            line,
+            column: text[line_start..hash].chars().count() + 1,
+            end_column: source_line.trim_end().chars().count() + 1,
             codes,
             reason,
             whole_file,
-            source_line: line.to_string(),
+            source_line: source_line.to_string(),
         });
     }
     out
@@ -97,8 +207,21 @@ pub fn apply(findings: Vec<Finding>, directives: &[Directive], known: &dyn Fn(&s
     for (d, u) in directives.iter().zip(used.iter_mut()) {
         *u = vec![false; d.codes.len()];
     }
+    // Only the directives of a finding's line and the file-wide ones can cover it:
+    // a file with many suppressions costs findings x those, not findings x all.
+    let mut on_line: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    let mut file_wide = Vec::new();
+    for (i, d) in directives.iter().enumerate() {
+        if d.whole_file {
+            file_wide.push(i);
+        } else {
+            on_line.entry(d.line).or_default().push(i);
+        }
+    }
     for f in findings {
-        let hit = directives.iter().enumerate().find(|(_, d)| d.covers(&f));
+        let candidates = on_line.get(&f.line).into_iter().flatten().chain(&file_wide);
+        // The first directive in the file that covers it, as the reason given.
+        let hit = candidates.copied().filter(|&i| directives[i].covers(&f)).min().map(|i| (i, &directives[i]));
         match hit {
             Some((i, d)) => {
                 for (j, c) in d.codes.iter().enumerate() {
@@ -127,15 +250,44 @@ pub fn apply(findings: Vec<Finding>, directives: &[Directive], known: &dyn Fn(&s
 mod tests {
     use super::*;
 
+    fn python(text: &str) -> Vec<Directive> {
+        let tree = crate::parse::parse_python(text).expect("parses");
+        in_python(tree.root_node(), text)
+    }
+
     #[test]
     fn parses_line_and_file_directives() {
         let text = "x = y.cuda()  # npu-mem: ignore[TX001, TX006] -- benchmark only\ns = '# npu-mem: ignore[TX002]'\n# npu-mem: ignore-file[API]\n# npu-mem: ignored[TX001]\n";
-        let d = parse(text);
-        assert_eq!(d.len(), 2, "{d:?}");
-        assert_eq!(
-            (d[0].line, d[0].codes.clone(), d[0].reason.clone()),
-            (1, vec!["TX001".into(), "TX006".into()], Some("benchmark only".into()))
-        );
-        assert!(d[1].whole_file && d[1].codes == vec!["API".to_string()]);
+        for d in [python(text), in_shell(text)] {
+            assert_eq!(d.len(), 2, "{d:?}");
+            assert_eq!(
+                (d[0].line, d[0].column, d[0].codes.clone(), d[0].reason.clone()),
+                (1, 15, vec!["TX001".into(), "TX006".into()], Some("benchmark only".into()))
+            );
+            assert!(d[1].whole_file && d[1].codes == vec!["API".to_string()] && d[1].line == 3);
+        }
+    }
+
+    #[test]
+    fn only_real_python_comments_count() {
+        let text = "\"\"\"Docs.\n# npu-mem: ignore-file[TX]\n\"\"\"\ns = 'x # npu-mem: ignore-file[API]'\nprint(\"it's\", m.cuda())  # npu-mem: ignore[TX001]\nt = \"\"\"a\nb\"\"\"; m.cuda()  # npu-mem: ignore[TX006]\n";
+        let d = python(text);
+        let found: Vec<(usize, usize, bool)> = d.iter().map(|d| (d.line, d.column, d.whole_file)).collect();
+        assert_eq!(found, [(5, 26, false), (7, 17, false)], "{d:?}");
+        assert_eq!(d[0].source_line, "print(\"it's\", m.cuda())  # npu-mem: ignore[TX001]");
+    }
+
+    #[test]
+    fn comments_at_the_ends_of_blocks_and_of_the_file_are_found() {
+        let text = "def f():\n    x = 1\n    # npu-mem: ignore[TX001]\n\n# npu-mem: ignore[TX002]\ny = 2\n\n\n# npu-mem: ignore-file[TX]\n\n";
+        let lines: Vec<usize> = python(text).iter().map(|d| d.line).collect();
+        assert_eq!(lines, [3, 5, 9]);
+    }
+
+    #[test]
+    fn shell_quotes_and_here_documents() {
+        let text = "echo \"it's\" # npu-mem: ignore[TX009]\necho '# npu-mem: ignore-file[TX]'\necho \"a\nb # npu-mem: ignore-file[API]\"\ncat <<'EOF'\nit's # npu-mem: ignore-file[TX]\nEOF\nx=$# # npu-mem: ignore[TX010]\n";
+        let found: Vec<(usize, Vec<String>)> = in_shell(text).into_iter().map(|d| (d.line, d.codes)).collect();
+        assert_eq!(found, [(1, vec!["TX009".to_string()]), (8, vec!["TX010".to_string()])]);
     }
 }

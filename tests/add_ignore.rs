@@ -29,3 +29,18 @@ fn add_ignore_silences_every_finding_and_changes_nothing_else() {
     let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore"]);
     assert!(run.stderr.contains("added or extended 0 suppression comments"), "idempotent: {}", run.stderr);
 }
+
+#[test]
+fn add_ignore_after_an_unbalanced_quote_is_idempotent() {
+    let dir = common::temp_dir("add-ignore-quote");
+    let original = "import torch\nm = torch.ones(2)\nprint(\"it's\", m.cuda())\ns = \"\"\"a\nit's\"\"\"; m.cuda()  # npu-mem: ignore[TX006]\n";
+    std::fs::write(dir.join("t.py"), original).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "t.py", "--add-ignore", "later"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let once = std::fs::read_to_string(dir.join("t.py")).unwrap();
+    let expected = "import torch\nm = torch.ones(2)\nprint(\"it's\", m.cuda())  # npu-mem: ignore[TX001] -- later\ns = \"\"\"a\nit's\"\"\"; m.cuda()  # npu-mem: ignore[TX006, TX001]\n";
+    assert_eq!(once, expected, "the existing suppression on a line that starts in a string is extended");
+    let run = npu_mem_in(&dir, &["scan", "t.py", "--add-ignore", "later"]);
+    assert!(run.stderr.contains("added or extended 0 suppression comments"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(dir.join("t.py")).unwrap(), once, "a second run adds nothing");
+}

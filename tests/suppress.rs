@@ -60,3 +60,50 @@ fn suppressed_results_stay_in_sarif() {
     assert_eq!(suppressed[0]["ruleId"], "DL001");
     assert_eq!(suppressed[0]["suppressions"][0]["kind"], "inSource");
 }
+
+#[test]
+fn a_directive_in_a_docstring_or_string_silences_nothing() {
+    let text = "\"\"\"Usage:\n# npu-mem: ignore-file[TX]\n\"\"\"\nimport torch\ns = \"# npu-mem: ignore-file[TX]\"\nx = torch.ones(2).cuda()\n";
+    let (v, code) = scan("docstring", text);
+    assert_eq!(codes(&v, "findings"), vec![(6, "TX001".to_string()), (6, "TX004".to_string())]);
+    assert!(codes(&v, "suppressed").is_empty());
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_directive_after_an_unbalanced_quote_or_a_string_that_began_above_counts() {
+    let text = "import torch\nm = torch.ones(2)\nprint(\"it's\", m.cuda())  # npu-mem: ignore[TX001]\ns = \"\"\"a\nit's\"\"\"; m.cuda()  # npu-mem: ignore[TX001]\n";
+    let (v, code) = scan("quotes", text);
+    assert!(codes(&v, "findings").is_empty(), "{:?}", codes(&v, "findings"));
+    assert_eq!(codes(&v, "suppressed"), vec![(3, "TX001".to_string()), (5, "TX001".to_string())]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_directive_in_a_notebook_cell_comment_counts_and_one_in_a_cell_docstring_does_not() {
+    let cell = |src: &str| serde_json::json!({"cell_type": "code", "metadata": {}, "outputs": [], "source": src});
+    let nb = serde_json::json!({
+        "cells": [
+            cell("\"\"\"Run it.\n# npu-mem: ignore-file[TX]\n\"\"\"\nimport torch\n"),
+            cell("x = torch.ones(2).cuda()  # npu-mem: ignore[TX001, TX004]\ny = x.cuda()\n"),
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5
+    });
+    let dir = common::temp_dir("sup-notebook");
+    std::fs::write(dir.join("t.ipynb"), nb.to_string()).unwrap();
+    let run = common::npu_mem_in(&dir, &["scan", "t.ipynb", "--format", "json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(codes(&v, "suppressed").len(), 2, "{}", run.stdout);
+    assert!(codes(&v, "findings").iter().any(|(_, c)| c == "TX001"), "y = x.cuda() is not silenced");
+}
+
+#[test]
+fn shell_directives_after_quotes_count_and_quoted_ones_do_not() {
+    let dir = common::temp_dir("sup-shell");
+    let script = "#!/bin/sh\necho 'npu-mem: ignore-file[TX] # npu-mem: ignore-file[TX]'\necho \"it's\"; export CUDA_VISIBLE_DEVICES=0  # npu-mem: ignore[TX009]\nexport CUDA_VISIBLE_DEVICES=1\n";
+    std::fs::write(dir.join("run.sh"), script).unwrap();
+    let run = common::npu_mem_in(&dir, &["scan", "run.sh", "--format", "json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(codes(&v, "suppressed"), vec![(3, "TX009".to_string())], "{}", run.stdout);
+    assert_eq!(codes(&v, "findings"), vec![(4, "TX009".to_string())]);
+}

@@ -1,13 +1,14 @@
 //! `--format concise`: one line per finding, for editors and grep.
 
-use super::Report;
+use super::{visible, Report};
 use std::fmt::Write;
 
-/// Renders one `path:line:col: CODE [severity] message` line per finding.
+/// Renders one `path:line:col: CODE [severity] message` line per finding,
+/// control characters escaped (see [`super::visible`]).
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.outcome.findings {
-        let _ = writeln!(out, "{}: {} [{}] {}", f.location(), f.code, f.severity, f.message);
+        let _ = writeln!(out, "{}: {} [{}] {}", visible(&f.location()), f.code, f.severity, visible(&f.message));
     }
     out
 }

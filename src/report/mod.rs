@@ -38,3 +38,25 @@ impl Report<'_> {
         self.outcome.findings.iter().filter(move |f| f.section == section)
     }
 }
+
+/// `text` safe to print to a terminal: control characters (ESC, BEL, CR, a
+/// line break inside a name, C1 controls, ...) and the bidirectional
+/// overrides that reorder what is shown are written as Rust-style escapes
+/// (`\x1b`, `\u{202e}`): a display aid, not a reversible encoding (a
+/// backslash already in the text is left as it is). Other text is returned as
+/// it is.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.contains(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !hidden(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}

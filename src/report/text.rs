@@ -1,8 +1,11 @@
 //! `--format text` (the default): a header, then the five checklist sections,
-//! each with its summary and its findings with source excerpts.
+//! each with its summary and its findings with source excerpts. Text from the
+//! scanned files (excerpts, paths, messages) is printed through
+//! [`super::visible`], so a control character in it shows as `\x1b` instead of
+//! acting on the terminal.
 
 use super::summary::{section_summary, SectionSummary};
-use super::Report;
+use super::{visible, Report};
 use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
 use owo_colors::OwoColorize;
 use std::fmt::Write;
@@ -108,7 +111,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
             plural(stale.len(), "baseline entry").replace("entrys", "entries")
         );
         for e in stale {
-            let _ = writeln!(out, "  {}:{} {} {}", e.path, e.line, e.code, e.message);
+            let _ = writeln!(out, "  {}:{} {} {}", visible(&e.path), e.line, e.code, visible(&e.message));
         }
     }
     render_fixes(&mut out, report);
@@ -134,7 +137,8 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
         let mut grid: Vec<Vec<String>> =
             vec![std::iter::once("location".to_string()).chain(t.columns.iter().cloned()).collect()];
         for r in &t.rows {
-            grid.push(std::iter::once(format!("{}:{}", r.path, r.line)).chain(r.values.iter().cloned()).collect());
+            let values = r.values.iter().map(|v| visible(v).into_owned());
+            grid.push(std::iter::once(format!("{}:{}", visible(&r.path), r.line)).chain(values).collect());
         }
         let widths: Vec<usize> =
             (0..grid[0].len()).map(|c| grid.iter().map(|row| row[c].chars().count()).max().unwrap_or(0)).collect();
@@ -155,18 +159,18 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
     for list in s.sites.iter().filter(|l| !l.sites.is_empty()) {
         let _ = writeln!(out, "{}", paint.bold(&format!("In use: {}", list.label)));
         for site in &list.sites {
-            let _ = writeln!(out, "  {}:{}  {}", site.path, site.line, site.detail);
+            let _ = writeln!(out, "  {}:{}  {}", visible(&site.path), site.line, visible(&site.detail));
         }
         out.push('\n');
     }
     for g in s.groups.iter().filter(|g| !g.rows.is_empty()) {
         let _ = writeln!(out, "{}", paint.bold(&g.title));
-        let w0 = g.rows.iter().map(|r| r.key.chars().count()).chain([g.columns[0].chars().count()]).max().unwrap_or(0);
-        let w1 =
-            g.rows.iter().map(|r| r.value.chars().count()).chain([g.columns[1].chars().count()]).max().unwrap_or(0);
+        let width = |s: &str| visible(s).chars().count();
+        let w0 = g.rows.iter().map(|r| width(&r.key)).chain([width(&g.columns[0])]).max().unwrap_or(0);
+        let w1 = g.rows.iter().map(|r| width(&r.value)).chain([width(&g.columns[1])]).max().unwrap_or(0);
         let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {}", g.columns[0], g.columns[1], g.columns[2]);
         for r in &g.rows {
-            let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {}", r.key, r.value, r.count);
+            let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {}", visible(&r.key), visible(&r.value), r.count);
         }
         out.push('\n');
     }
@@ -205,20 +209,30 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
     let _ = writeln!(
         out,
         "{} {} [{}]{} {}",
-        paint.bold(&f.location()),
+        paint.bold(&visible(&f.location())),
         paint.severity(f.severity, &f.code),
         paint.severity(f.severity, f.severity.as_str()),
         tag,
-        f.message
+        visible(&f.message)
     );
     if !f.source_line.is_empty() {
         let gutter = f.line.to_string();
         let pad = " ".repeat(gutter.len());
-        let line = f.source_line.replace('\t', " ");
+        // A tab is one column wide here, so the carets stay under the finding.
+        let source = f.source_line.replace('\t', " ");
+        let line = visible(&source);
         let _ = writeln!(out, " {} | {}", paint.dim(&gutter), line);
-        let start = f.column.saturating_sub(1);
+        // Columns count characters of the source; escapes widen what is shown.
+        let escaped = matches!(line, std::borrow::Cow::Owned(_));
+        let shown = |from: usize, to: usize| match escaped {
+            false => to.saturating_sub(from),
+            true => {
+                visible(&source.chars().skip(from).take(to.saturating_sub(from)).collect::<String>()).chars().count()
+            }
+        };
+        let start = shown(0, f.column.saturating_sub(1));
         let len = if f.end_line == f.line {
-            f.end_column.saturating_sub(f.column)
+            shown(f.column.saturating_sub(1), f.end_column.saturating_sub(1))
         } else {
             line.chars().count().saturating_sub(start)
         };
@@ -226,7 +240,7 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
             writeln!(out, " {} | {}{}", pad, " ".repeat(start), paint.severity(f.severity, &"^".repeat(len.max(1))));
     }
     if let Some(fix) = &f.fix {
-        let _ = writeln!(out, "  = {} fix: {}", fix.applicability.as_str(), fix.description);
+        let _ = writeln!(out, "  = {} fix: {}", fix.applicability.as_str(), visible(&fix.description));
     }
 }
 
@@ -237,16 +251,16 @@ fn render_problems(out: &mut String, report: &Report) {
         let _ = writeln!(out, "\nFiles not fully analysed:");
         for p in unread {
             let kind = if p.kind == ProblemKind::Partial { "partially parsed" } else { "skipped" };
-            let _ = writeln!(out, "  {} ({kind}): {}", p.path, p.message);
+            let _ = writeln!(out, "  {} ({kind}): {}", visible(&p.path), visible(&p.message));
         }
         for (path, message) in report.walk_problems {
-            let _ = writeln!(out, "  {path} (not walked): {message}");
+            let _ = writeln!(out, "  {} (not walked): {}", visible(path), visible(message));
         }
     }
     if !unfixed.is_empty() {
         let _ = writeln!(out, "\nFiles --fix left unchanged:");
         for p in unfixed {
-            let _ = writeln!(out, "  {}: {}", p.path, p.message);
+            let _ = writeln!(out, "  {}: {}", visible(&p.path), visible(&p.message));
         }
     }
 }

@@ -265,9 +265,23 @@ impl Compiler {
     }
 }
 
-/// Compiles a regex, naming it in the error.
+/// How many characters of a pattern an error quotes: enough to recognise it,
+/// short enough that a generated megabyte pattern does not flood the terminal.
+const QUOTED_PATTERN_CHARS: usize = 200;
+
+/// Compiles a regex, naming it (shortened if long) in the error.
 pub(super) fn re(pattern: &str) -> Res<Regex> {
-    Regex::new(pattern).map_err(|e| format!("invalid regex `{pattern}`: {e}"))
+    Regex::new(pattern).map_err(|e| {
+        let Some((cut, _)) = pattern.char_indices().nth(QUOTED_PATTERN_CHARS) else {
+            return format!("invalid regex `{pattern}`: {e}");
+        };
+        // The regex crate's message quotes the whole pattern again; its last line says what is wrong.
+        let what = match &e {
+            regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim_start_matches("error: ").to_string(),
+            other => other.to_string(),
+        };
+        format!("invalid regex `{}…` ({} bytes): {what}", &pattern[..cut], pattern.len())
+    })
 }
 
 /// Parses `<=2.6`, `>=2.7`, `==2.1`.

@@ -145,7 +145,7 @@ pub fn build_fix(
         match &e.action {
             EditAction::Replace(template) => {
                 let new = render_strict(template, st, anchor, report, cx)?;
-                edits.push((start, end, indented_like(cx.src, start, new)));
+                edits.push((start, end, indented_like(cx.src, lines, start, new)));
             }
             EditAction::Sub(subs) => {
                 let (re, rep) = subs.iter().find(|(re, _)| re.is_match(old))?;
@@ -181,7 +181,7 @@ pub fn build_fix(
         .map(|(s, e, content)| Edit {
             start: lines.position(cx.src, s),
             end: lines.position(cx.src, e),
-            content: in_line_endings_of(cx.src, content),
+            content: in_line_endings_of(cx.src, lines, content),
             byte_range: (s, e),
         })
         .collect();
@@ -191,11 +191,11 @@ pub fn build_fix(
 /// `text`, replacing source from byte `at` on, with every line after its
 /// first indented like the line `at` is on (an import inserted after an
 /// indented import stays in its block).
-fn indented_like(src: &str, at: usize, text: String) -> String {
+fn indented_like(src: &str, lines: &LineIndex, at: usize, text: String) -> String {
     if !text.contains('\n') {
         return text;
     }
-    let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = lines.line_start(lines.line_of(at) + 1).unwrap_or(0);
     let indent: &str = &src[line_start..at][..src[line_start..at].len() - src[line_start..at].trim_start().len()];
     if indent.is_empty() {
         return text;
@@ -203,16 +203,24 @@ fn indented_like(src: &str, at: usize, text: String) -> String {
     text.replace('\n', &format!("\n{indent}"))
 }
 
+/// The byte offset where `node`'s first line starts, from the tree's
+/// position (a byte column): O(1), where searching the text for the line
+/// break costs the length of the line for every finding on it.
+fn line_start_of(node: Node) -> usize {
+    node.start_byte().saturating_sub(node.start_position().column)
+}
+
 /// `text` with its line breaks in the style of `src`: that of its first line
 /// break (CRLF, or a lone CR as in old Mac files), LF otherwise.
-fn in_line_endings_of(src: &str, text: String) -> String {
-    // Only text with line breaks needs the (file-length) look at the source.
+fn in_line_endings_of(src: &str, lines: &LineIndex, text: String) -> String {
     if !text.contains('\n') {
         return text;
     }
-    let newline = match src.find(['\r', '\n']).map(|i| &src.as_bytes()[i..]) {
-        Some([b'\r', b'\n', ..]) => "\r\n",
-        Some([b'\r', ..]) => "\r",
+    // The first line's break, from the index: its length is not looked at.
+    // Without any LF, the file is one line or uses lone CRs.
+    let newline = match lines.line_start(2) {
+        Some(next) if src[..next - 1].ends_with('\r') => "\r\n",
+        None if src.contains('\r') => "\r",
         _ => return text,
     };
     text.replace("\r\n", "\n").replace('\n', newline)
@@ -255,8 +263,9 @@ fn remove_arg(arg: Node, src: &str) -> Option<(usize, usize, String)> {
             let comma = arg.next_sibling().filter(|n| n.kind() == ",");
             let end = comma.map_or(arg.end_byte(), |c| c.end_byte());
             // Drop the whole line when the argument was all there was on it.
-            let line_start = src[..arg.start_byte()].rfind('\n').map_or(0, |i| i + 1);
-            let line_end = src[end..].find('\n').map(|i| end + i);
+            let line_start = line_start_of(arg);
+            // A line break after the closing parenthesis cannot make the rest of the line blank.
+            let line_end = src.get(end..list.end_byte()).and_then(|s| s.find('\n')).map(|i| end + i);
             match line_end {
                 Some(le) if src[line_start..arg.start_byte()].trim().is_empty() && src[end..le].trim().is_empty() => {
                     (line_start, le + 1)
@@ -296,7 +305,7 @@ fn set_keyword(
     match last {
         Some(last) => {
             // One argument per line stays one argument per line.
-            let line_start = src[..last.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+            let line_start = line_start_of(last);
             let indent = &src[line_start..last.start_byte()];
             let own_line = last.start_position().row > list.start_position().row && indent.trim().is_empty();
             if !own_line {
@@ -305,7 +314,8 @@ fn set_keyword(
             // After a trailing comma, the new line goes below the whole line,
             // so a comment there stays with the argument it is about.
             if let Some(comma) = last.next_sibling().filter(|n| n.kind() == ",") {
-                if let Some(nl) = src[comma.end_byte()..].find('\n').map(|i| comma.end_byte() + i) {
+                let rest = src.get(comma.end_byte()..list.end_byte()).unwrap_or_default();
+                if let Some(nl) = rest.find('\n').map(|i| comma.end_byte() + i) {
                     let at = if src[..nl].ends_with('\r') { nl - 1 } else { nl };
                     if at < list.end_byte() {
                         return Some((at, at, format!("\n{indent}{name}={value},")));

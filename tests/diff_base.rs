@@ -1,0 +1,90 @@
+//! `--diff-base` whatever the file names and the user's git configuration:
+//! names with spaces or non-ASCII letters, `diff.noprefix`,
+//! `diff.mnemonicPrefix`, a bare file name, and a shallow clone.
+
+mod common;
+
+use common::{git, npu_mem_in, temp_dir};
+use std::path::{Path, PathBuf};
+
+const BASE: &str = "import torch\nx = torch.ones(2).cuda()\n";
+const ADDED: &str = "y = torch.zeros(2).cuda()\n";
+
+/// A repository with `names` committed, then one finding line added to each.
+fn repo(test: &str, names: &[&str], config: &[(&str, &str)]) -> PathBuf {
+    let dir = temp_dir(test);
+    git(&dir, &["init", "-q"]);
+    for (key, value) in config {
+        git(&dir, &["config", key, value]);
+    }
+    for name in names {
+        std::fs::write(dir.join(name), BASE).unwrap();
+        git(&dir, &["add", "--", name]);
+    }
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    for name in names {
+        std::fs::write(dir.join(name), format!("{BASE}{ADDED}")).unwrap();
+    }
+    dir
+}
+
+/// The `path:line` of every finding reported by `scan ARGS --diff-base HEAD` in `dir`.
+fn changed_findings(dir: &Path, paths: &[&str]) -> Vec<String> {
+    let mut args = vec!["scan"];
+    args.extend_from_slice(paths);
+    args.extend(["--diff-base", "HEAD", "--format", "json", "--fail-on", "never"]);
+    let run = npu_mem_in(dir, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut found: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{}:{}", f["path"].as_str().unwrap(), f["line"]))
+        .collect();
+    // Several rules report the changed line: each line once is enough here.
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[test]
+fn names_with_spaces_and_non_ascii_letters_are_matched() {
+    let names = ["my model.py", "modéle.py", "it's \"q\".py"];
+    let dir = repo("diff-names", &names, &[]);
+    let found = changed_findings(&dir, &["."]);
+    let mut want: Vec<String> = names.iter().map(|n| format!("{n}:3")).collect();
+    want.sort();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn prefix_settings_in_the_git_config_change_nothing() {
+    for (key, test) in [("diff.noprefix", "diff-noprefix"), ("diff.mnemonicPrefix", "diff-mnemonic")] {
+        let dir = repo(test, &["train.py"], &[(key, "true")]);
+        assert_eq!(changed_findings(&dir, &["."]), ["train.py:3"], "with {key}=true");
+    }
+}
+
+#[test]
+fn a_bare_file_name_is_looked_up_from_the_current_directory() {
+    let dir = repo("diff-plain", &["plain.py"], &[]);
+    assert_eq!(changed_findings(&dir, &["plain.py"]), ["plain.py:3"]);
+}
+
+#[test]
+fn a_missing_base_in_a_shallow_clone_says_how_to_fetch_it() {
+    let origin = repo("diff-origin", &["train.py"], &[]);
+    git(&origin, &["commit", "-q", "-am", "second"]);
+    let clone = temp_dir("diff-shallow");
+    let url = format!("file://{}", origin.display());
+    git(&clone, &["clone", "-q", "--depth", "1", &url, "."]);
+    let run = npu_mem_in(&clone, &["scan", ".", "--diff-base", "HEAD~1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("shallow clone") && run.stderr.contains("fetch-depth: 0"), "{}", run.stderr);
+
+    // A full repository with the same missing commit gets no such hint.
+    let run = npu_mem_in(&origin, &["scan", ".", "--diff-base", "HEAD~5"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("no such commit") && !run.stderr.contains("shallow"), "{}", run.stderr);
+}
