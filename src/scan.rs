@@ -13,6 +13,7 @@ use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// What a whole scan found.
 pub struct ScanOutcome {
@@ -425,14 +426,81 @@ fn meta_finding(engine: &Engine, code: &str, path: &str, d: &Directive, named: &
 fn apply_overrides(findings: Vec<Finding>, engine: &Engine) -> Vec<Finding> {
     let overrides =
         |code: &str| engine.set.rules.iter().find(|r| r.code == code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
-    let overlaps = |a: (usize, usize), b: (usize, usize)| (a.0 <= b.0 && b.1 <= a.1) || (b.0 <= a.0 && a.1 <= b.1);
-    // Only findings of overriding rules can drop others: compare against those
-    // alone, so a file with many findings costs findings x overriders, not its square.
-    let overriders: Vec<(&[String], (usize, usize))> =
-        findings.iter().map(|g| (overrides(&g.code), g.byte_range)).filter(|(codes, _)| !codes.is_empty()).collect();
-    let dropped: Vec<bool> = findings
-        .iter()
-        .map(|f| overriders.iter().any(|(codes, range)| codes.contains(&f.code) && overlaps(f.byte_range, *range)))
-        .collect();
-    findings.into_iter().zip(dropped).filter(|(_, d)| !d).map(|(f, _)| f).collect()
+    // The ranges of the findings that override each code.
+    let mut by_code: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for g in &findings {
+        for code in overrides(&g.code) {
+            by_code.entry(code.as_str()).or_default().push(g.byte_range);
+        }
+    }
+    if by_code.is_empty() {
+        return findings;
+    }
+    let by_code: HashMap<&str, NestedRanges> =
+        by_code.into_iter().map(|(code, ranges)| (code, NestedRanges::new(ranges))).collect();
+    findings.into_iter().filter(|f| !by_code.get(f.code.as_str()).is_some_and(|r| r.nests_with(f.byte_range))).collect()
+}
+
+/// Byte ranges, indexed so that asking whether one of them contains, or lies
+/// within, a given range costs a binary search, however many there are.
+struct NestedRanges {
+    /// The ranges' starts, sorted.
+    starts: Vec<usize>,
+    /// For each prefix of `starts`, the largest end among those ranges.
+    max_end_before: Vec<usize>,
+    /// For each suffix of `starts`, the smallest end among those ranges.
+    min_end_after: Vec<usize>,
+}
+
+impl NestedRanges {
+    fn new(mut ranges: Vec<(usize, usize)>) -> Self {
+        ranges.sort_unstable();
+        let starts = ranges.iter().map(|r| r.0).collect();
+        let max_end_before = ranges
+            .iter()
+            .scan(0, |m, r| {
+                *m = (*m).max(r.1);
+                Some(*m)
+            })
+            .collect();
+        let mut min_end_after: Vec<usize> = ranges
+            .iter()
+            .rev()
+            .scan(usize::MAX, |m, r| {
+                *m = (*m).min(r.1);
+                Some(*m)
+            })
+            .collect();
+        min_end_after.reverse();
+        NestedRanges { starts, max_end_before, min_end_after }
+    }
+
+    /// Whether some range contains `(start, end)` or lies within it.
+    fn nests_with(&self, (start, end): (usize, usize)) -> bool {
+        // Ranges starting at or before `start` contain it if one ends at or after `end`.
+        let before = self.starts.partition_point(|&s| s <= start);
+        let contains = before > 0 && self.max_end_before[before - 1] >= end;
+        // Ranges starting at or after `start` lie within it if one ends by `end`.
+        let after = self.starts.partition_point(|&s| s < start);
+        let within = self.min_end_after.get(after).is_some_and(|&e| e <= end);
+        contains || within
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NestedRanges;
+
+    #[test]
+    fn nested_ranges_answer_like_comparing_every_pair() {
+        let ranges = vec![(10, 20), (30, 60), (35, 40), (70, 70), (5, 8)];
+        let index = NestedRanges::new(ranges.clone());
+        let nested = |a: (usize, usize), b: (usize, usize)| (a.0 <= b.0 && b.1 <= a.1) || (b.0 <= a.0 && a.1 <= b.1);
+        for start in 0..80 {
+            for end in start..80 {
+                let expected = ranges.iter().any(|&r| nested(r, (start, end)));
+                assert_eq!(index.nests_with((start, end)), expected, "({start}, {end})");
+            }
+        }
+    }
 }

@@ -4,9 +4,11 @@ use super::Report;
 use crate::finding::Severity;
 use std::fmt::Write;
 
-/// Escapes a workflow-command message.
+/// Escapes a workflow-command message (control characters other than line
+/// breaks are shown escaped, as in the text report, so the log stays readable).
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    let s = s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    super::visible(&s).into_owned()
 }
 
 /// Escapes a workflow-command property value (also `:` and `,`).

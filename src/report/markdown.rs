@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 /// Escapes text for a Markdown table cell.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    super::visible(&s.replace('|', "\\|").replace('\n', " ")).into_owned()
 }
 
 /// Renders the Markdown report.

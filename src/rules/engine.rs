@@ -83,7 +83,9 @@ pub struct Engine<'r> {
 /// Trigger words: a file must contain one of a rule's words for the rule to be
 /// tried, and one of all words (unless some matcher has none) to be parsed.
 struct Triggers {
-    regex: Regex,
+    /// All words as one alternation; `None` when they are too many for the
+    /// regex size limit (a huge user pack): then every rule is tried on every file.
+    regex: Option<Regex>,
     word_ids: HashMap<String, usize>,
     n_words: usize,
     /// Word indices per rule; `None` for rules that are always tried.
@@ -190,7 +192,7 @@ impl<'r> Engine<'r> {
             }
         }
         let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-        let trigger_regex = Regex::new(&alternation.join("|")).expect("escaped literals form a valid regex");
+        let trigger_regex = Regex::new(&alternation.join("|")).ok();
         let word_ids = words.iter().enumerate().map(|(i, w)| (w.clone(), i)).collect();
         let triggers = Triggers { regex: trigger_regex, word_ids, n_words: words.len(), rule_words, always };
         Engine { set, target, dispatch, active, triggers }
@@ -200,9 +202,10 @@ impl<'r> Engine<'r> {
     /// contains; `None` when nothing can match (the file need not be parsed).
     pub fn rules_for(&self, text: &str) -> Option<Vec<bool>> {
         let t = &self.triggers;
+        let Some(regex) = &t.regex else { return Some(vec![true; t.rule_words.len()]) };
         let mut present = vec![false; t.n_words];
         let mut any = false;
-        for m in t.regex.find_iter(text) {
+        for m in regex.find_iter(text) {
             if let Some(&i) = t.word_ids.get(m.as_str()) {
                 any |= !present[i];
                 present[i] = true;
