@@ -151,6 +151,13 @@ struct Sealed {
     outcome: serde_json::Value,
 }
 
+impl Sealed {
+    /// Whether the checksum holds for the entry stored under `path`.
+    fn holds(&self, path: &str) -> bool {
+        checksum(path, &self.outcome) == self.check
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct CacheFile {
     format: u32,
@@ -180,7 +187,7 @@ impl Cache {
         let total = stored.len();
         let entries: BTreeMap<String, StoredOutcome> = stored
             .into_iter()
-            .filter(|(path, s)| checksum(path, &s.outcome) == s.check)
+            .filter(|(path, s)| s.holds(path))
             .filter_map(|(path, s)| Some((path, serde_json::from_value(s.outcome).ok()?)))
             .collect();
         if entries.len() < total {
@@ -214,7 +221,7 @@ impl Cache {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
         // Read again rather than reuse what `open` read: a run that saved since then keeps its entries.
         let (mut merged, _) = load(&self.file);
-        merged.retain(|path, s| checksum(path, &s.outcome) == s.check);
+        merged.retain(|path, s| s.holds(path));
         for (path, outcome) in entries {
             let outcome = serde_json::to_value(&outcome).map_err(|e| e.to_string())?;
             merged.insert(path.clone(), Sealed { check: checksum(&path, &outcome), seen: now, outcome });

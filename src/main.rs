@@ -161,7 +161,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
             ));
         }
     }
-    let finished = Finished { args: &args, settings: &settings, engine: &engine, started, walked: &walked };
+    let finished =
+        Finished { args: &args, settings: &settings, engine: &engine, ignores: &ignores, started, walked: &walked };
     finished.report(outcome, recorded, report_files, !written.is_empty()).map_err(|e| match written.len() {
         0 => e,
         n => format!("{e}\n(--fix had already changed {}: {})", plural(n, "file"), written.join(", ")),
@@ -182,6 +183,7 @@ struct Finished<'a> {
     args: &'a ScanArgs,
     settings: &'a config::Settings,
     engine: &'a Engine<'a>,
+    ignores: &'a scan::PerFileIgnores,
     started: std::time::Instant,
     walked: &'a walk::WalkResult,
 }
@@ -197,8 +199,7 @@ impl Finished<'_> {
         files_fixed: bool,
     ) -> Result<u8, String> {
         let (args, settings) = (self.args, self.settings);
-        let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
-        scan::apply_settings(&mut outcome, &ignores, &settings.severity.value);
+        scan::apply_settings(&mut outcome, self.ignores, &settings.severity.value);
         if let Some(rev) = &args.diff_base {
             let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
             let changed = diff::ChangedLines::since(rev, start)?;

@@ -73,11 +73,11 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for root in roots {
-        let meta =
-            std::fs::metadata(root).map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
+        let unusable = |e: std::io::Error| MissingPath(format!("{}: {}", root.display(), describe_io(&e)));
+        let meta = std::fs::metadata(root).map_err(unusable)?;
         if meta.is_file() {
             // A file the user named must be readable: failing here beats a warning in a passing run.
-            std::fs::File::open(root).map_err(|e| MissingPath(format!("{}: {}", root.display(), describe_io(&e))))?;
+            std::fs::File::open(root).map_err(unusable)?;
             let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
             files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind });
             continue;

@@ -8,14 +8,18 @@
 //!   (never through an existing name), with the target's owner and mode, and
 //!   is flushed to disk before anything else happens;
 //! - immediately before the rename, the target is checked again (size,
-//!   modification time, inode, then content): if it changed or vanished since
-//!   it was read, the temporary file is removed and nothing is written;
+//!   modification time, inode, then content, then size and time once more):
+//!   if it changed or vanished since it was read, the temporary file is
+//!   removed and nothing is written;
 //! - the rename replaces the file in one step, so a reader sees the old or the
-//!   new text, never half of either.
+//!   new text, never half of either;
+//! - after the rename, the old file (kept open) is checked once more: an edit
+//!   written through a handle opened before the rename lands there, and that
+//!   text is put back in place of the fixed one.
 //!
-//! What remains is the instant between that last check and the rename: an
-//! edit saved in that instant (microseconds) is replaced. Nothing short of a
-//! lock that every editor honours closes it, and no such lock exists.
+//! What remains is an edit written after that last look through a handle
+//! opened before the rename: it goes to the replaced file. Nothing short of a
+//! lock that every editor honours closes that, and no such lock exists.
 //!
 //! Temporary files are named `.NAME.npu-mem-PID.tmp`; one left by a run that
 //! was killed is removed by the next run that writes NAME.
@@ -35,9 +39,8 @@ pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), Stri
 /// that it holds the old contents or the new, never a part: a temporary file
 /// beside it, flushed, then renamed over it.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!("{}{}.tmp", temporary_prefix(&name), std::process::id()));
+    let (dir, name) = dir_and_name(path);
+    let tmp = temporary_path(dir, &name);
     let written = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -81,10 +84,9 @@ fn replace_file_observed(
         return Err(format!("{shown} is read-only; it was not written"));
     }
     refuse_hard_links(&meta, path)?;
-    let dir = target.parent().unwrap_or(Path::new("/"));
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (dir, name) = dir_and_name(&target);
     remove_stale_temporaries(dir, &name);
-    let tmp = dir.join(format!("{}{}.tmp", temporary_prefix(&name), std::process::id()));
+    let tmp = temporary_path(dir, &name);
     let result = write_temporary(&tmp, new, &meta).and_then(|()| {
         observe(Stage::TemporaryWritten);
         unchanged_since(&target, &meta, expected).map_err(Failure::Refused)?;
@@ -98,7 +100,7 @@ fn replace_file_observed(
         });
     }
     observe(Stage::Renamed);
-    if !same_contents(&meta, &original.metadata().ok()) {
+    if !original.metadata().is_ok_and(|now| same_size_and_time(&meta, &now)) {
         return Err(put_back(&mut original, &tmp, &target, &meta, &shown.to_string()));
     }
     // Make the rename itself durable; a failure here loses nothing.
@@ -106,9 +108,9 @@ fn replace_file_observed(
     Ok(())
 }
 
-/// Whether the file `before` describes has the same size and time as `after`.
-fn same_contents(before: &Metadata, after: &Option<Metadata>) -> bool {
-    after.as_ref().is_some_and(|a| a.len() == before.len() && a.modified().ok() == before.modified().ok())
+/// Whether `a` and `b` give a file the same size and modification time.
+fn same_size_and_time(a: &Metadata, b: &Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
 /// Someone wrote to the replaced file while it was being replaced: puts its
@@ -210,7 +212,7 @@ fn unchanged_since(target: &Path, before: &Metadata, expected: &[u8]) -> Result<
         Err(e) => return Err(format!("cannot be checked before writing ({e})")),
     };
     let changed = "changed on disk while npu-mem was working";
-    if now.len() != before.len() || now.modified().ok() != before.modified().ok() || !same_inode(&now, before) {
+    if !same_size_and_time(&now, before) || !same_inode(&now, before) {
         return Err(changed.into());
     }
     // Equal size and time can hide an edit within the clock's resolution.
@@ -222,7 +224,7 @@ fn unchanged_since(target: &Path, before: &Metadata, expected: &[u8]) -> Result<
     // Reading a large file takes a while: one more cheap look, so the window
     // left before the rename is a few system calls, not a file read.
     match std::fs::metadata(target) {
-        Ok(last) if last.len() == now.len() && last.modified().ok() == now.modified().ok() => Ok(()),
+        Ok(last) if same_size_and_time(&last, &now) => Ok(()),
         Ok(_) => Err(changed.into()),
         Err(_) => Err("was removed while npu-mem worked".into()),
     }
@@ -242,6 +244,17 @@ fn same_inode(_: &Metadata, _: &Metadata) -> bool {
 /// The start of the temporary file names for `name`; the process id follows.
 fn temporary_prefix(name: &str) -> String {
     format!(".{name}.npu-mem-")
+}
+
+/// This process's temporary file for the file `name` in `dir`.
+fn temporary_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{}{}.tmp", temporary_prefix(name), std::process::id()))
+}
+
+/// `path`'s directory (`.` for a bare name) and file name.
+fn dir_and_name(path: &Path) -> (&Path, String) {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    (dir, path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
 }
 
 /// Removes temporary files for `name` in `dir` left by npu-mem runs that
