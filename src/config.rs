@@ -311,7 +311,7 @@ pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&s
         if glob.is_empty() {
             return Err(format!("{at}`per-file-ignores` has an empty glob, which matches no file; write one"));
         }
-        crate::rules::glob::NameGlobs::new(std::slice::from_ref(glob))
+        crate::rules::glob::NameGlobs::new(std::slice::from_ref(glob), crate::rules::lazy_regex::LazyRegex::compiled)
             .map_err(|e| format!("{at}`per-file-ignores` glob `{glob}`: {e}"))?;
     }
     if !["2.1", "2.6", "2.14"].contains(&settings.target.value.as_str()) {

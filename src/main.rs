@@ -71,7 +71,11 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         None => config::discover(args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path()))?,
     };
     let settings = config::resolve(&args, file.as_ref());
-    let set = packs::load(&settings.rules.value).map_err(|e| format!("invalid rule pack: {e}"))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.map_or(0, usize::from))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let set = pool.install(|| packs::load(&settings.rules.value)).map_err(|e| format!("invalid rule pack: {e}"))?;
     let known = |code: &str| set.rules.iter().any(|r| r.code.starts_with(code));
     config::check_codes(&settings, file.as_ref(), &known)?;
     if args.show_settings {
@@ -100,10 +104,6 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
             && !ignore.iter().any(|s| code.starts_with(s.as_str()))
     };
     let engine = Engine::new(&set, target, &enabled);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.map_or(0, usize::from))
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
     let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions).map_err(|e| e.0)?;
     if args.parse_only {
         let parsed = pool.install(|| scan::parse_only(&walked.files));

@@ -373,7 +373,11 @@ impl PerFileIgnores {
             .globs
             .iter()
             .filter_map(|(g, codes)| {
-                let names = crate::rules::glob::NameGlobs::new(std::slice::from_ref(g)).ok()?;
+                let names = crate::rules::glob::NameGlobs::new(
+                    std::slice::from_ref(g),
+                    crate::rules::lazy_regex::LazyRegex::compiled,
+                )
+                .ok()?;
                 Some((names, g.contains('/'), codes.clone()))
             })
             .collect();

@@ -1,10 +1,11 @@
 //! Checking a pack and turning its TOML into compiled rules. Every error names
 //! the pack, the line and the field at fault, so a pack author can fix it.
 
+use super::lazy_regex::{Interner, LazyRegex};
 use super::model::*;
 use super::schema::*;
-use regex::Regex;
 use std::fmt;
+use std::sync::Mutex;
 
 /// A pack that cannot be used, and where it went wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +44,11 @@ pub struct Compiler {
     pub queries: Vec<(tree_sitter::Query, u32)>,
     /// File extensions that `file` anchors need the walker to collect.
     pub file_extensions: Vec<String>,
+    /// Whether the pack being compiled is built in, so that its regexes are
+    /// compiled on first use (see [`LazyRegex`]).
+    pub defer_regexes: bool,
+    /// One regex per distinct pattern, across all packs.
+    regexes: Mutex<Interner>,
 }
 
 /// Everything one pack contributes.
@@ -63,23 +69,30 @@ pub struct CompiledPack {
 
 pub(super) type Res<T> = Result<T, String>;
 
+/// Parses one pack's TOML text (`origin` names it in the error). Packs are
+/// parsed apart from [`Compiler::compile_pack`] so that they can be parsed in parallel.
+pub fn parse_pack(origin: &str, text: &str) -> Result<PackSpec, PackError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, column) = e.span().map_or((None, None), |s| {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            (Some(line), Some(column))
+        });
+        PackError { origin: origin.to_string(), line, column, message: e.message().to_string() }
+    })
+}
+
 impl Compiler {
-    /// Parses and compiles one pack's text; `read_data` reads a `[[data]]` file.
+    /// Compiles one parsed pack; `text` is its TOML text, for error lines, and
+    /// `read_data` reads a `[[data]]` file.
     pub fn compile_pack(
         &mut self,
         origin: &str,
         text: &str,
+        spec: PackSpec,
         read_data: &dyn Fn(&str) -> Result<String, String>,
     ) -> Result<CompiledPack, PackError> {
-        let spec: PackSpec = toml::from_str(text).map_err(|e| {
-            let (line, column) = e.span().map_or((None, None), |s| {
-                let before = &text[..s.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                (Some(line), Some(column))
-            });
-            PackError { origin: origin.to_string(), line, column, message: e.message().to_string() }
-        })?;
         let at = |needle: &str, message: String| PackError {
             origin: origin.to_string(),
             line: text.find(needle).map(|i| text[..i].matches('\n').count() + 1),
@@ -238,8 +251,9 @@ impl Compiler {
                     _ => return Err(format!("edits[{i}].on: unknown target `{s}`")),
                 },
             };
-            let subs =
-                |list: Vec<(String, String)>| list.into_iter().map(|(p, r)| Ok((re(&p)?, r))).collect::<Res<Vec<_>>>();
+            let subs = |list: Vec<(String, String)>| {
+                list.into_iter().map(|(p, r)| Ok((self.regex(&p)?, r))).collect::<Res<Vec<_>>>()
+            };
             let action = match (e.replace, e.sub, e.sub_all, e.set_keyword, e.prepend_arg, e.remove_arg) {
                 (Some(r), None, None, None, None, false) => EditAction::Replace(r),
                 (None, Some(s), None, None, None, false) => {
@@ -265,23 +279,12 @@ impl Compiler {
     }
 }
 
-/// How many characters of a pattern an error quotes: enough to recognise it,
-/// short enough that a generated megabyte pattern does not flood the terminal.
-const QUOTED_PATTERN_CHARS: usize = 200;
-
-/// Compiles a regex, naming it (shortened if long) in the error.
-pub(super) fn re(pattern: &str) -> Res<Regex> {
-    Regex::new(pattern).map_err(|e| {
-        let Some((cut, _)) = pattern.char_indices().nth(QUOTED_PATTERN_CHARS) else {
-            return format!("invalid regex `{pattern}`: {e}");
-        };
-        // The regex crate's message quotes the whole pattern again; its last line says what is wrong.
-        let what = match &e {
-            regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim_start_matches("error: ").to_string(),
-            other => other.to_string(),
-        };
-        format!("invalid regex `{}…` ({} bytes): {what}", &pattern[..cut], pattern.len())
-    })
+impl Compiler {
+    /// A regex of the pack being compiled: deferred for a built-in pack,
+    /// compiled (and so checked) now for a user pack.
+    pub(super) fn regex(&self, pattern: &str) -> Res<LazyRegex> {
+        self.regexes.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(pattern, self.defer_regexes)
+    }
 }
 
 /// Parses `<=2.6`, `>=2.7`, `==2.1`.
@@ -351,7 +354,7 @@ fn provides(m: &Matcher, name: &str) -> bool {
             }),
             Pred::Any(ms) => ms.iter().any(|m| provides(m, name)),
             Pred::Capture(c) => c == name,
-            Pred::NameRegex(re) => re.capture_names().any(|n| n == Some(name)),
+            Pred::NameRegex(re) => re.has_group(name),
             Pred::Lookup(l) => l.capture.iter().any(|(k, _)| k == name),
             Pred::Nearest(_, _, c) => c == name,
             Pred::Options(o) => o.capture.as_deref() == Some(name),

@@ -1,7 +1,7 @@
 //! Compiling matchers: anchors, predicates and argument tests, checked and
 //! ordered for evaluation.
 
-use super::compile::{re, Compiler, Res};
+use super::compile::{Compiler, Res};
 use super::glob::NameGlobs;
 use super::model::*;
 use super::schema::*;
@@ -57,14 +57,15 @@ impl Compiler {
             preds.push(Pred::Contains(Box::new(self.matcher(c).map_err(|e| format!("contains.{e}"))?)));
         }
         if !s.slot.is_empty() {
-            let slots = s.slot.iter().map(slot).collect::<Res<Vec<_>>>().map_err(|e| format!("slot: {e}"))?;
+            let slots =
+                s.slot.iter().map(|s| slot(self, s)).collect::<Res<Vec<_>>>().map_err(|e| format!("slot: {e}"))?;
             preds.push(Pred::Slot(slots));
         }
         if let Some(t) = &s.text {
             if t.contains("${") {
                 preds.push(Pred::TextTemplate(t.clone()));
             } else {
-                preds.push(Pred::Text(re(t).map_err(|e| format!("text: {e}"))?));
+                preds.push(Pred::Text(self.regex(t).map_err(|e| format!("text: {e}"))?));
             }
         }
         for (name, m) in &s.fields {
@@ -106,7 +107,7 @@ impl Compiler {
             preds.push(Pred::TrainingLoop(b));
         }
         if let Some(r) = &s.name_regex {
-            preds.push(Pred::NameRegex(re(r).map_err(|e| format!("name_regex: {e}"))?));
+            preds.push(Pred::NameRegex(self.regex(r).map_err(|e| format!("name_regex: {e}"))?));
         }
         if let Some(l) = &s.lookup {
             let table = self.table(&l.table).map_err(|e| format!("lookup: {e}"))?;
@@ -141,10 +142,10 @@ impl Compiler {
             }));
         }
         if let Some(c) = &s.in_branch_of {
-            preds.push(Pred::InBranchOf(condition(c).map_err(|e| format!("in_branch_of: {e}"))?));
+            preds.push(Pred::InBranchOf(condition(self, c).map_err(|e| format!("in_branch_of: {e}"))?));
         }
         if let Some(t) = &s.condition_text {
-            preds.push(Pred::ConditionText(re(t).map_err(|e| format!("condition_text: {e}"))?));
+            preds.push(Pred::ConditionText(self.regex(t).map_err(|e| format!("condition_text: {e}"))?));
         }
         if let Some(b) = s.assign_target {
             preds.push(Pred::AssignTarget(b));
@@ -156,16 +157,18 @@ impl Compiler {
             preds.push(Pred::InsideTrainingLoop(b));
         }
         if let Some(w) = &s.inside_with {
-            preds.push(Pred::InsideWith(NameGlobs::new(&w.to_vec()).map_err(|e| format!("inside_with: {e}"))?));
+            preds.push(Pred::InsideWith(
+                NameGlobs::new(&w.to_vec(), |p| self.regex(p)).map_err(|e| format!("inside_with: {e}"))?,
+            ));
         }
         if let Some(t) = &s.under_if {
-            preds.push(Pred::UnderIf(re(t).map_err(|e| format!("under_if: {e}"))?));
+            preds.push(Pred::UnderIf(self.regex(t).map_err(|e| format!("under_if: {e}"))?));
         }
         if let Some(params) = &s.signature {
             preds.push(Pred::Signature(params.clone()));
         }
         if let Some(t) = &s.in_chain_testing {
-            preds.push(Pred::InChainTesting(re(t).map_err(|e| format!("in_chain_testing: {e}"))?));
+            preds.push(Pred::InChainTesting(self.regex(t).map_err(|e| format!("in_chain_testing: {e}"))?));
         }
         if let Some(b) = s.receiver_loop_invariant {
             preds.push(Pred::ReceiverLoopInvariant(b));
@@ -178,10 +181,12 @@ impl Compiler {
             preds.push(Pred::LoopOver { over, receiver_variable: s.receiver_loop_variable.unwrap_or(false) });
         }
         if let Some(g) = &s.file_imports {
-            preds.push(Pred::FileImports(NameGlobs::new(&g.to_vec()).map_err(|e| format!("file_imports: {e}"))?));
+            preds.push(Pred::FileImports(
+                NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(|e| format!("file_imports: {e}"))?,
+            ));
         }
         if let Some(g) = &s.project_imports {
-            let globs = NameGlobs::new(&g.to_vec()).map_err(|e| format!("project_imports: {e}"))?;
+            let globs = NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(|e| format!("project_imports: {e}"))?;
             self.facts.push(Fact::Imports(globs));
             preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
@@ -212,7 +217,9 @@ impl Compiler {
     }
 
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
-        let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec()).map_err(|e| format!("{field}: {e}"));
+        let globs = |g: &OneOrMany, field: &str| {
+            NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(|e| format!("{field}: {e}"))
+        };
         Ok(Some(if let Some(g) = &s.call {
             Anchor::Call(globs(g, "call")?)
         } else if let Some(m) = &s.method {
@@ -220,24 +227,24 @@ impl Compiler {
         } else if let Some(g) = &s.attribute {
             Anchor::Attribute(globs(g, "attribute")?)
         } else if let Some(r) = &s.string {
-            Anchor::Str(re(r).map_err(|e| format!("string: {e}"))?)
+            Anchor::Str(self.regex(r).map_err(|e| format!("string: {e}"))?)
         } else if let Some(c) = &s.compare {
             let ops = c.ops.clone().unwrap_or_else(|| ["==", "!=", "in", "not in"].map(String::from).to_vec());
             let majority = c
                 .collection_majority
                 .as_deref()
-                .map(re)
+                .map(|p| self.regex(p))
                 .transpose()
                 .map_err(|e| format!("compare.collection_majority: {e}"))?;
             Anchor::Compare(CompareTest {
-                literal: re(&c.literal).map_err(|e| format!("compare.literal: {e}"))?,
+                literal: self.regex(&c.literal).map_err(|e| format!("compare.literal: {e}"))?,
                 ops,
                 majority,
             })
         } else if let Some(g) = &s.import {
             Anchor::Import(globs(g, "import")?)
         } else if let Some(r) = &s.env_var {
-            Anchor::EnvVar(re(r).map_err(|e| format!("env_var: {e}"))?)
+            Anchor::EnvVar(self.regex(r).map_err(|e| format!("env_var: {e}"))?)
         } else if let Some(g) = &s.file {
             let list = g.to_vec();
             let mut extensions = Vec::new();
@@ -247,10 +254,11 @@ impl Compiler {
                     _ => return Err(format!("file: `{glob}` must end in `*.EXT` so the walker knows what to collect")),
                 }
             }
+            let globs = globs(g, "file")?;
             self.file_extensions.extend(extensions.iter().cloned());
-            Anchor::File { globs: globs(g, "file")?, extensions }
+            Anchor::File { globs, extensions }
         } else if let Some(c) = &s.condition {
-            Anchor::Condition(condition(c).map_err(|e| format!("condition: {e}"))?)
+            Anchor::Condition(condition(self, c).map_err(|e| format!("condition: {e}"))?)
         } else if let Some(k) = &s.kind {
             Anchor::Kind(k.to_vec())
         } else if let Some(q) = &s.query {
@@ -310,8 +318,8 @@ impl Compiler {
                     ("eq", other) => self.arg_alt(other)?,
                     (op @ ("gt" | "ge" | "lt" | "le"), V::Integer(n)) => ArgAlt::Cmp(cmp_op(op), *n as f64),
                     (op @ ("gt" | "ge" | "lt" | "le"), V::Float(n)) => ArgAlt::Cmp(cmp_op(op), *n),
-                    ("regex", V::String(s)) => ArgAlt::Regex(re(s)?),
-                    ("text", V::String(s)) => ArgAlt::Text(re(s)?),
+                    ("regex", V::String(s)) => ArgAlt::Regex(self.regex(s)?),
+                    ("text", V::String(s)) => ArgAlt::Text(self.regex(s)?),
                     ("match", m @ V::Table(_)) => {
                         let spec: MatcherSpec = m.clone().try_into().map_err(|e: toml::de::Error| format!("match: {}", e.message()))?;
                         ArgAlt::Match(Box::new(self.matcher(&spec).map_err(|e| format!("match.{e}"))?))
@@ -387,21 +395,26 @@ fn cmp_op(op: &str) -> &'static str {
     }
 }
 
-fn condition(c: &ConditionSpec) -> Res<ConditionTest> {
+fn condition(compiler: &Compiler, c: &ConditionSpec) -> Res<ConditionTest> {
     Ok(ConditionTest {
-        test_calls: NameGlobs::new(&c.test_calls.to_vec())?,
-        branch_value: c.branch_value.as_deref().map(re).transpose()?,
+        test_calls: NameGlobs::new(&c.test_calls.to_vec(), |p| compiler.regex(p))?,
+        branch_value: c.branch_value.as_deref().map(|p| compiler.regex(p)).transpose()?,
     })
 }
 
-fn slot(s: &SlotSpec) -> Res<Slot> {
-    let globs = |g: &Option<OneOrMany>| g.as_ref().map(|g| NameGlobs::new(&g.to_vec())).transpose();
+fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
+    let globs =
+        |g: &Option<OneOrMany>| g.as_ref().map(|g| NameGlobs::new(&g.to_vec(), |p| compiler.regex(p))).transpose();
     let slot = Slot {
         call: globs(&s.call)?,
         method: s.method.as_ref().map(OneOrMany::to_vec),
         position: s.position,
         keyword: s.keyword.as_ref().map(OneOrMany::to_vec),
-        first_arg: s.first_arg.as_ref().map(|g| NameGlobs::new(std::slice::from_ref(g))).transpose()?,
+        first_arg: s
+            .first_arg
+            .as_ref()
+            .map(|g| NameGlobs::new(std::slice::from_ref(g), |p| compiler.regex(p)))
+            .transpose()?,
         assigned_to: globs(&s.assigned_to)?,
         param: globs(&s.param)?,
     };

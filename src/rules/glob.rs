@@ -3,12 +3,12 @@
 //! `*` matches any run of characters (dots included), `?` one character and
 //! `{a,b}` either alternative: `torch.cuda.*`, `torch.{zeros,ones}`.
 
-use regex::Regex;
+use super::lazy_regex::LazyRegex;
 
 /// A set of globs, plus the literal last segments usable as an index key.
 #[derive(Debug, Clone)]
 pub struct NameGlobs {
-    regex: Regex,
+    regex: LazyRegex,
     /// Literal last dotted segments of every glob, or `None` when some glob's
     /// last segment is a wildcard (then it must be tried on every name).
     pub last_segments: Option<Vec<String>>,
@@ -17,8 +17,9 @@ pub struct NameGlobs {
 }
 
 impl NameGlobs {
-    /// Compiles `globs`; an error names the glob at fault.
-    pub fn new(globs: &[String]) -> Result<Self, String> {
+    /// Translates `globs`; an error names the glob at fault. `regex` makes
+    /// the regex of the translation (now, or deferred: see [`LazyRegex`]).
+    pub fn new(globs: &[String], regex: impl FnOnce(&str) -> Result<LazyRegex, String>) -> Result<Self, String> {
         if globs.is_empty() {
             return Err("needs at least one name".to_string());
         }
@@ -36,8 +37,8 @@ impl NameGlobs {
                 _ => keys = None,
             }
         }
-        let regex =
-            Regex::new(&format!("^(?:{})$", alternatives.join("|"))).map_err(|e| format!("invalid glob: {e}"))?;
+        let pattern = format!("^(?:{})$", alternatives.join("|"));
+        let regex = regex(&pattern)?;
         Ok(NameGlobs { regex, last_segments: keys, source: globs.to_vec() })
     }
 
@@ -92,19 +93,19 @@ mod tests {
 
     #[test]
     fn star_crosses_dots_and_braces_expand() {
-        let g = NameGlobs::new(&["torch.cuda.*".into(), "torch.{zeros,ones}".into()]).unwrap();
+        let g = NameGlobs::new(&["torch.cuda.*".into(), "torch.{zeros,ones}".into()], LazyRegex::compiled).unwrap();
         assert!(g.is_match("torch.cuda.memory.empty_cache"));
         assert!(g.is_match("torch.ones"));
         assert!(!g.is_match("torch.cuda"));
         assert!(!g.is_match("torch.empty"));
         assert_eq!(g.last_segments, None);
-        let g = NameGlobs::new(&["torch.{zeros,ones}".into(), "a.b".into()]).unwrap();
+        let g = NameGlobs::new(&["torch.{zeros,ones}".into(), "a.b".into()], LazyRegex::compiled).unwrap();
         assert_eq!(g.last_segments, Some(vec!["zeros".into(), "ones".into(), "b".into()]));
     }
 
     #[test]
     fn unbalanced_braces_are_errors() {
-        assert!(NameGlobs::new(&["torch.{a".into()]).is_err());
-        assert!(NameGlobs::new(&["torch.a}".into()]).is_err());
+        assert!(NameGlobs::new(&["torch.{a".into()], LazyRegex::compiled).is_err());
+        assert!(NameGlobs::new(&["torch.a}".into()], LazyRegex::compiled).is_err());
     }
 }

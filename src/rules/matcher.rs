@@ -1,6 +1,7 @@
 //! Evaluating a compiled matcher at one node.
 
 use super::context::{local, Context, Frame};
+use super::lazy_regex::LazyRegex;
 use super::model::*;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
@@ -358,7 +359,7 @@ fn branch_values(node: Node) -> Vec<Node> {
 }
 
 /// A string value matching `re`, directly or as the first argument of a call (`torch.device("cuda")`).
-fn value_matches(v: Node, re: &regex::Regex, cx: &Context) -> bool {
+fn value_matches(v: Node, re: &LazyRegex, cx: &Context) -> bool {
     let v = unparen(v);
     if let Some((_, s)) = string_like(v, cx.src) {
         return re.is_match(&s);
@@ -450,6 +451,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::TrainingLoop(want) => cx.model.loops.get(&node.id()).is_some_and(|l| l.training) == *want,
         Pred::NameRegex(re) => {
             let Some(name) = st.get("qualname").map(str::to_string) else { return false };
+            let Some(re) = re.get() else { return false };
             let Some(caps) = re.captures(&name) else { return false };
             for group in re.capture_names().flatten() {
                 if let Some(m) = caps.name(group) {

@@ -2,9 +2,9 @@
 //! builds these from the TOML schema; `matcher.rs` evaluates them.
 
 use super::glob::NameGlobs;
+use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity};
 use crate::rules::schema::DocsSpec;
-use regex::Regex;
 
 /// A torch_npu version, `(major, minor)`.
 pub type Version = (u32, u32);
@@ -44,13 +44,13 @@ pub enum Anchor {
     /// A maximal dotted name resolving to a matching name.
     Attribute(NameGlobs),
     /// A string-like value whose normalised text matches.
-    Str(Regex),
+    Str(LazyRegex),
     /// A comparison with a matching string literal.
     Compare(CompareTest),
     /// An import statement importing a matching name.
     Import(NameGlobs),
     /// An environment variable (Python string literal or shell word).
-    EnvVar(Regex),
+    EnvVar(LazyRegex),
     /// A file whose name matches (`extensions` tells the walker what to collect).
     File { globs: NameGlobs, extensions: Vec<String> },
     /// A conditional expression or `if` chain whose test calls a matching name.
@@ -168,11 +168,11 @@ pub struct Options {
 #[derive(Debug)]
 pub struct CompareTest {
     /// The string operand.
-    pub literal: Regex,
+    pub literal: LazyRegex,
     /// Operators that count.
     pub ops: Vec<String>,
     /// For collection operands: at least half the strings must match this.
-    pub majority: Option<Regex>,
+    pub majority: Option<LazyRegex>,
 }
 
 /// Condition anchor details (also used by `in_branch_of`).
@@ -181,7 +181,7 @@ pub struct ConditionTest {
     /// A call the test must contain.
     pub test_calls: NameGlobs,
     /// A branch value must match this.
-    pub branch_value: Option<Regex>,
+    pub branch_value: Option<LazyRegex>,
 }
 
 /// One alternative accepted for an argument.
@@ -204,9 +204,9 @@ pub enum ArgAlt {
     /// A numeric literal compared with a number: `(op, number)`.
     Cmp(&'static str, f64),
     /// A string value matching a regex.
-    Regex(Regex),
+    Regex(LazyRegex),
     /// The argument's source text matches a regex.
-    Text(Regex),
+    Text(LazyRegex),
     /// The argument's node matches a matcher.
     Match(Box<Matcher>),
 }
@@ -272,11 +272,11 @@ pub enum Pred {
     /// The value sits in one of these slots.
     Slot(Vec<Slot>),
     /// The node's text matches.
-    Text(Regex),
+    Text(LazyRegex),
     /// The node is a branch value of a matching condition.
     InBranchOf(ConditionTest),
     /// The tests of the condition chain match.
-    ConditionText(Regex),
+    ConditionText(LazyRegex),
     /// The node is (or is not) an assignment target.
     AssignTarget(bool),
     /// Inside (or not inside) a loop body.
@@ -286,9 +286,9 @@ pub enum Pred {
     /// Inside a with-block or decorated function with a matching call.
     InsideWith(NameGlobs),
     /// Under an `if` whose test matches.
-    UnderIf(Regex),
+    UnderIf(LazyRegex),
     /// In an `if` chain or conditional expression with a matching test.
-    InChainTesting(Regex),
+    InChainTesting(LazyRegex),
     /// The call's arguments fit these parameter names.
     Signature(Vec<String>),
     /// The receiver is (or is not) loop-invariant.
@@ -318,7 +318,7 @@ pub enum Pred {
     /// The node is (is not) a training loop.
     TrainingLoop(bool),
     /// Regex on `qualname`; named groups become placeholders.
-    NameRegex(Regex),
+    NameRegex(LazyRegex),
     /// A text regex with `${placeholder}` back-references, compiled when evaluated.
     TextTemplate(String),
     /// A data table lookup.
@@ -392,9 +392,9 @@ pub enum EditAction {
     /// Replace the node with a template.
     Replace(String),
     /// Apply the first matching substitution once.
-    Sub(Vec<(Regex, String)>),
+    Sub(Vec<(LazyRegex, String)>),
     /// Apply every substitution everywhere.
-    SubAll(Vec<(Regex, String)>),
+    SubAll(Vec<(LazyRegex, String)>),
     /// Insert `name=value`, or replace the argument's value (by keyword or at `position`).
     SetKeyword { name: String, position: Option<usize>, value: String },
     /// Insert a first positional argument.

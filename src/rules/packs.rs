@@ -1,8 +1,10 @@
 //! Loading packs: the built-in ones embedded at build time, and user packs
 //! given with `--rules` (a file or a directory of `*.toml`).
 
-use super::compile::{Compiler, PackError};
+use super::compile::{parse_pack, Compiler, PackError};
 use super::engine::RuleSet;
+use super::schema::PackSpec;
+use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +27,12 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
 
 /// Compiles the built-in packs plus the user packs at `extra`.
 pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
+    load_with(extra, true)
+}
+
+/// [`load`], with the built-in packs' regexes compiled on first use when
+/// `defer_builtin_regexes`, or now (as for user packs, so a test can check them).
+fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, PackError> {
     let mut sources: Vec<(String, String)> = BUILTIN.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
     for path in extra {
         for file in pack_files(path)? {
@@ -51,9 +59,13 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
     // Every pack and data text read feeds the fingerprint, in load order.
     let fingerprint = std::cell::Cell::new(crate::hash::fnv1a(b"npu-mem rule packs"));
     let feed = |text: &str| fingerprint.set(crate::hash::fnv1a_extend(fingerprint.get(), text.as_bytes()));
+    // Parsing the TOML is most of the cost of loading; it needs no shared state.
+    let specs: Vec<PackSpec> =
+        sources.par_iter().map(|(origin, text)| parse_pack(origin, text)).collect::<Result<_, _>>()?;
     let mut codes = HashSet::new();
-    for (origin, text) in &sources {
+    for ((origin, text), spec) in sources.iter().zip(specs) {
         let builtin = BUILTIN.iter().any(|(n, _)| n == origin);
+        compiler.defer_regexes = builtin && defer_builtin_regexes;
         let base = Path::new(origin).parent().map(Path::to_path_buf).unwrap_or_default();
         feed(text);
         let read_data = |file: &str| -> Result<String, String> {
@@ -71,7 +83,7 @@ pub fn load(extra: &[PathBuf]) -> Result<RuleSet, PackError> {
             feed(&text);
             Ok(text)
         };
-        let pack = compiler.compile_pack(origin, text, &read_data)?;
+        let pack = compiler.compile_pack(origin, text, spec, &read_data)?;
         for rule in &pack.rules {
             if !codes.insert(rule.code.clone()) {
                 return Err(PackError {
@@ -139,4 +151,16 @@ fn pack_files(path: &Path) -> Result<Vec<PathBuf>, PackError> {
         return Err(err("the directory holds no *.toml rule pack".into()));
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The built-in packs defer their regexes, which then can no longer report
+    /// an error; so every one of them must compile here.
+    #[test]
+    fn every_builtin_regex_compiles() {
+        if let Err(e) = super::load_with(&[], false) {
+            panic!("{e}");
+        }
+    }
 }

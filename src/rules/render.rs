@@ -63,11 +63,11 @@ pub fn build_text_fix(
             EditAction::Replace(template) => render_with(template, &lookup),
             EditAction::Sub(subs) => {
                 let (re, rep) = subs.iter().find(|(re, _)| re.is_match(old))?;
-                re.replacen(old, 1, rep.as_str()).into_owned()
+                re.get()?.replacen(old, 1, rep.as_str()).into_owned()
             }
-            EditAction::SubAll(subs) => {
-                subs.iter().fold(old.to_string(), |acc, (re, rep)| re.replace_all(&acc, rep.as_str()).into_owned())
-            }
+            EditAction::SubAll(subs) => subs.iter().try_fold(old.to_string(), |acc, (re, rep)| {
+                Some(re.get()?.replace_all(&acc, rep.as_str()).into_owned())
+            })?,
             EditAction::SetKeyword { .. } | EditAction::PrependArg(_) | EditAction::RemoveArg => return None,
         };
         edits.push(Edit {
@@ -149,12 +149,12 @@ pub fn build_fix(
             }
             EditAction::Sub(subs) => {
                 let (re, rep) = subs.iter().find(|(re, _)| re.is_match(old))?;
-                edits.push((start, end, re.replacen(old, 1, rep.as_str()).into_owned()));
+                edits.push((start, end, re.get()?.replacen(old, 1, rep.as_str()).into_owned()));
             }
             EditAction::SubAll(subs) => {
                 let mut new = old.to_string();
                 for (re, rep) in subs {
-                    new = re.replace_all(&new, rep.as_str()).into_owned();
+                    new = re.get()?.replace_all(&new, rep.as_str()).into_owned();
                 }
                 if new == old {
                     return None;

@@ -1,0 +1,139 @@
+//! Regular expressions compiled when first used.
+//!
+//! Compiling every pattern of the built-in packs takes about 40 ms, most of a
+//! one-file scan, while a file reaches only a few of them. So the built-in
+//! packs' patterns are compiled on first use; a test compiles every one of
+//! them (`packs::tests`), so that compile cannot fail in a release. Patterns
+//! of user packs are compiled when the pack loads, so that a mistake is
+//! reported with its pack, rule and field instead of silently never matching.
+
+use regex::Regex;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// How long a pattern an error quotes: enough to recognise it, short enough
+/// that a generated megabyte pattern does not flood the terminal.
+const QUOTED_PATTERN_CHARS: usize = 200;
+
+/// A regular expression, compiled now or on its first match. Clones share
+/// the compiled expression.
+#[derive(Debug, Clone)]
+pub struct LazyRegex(Arc<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    pattern: Box<str>,
+    /// `None` inside: the pattern did not compile (only possible for a
+    /// built-in pattern, which the tests rule out); it then matches nothing.
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    /// A pattern compiled on first use; its syntax is not checked here.
+    pub fn deferred(pattern: &str) -> Self {
+        LazyRegex(Arc::new(Shared { pattern: pattern.into(), compiled: OnceLock::new() }))
+    }
+
+    /// A pattern compiled now; the error names the pattern (shortened if long).
+    pub fn compiled(pattern: &str) -> Result<Self, String> {
+        let regex = Regex::new(pattern).map_err(|e| describe_error(pattern, &e))?;
+        Ok(LazyRegex(Arc::new(Shared { pattern: pattern.into(), compiled: OnceLock::from(Some(regex)) })))
+    }
+
+    /// Compiles the pattern if that has not happened yet; the error is the
+    /// one [`LazyRegex::compiled`] would give.
+    pub fn force(&self) -> Result<&Regex, String> {
+        self.get().ok_or_else(|| match Regex::new(&self.0.pattern) {
+            Err(e) => describe_error(&self.0.pattern, &e),
+            Ok(_) => format!("regex `{}` failed to compile once and not again", self.0.pattern),
+        })
+    }
+
+    /// The compiled expression, or `None` if the pattern is invalid.
+    pub fn get(&self) -> Option<&Regex> {
+        self.0.compiled.get_or_init(|| Regex::new(&self.0.pattern).ok()).as_ref()
+    }
+
+    /// Whether the expression matches somewhere in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.get().is_some_and(|re| re.is_match(text))
+    }
+
+    /// Whether the pattern has a capture group called `name`, read from its
+    /// text (`(?P<name>` or `(?<name>`) so that asking compiles nothing.
+    pub fn has_group(&self, name: &str) -> bool {
+        ["(?P<", "(?<"].iter().any(|open| self.0.pattern.contains(&format!("{open}{name}>")))
+    }
+}
+
+/// Hands out one [`LazyRegex`] per distinct pattern, so that a pattern that
+/// many rules share (`torch.cuda.*`) is compiled once.
+#[derive(Default)]
+pub struct Interner {
+    seen: HashMap<Box<str>, LazyRegex>,
+}
+
+impl Interner {
+    /// The shared regex for `pattern`: deferred when `defer`, otherwise
+    /// compiled now (an error names the pattern).
+    pub fn get(&mut self, pattern: &str, defer: bool) -> Result<LazyRegex, String> {
+        if let Some(known) = self.seen.get(pattern) {
+            if !defer {
+                known.force()?;
+            }
+            return Ok(known.clone());
+        }
+        let new = if defer { LazyRegex::deferred(pattern) } else { LazyRegex::compiled(pattern)? };
+        self.seen.insert(pattern.into(), new.clone());
+        Ok(new)
+    }
+}
+
+/// An error message that quotes `pattern`, cut short when it is long.
+fn describe_error(pattern: &str, e: &regex::Error) -> String {
+    let Some((cut, _)) = pattern.char_indices().nth(QUOTED_PATTERN_CHARS) else {
+        return format!("invalid regex `{pattern}`: {e}");
+    };
+    // The regex crate's message quotes the whole pattern again; its last line says what is wrong.
+    let what = match e {
+        regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim_start_matches("error: ").to_string(),
+        other => other.to_string(),
+    };
+    format!("invalid regex `{}…` ({} bytes): {what}", &pattern[..cut], pattern.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deferred_compiles_on_first_match_and_an_invalid_pattern_matches_nothing() {
+        let ok = LazyRegex::deferred("^cuda(:\\d+)?$");
+        assert!(ok.0.compiled.get().is_none());
+        assert!(ok.is_match("cuda:1"));
+        assert!(ok.0.compiled.get().is_some());
+        assert!(!ok.has_group("name") && LazyRegex::deferred("(?P<op>x)|(?<b>y)").has_group("b"));
+        let bad = LazyRegex::deferred("(unclosed");
+        assert!(!bad.is_match("(unclosed"));
+        assert!(bad.force().unwrap_err().contains("unclosed group"));
+    }
+
+    #[test]
+    fn the_interner_shares_one_compiled_regex_per_pattern() {
+        let mut interner = Interner::default();
+        let a = interner.get("^torch\\.cuda\\..*$", true).unwrap();
+        let b = interner.get("^torch\\.cuda\\..*$", true).unwrap();
+        assert!(a.is_match("torch.cuda.synchronize"));
+        assert!(b.0.compiled.get().is_some(), "b is a's compiled regex");
+        assert!(interner.get("(", true).is_ok(), "deferred: not checked");
+        assert!(interner.get("(", false).is_err(), "now checked, though seen before");
+    }
+
+    #[test]
+    fn compiled_reports_the_error_with_a_shortened_pattern() {
+        assert!(LazyRegex::compiled("a(").unwrap_err().starts_with("invalid regex `a(`"));
+        let long = format!("{}(", "x".repeat(5000));
+        let message = LazyRegex::compiled(&long).unwrap_err();
+        assert!(message.len() < 400 && message.contains("5001 bytes"), "{message}");
+    }
+}
