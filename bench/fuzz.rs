@@ -379,6 +379,7 @@ fn commands(pack: &str) -> Vec<(Vec<String>, Vec<i32>)> {
         (scan(&["--format", "json", "--output-sarif", "out.sarif", "--output-markdown", "out.md"]), vec![0]),
         (scan(&["--format", "text", "--color", "always"]), vec![0]),
         (scan(&["--format", "github"]), vec![0]),
+        (scan(&["--format", "gitlab"]), vec![0]),
         (scan(&["--rules", pack, "--format", "json"]), vec![0, 2]),
         (scan(&["--diff", "--unsafe-fixes"]), vec![0, 1]),
         (scan(&["--fix", "--unsafe-fixes", "--format", "json"]), vec![0]),

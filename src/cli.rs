@@ -36,6 +36,8 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands (annotations on the pull request).
     Github,
+    /// GitLab Code Quality report (the `codequality` artifact of a CI job).
+    Gitlab,
     /// A Markdown report for a pull-request comment or the job summary.
     Markdown,
 }
@@ -70,7 +72,7 @@ pub enum FailOn {
 // The flags that shape the report, for the modes that write none (--diff,
 // --add-ignore, --write-baseline), so that they are refused, not ignored.
 #[command(group(clap::ArgGroup::new("report_flags").multiple(true)
-    .args(["format", "output", "output_sarif", "output_json", "output_markdown"])))]
+    .args(["format", "output", "output_sarif", "output_json", "output_markdown", "output_gitlab"])))]
 pub struct ScanArgs {
     /// Files or directories to scan.
     #[arg(default_value = ".")]
@@ -90,6 +92,9 @@ pub struct ScanArgs {
     /// Also write a Markdown report to this file (e.g. $GITHUB_STEP_SUMMARY).
     #[arg(long, value_name = "FILE")]
     pub output_markdown: Option<PathBuf>,
+    /// Also write a GitLab Code Quality report to this file (for `artifacts: reports: codequality:`).
+    #[arg(long, value_name = "FILE")]
+    pub output_gitlab: Option<PathBuf>,
     /// Exit with 1 when a finding at or above this severity remains [default: warning].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,

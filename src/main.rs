@@ -97,6 +97,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         sarif: open(&args.output_sarif)?,
         json: open(&args.output_json)?,
         markdown: open(&args.output_markdown)?,
+        gitlab: open(&args.output_gitlab)?,
     };
     let (select, ignore) = (&settings.select.value, &settings.ignore.value);
     let enabled = |code: &str| {
@@ -121,7 +122,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     }
     let progress = npu_mem::progress::Progress::default();
     let analyse = || pool.install(|| scan::analyse_files(&walked.files, &engine, &progress, cache.as_ref()));
-    let machine_stdout = matches!(args.format, Format::Json | Format::Sarif | Format::Github) && args.output.is_none();
+    let machine_stdout =
+        matches!(args.format, Format::Json | Format::Sarif | Format::Github | Format::Gitlab) && args.output.is_none();
     let mut outcomes = if !args.quiet && !machine_stdout && std::io::stderr().is_terminal() {
         // NPU_MEM_PROGRESS_DELAY_MS shortens the delay before the bar, for the test that checks it.
         let delay = std::env::var("NPU_MEM_PROGRESS_DELAY_MS").ok().and_then(|v| v.parse().ok());
@@ -175,6 +177,7 @@ struct ReportFiles {
     sarif: Option<ReportFile>,
     json: Option<ReportFile>,
     markdown: Option<ReportFile>,
+    gitlab: Option<ReportFile>,
 }
 
 /// What the last stage needs of the run: after analysis and fixing, the
@@ -244,6 +247,7 @@ impl Finished<'_> {
             (files.sarif, report::sarif::render as fn(&Report) -> String),
             (files.json, report::json::render),
             (files.markdown, report::markdown::render),
+            (files.gitlab, report::gitlab::render),
         ];
         for (file, render) in extra_outputs {
             if let Some(file) = file {
@@ -286,6 +290,7 @@ impl Finished<'_> {
             Format::Json => report::json::render(report),
             Format::Sarif => report::sarif::render(report),
             Format::Github => report::github::render(report),
+            Format::Gitlab => report::gitlab::render(report),
             Format::Markdown => report::markdown::render(report),
         }
     }

@@ -46,6 +46,15 @@ fn demo_github_annotations() {
 }
 
 #[test]
+fn demo_gitlab_code_quality_report() {
+    let run = common::npu_mem(&["scan", "fixtures/demo", "--format", "gitlab"]);
+    assert_eq!(run.code, 1, "the demo has warnings: {}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("the report is JSON");
+    assert!(report.as_array().is_some_and(|issues| !issues.is_empty()), "{report}");
+    insta::assert_snapshot!("demo_gitlab", run.stdout);
+}
+
+#[test]
 fn demo_markdown_report() {
     let run = common::npu_mem(&["scan", "fixtures/demo", "--format", "markdown"]);
     insta::assert_snapshot!("demo_markdown", run.stdout);

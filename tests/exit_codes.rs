@@ -131,9 +131,10 @@ fn an_unreadable_file_named_on_the_command_line_is_exit_2() {
 fn flags_that_cannot_work_together_are_usage_errors() {
     let dir = fixable("conflicts");
     std::fs::write(dir.join("base.json"), "{\"version\": 1, \"findings\": []}").unwrap();
-    let cases: [&[&str]; 8] = [
+    let cases: [&[&str]; 9] = [
         &["--add-ignore", "--write-baseline", "new.json"],
         &["--add-ignore", "--format", "json"],
+        &["--add-ignore", "--output-gitlab", "out.txt"],
         &["--diff", "-o", "out.txt"],
         &["--diff", "--format", "json"],
         &["--diff", "--output-json", "out.json"],

@@ -11,19 +11,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// `pre-commit` in a virtualenv under the target directory, installed once.
 fn pre_commit() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pre-commit-venv");
-    let exe = venv.join("bin/pre-commit");
-    if !exe.exists() {
-        let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().expect("python3 runs").success();
-        assert!(ok, "python3 -m venv failed");
-        let ok = Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "pre-commit"])
-            .status()
-            .expect("pip runs")
-            .success();
-        assert!(ok, "pip install pre-commit failed");
-    }
-    exe
+    common::python_venv("pre-commit-venv", &["pre-commit"]).join("bin/pre-commit")
 }
 
 /// Runs `pre-commit ARGS` in `dir`.

@@ -1,7 +1,9 @@
-//! Reporters: the same scan rendered as text, one line per finding, or JSON.
+//! Reporters: the same scan rendered as text, one line per finding, JSON,
+//! SARIF, GitHub annotations, a GitLab Code Quality report or Markdown.
 
 pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod json;
 pub mod markdown;
 pub mod rules;
