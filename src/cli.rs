@@ -45,12 +45,33 @@ pub enum Format {
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// When stdout is a terminal and NO_COLOR is not set.
+    /// When FORCE_COLOR is set (not to 0), or else when stdout is a terminal and NO_COLOR is not set.
     Auto,
     /// Always.
     Always,
     /// Never.
     Never,
+}
+
+/// The lowest severity the text and concise reports show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MinSeverity {
+    /// Every finding.
+    Info,
+    /// Warnings and errors.
+    Warning,
+    /// Errors only.
+    Error,
+}
+
+impl From<MinSeverity> for crate::finding::Severity {
+    fn from(m: MinSeverity) -> Self {
+        match m {
+            MinSeverity::Info => Self::Info,
+            MinSeverity::Warning => Self::Warning,
+            MinSeverity::Error => Self::Error,
+        }
+    }
 }
 
 /// The lowest severity that makes `scan` exit with 1.
@@ -158,6 +179,13 @@ pub struct ScanArgs {
     /// Colour the text report.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Leave findings below this severity out of the text and concise reports
+    /// (they still count, for the exit code too; other formats keep them).
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = MinSeverity::Info)]
+    pub min_severity: MinSeverity,
+    /// Print the number of findings per rule code, with how many are fixable, instead of the report.
+    #[arg(long)]
+    pub statistics: bool,
     /// Benchmarking aid: read and parse every file, match nothing, report nothing.
     #[arg(long, hide = true)]
     pub parse_only: bool,

@@ -81,6 +81,9 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     if args.show_settings {
         return print_or_fail(&config::show(&settings, file.as_ref()));
     }
+    if args.statistics && !matches!(args.format, Format::Text | Format::Concise) {
+        return Err("--statistics prints a table in place of the report; leave out --format, or use --output-json FILE (and the like) for the machine-readable reports".into());
+    }
     let target = parse_version(&settings.target.value)?;
     let fix_mode = match (args.fix || args.diff, args.unsafe_fixes) {
         (false, true) => {
@@ -242,6 +245,7 @@ impl Finished<'_> {
             target: &settings.target.value,
             elapsed_ms: self.started.elapsed().as_millis(),
             walk_problems: &self.walked.problems,
+            min_severity: args.min_severity.into(),
         };
         let extra_outputs = [
             (files.sarif, report::sarif::render as fn(&Report) -> String),
@@ -276,13 +280,15 @@ impl Finished<'_> {
 
     /// The report in the chosen format; `to_stdout` when it goes to stdout.
     fn render(&self, report: &Report, to_stdout: bool) -> String {
+        if self.args.statistics {
+            return report::statistics::render(report);
+        }
         match self.args.format {
             Format::Text => {
-                let to_terminal = to_stdout && std::io::stdout().is_terminal();
                 let color = match self.args.color {
                     ColorChoice::Always => true,
                     ColorChoice::Never => false,
-                    ColorChoice::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+                    ColorChoice::Auto => auto_color(to_stdout),
                 };
                 report::text::render(report, Paint(color))
             }
@@ -293,6 +299,19 @@ impl Finished<'_> {
             Format::Gitlab => report::gitlab::render(report),
             Format::Markdown => report::markdown::render(report),
         }
+    }
+}
+
+/// `--color auto` for a report on stdout (a file named by `-o` is never
+/// coloured): FORCE_COLOR (set, and not to `0` or `false`) turns colour on and
+/// FORCE_COLOR=0 off, as CI logs want; otherwise colour when stdout is a
+/// terminal and NO_COLOR is unset or empty.
+fn auto_color(to_stdout: bool) -> bool {
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    match set("FORCE_COLOR").as_deref() {
+        Some("0" | "false") => false,
+        Some(_) => to_stdout,
+        None => to_stdout && std::io::stdout().is_terminal() && set("NO_COLOR").is_none(),
     }
 }
 

@@ -23,7 +23,9 @@ pub fn npu_mem_in(dir: &Path, args: &[&str]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_npu-mem"))
         .args(args)
         .current_dir(dir)
+        // Colour depends on these; tests that check it set them themselves.
         .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
         .output()
         .expect("the npu-mem binary runs");
     Run {

@@ -6,8 +6,10 @@ pub mod github;
 pub mod gitlab;
 pub mod json;
 pub mod markdown;
+pub mod next_steps;
 pub mod rules;
 pub mod sarif;
+pub mod statistics;
 pub mod summary;
 pub mod text;
 
@@ -27,12 +29,25 @@ pub struct Report<'a> {
     pub elapsed_ms: u128,
     /// Problems met while walking (path, message).
     pub walk_problems: &'a [(String, String)],
+    /// The text and concise reports leave out findings below this severity
+    /// (`--min-severity`); the other formats show every finding.
+    pub min_severity: Severity,
 }
 
 impl Report<'_> {
     /// Number of findings with severity `s`.
     pub fn count(&self, s: Severity) -> usize {
         self.outcome.findings.iter().filter(|f| f.severity == s).count()
+    }
+
+    /// Whether the text and concise reports show `f` (see `min_severity`).
+    pub fn shown(&self, f: &Finding) -> bool {
+        f.severity >= self.min_severity
+    }
+
+    /// Number of findings with a fix of this applicability.
+    pub fn fixable(&self, a: crate::finding::Applicability) -> usize {
+        self.outcome.findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == a)).count()
     }
 
     /// Findings of one section, in report order.

@@ -64,6 +64,9 @@ pub struct SiteList {
     pub label: String,
     /// Where.
     pub sites: Vec<Site>,
+    /// What the report's opening uses the list for (not in the JSON).
+    #[serde(skip)]
+    pub role: Option<crate::rules::schema::SitesRole>,
 }
 
 /// One place.
@@ -169,6 +172,7 @@ pub fn section_summary(report: &Report, section: Section) -> SectionSummary {
         .filter(|(_, x)| x.section == section)
         .map(|(i, x)| SiteList {
             label: x.label.clone(),
+            role: x.role,
             sites: o
                 .sites
                 .iter()

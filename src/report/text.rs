@@ -4,9 +4,10 @@
 //! [`super::visible`], so a control character in it shows as `\x1b` instead of
 //! acting on the terminal.
 
-use super::summary::{section_summary, SectionSummary};
+use super::summary::{section_summary, SectionSummary, SiteList};
 use super::{visible, Report};
 use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
+use crate::rules::schema::SitesRole;
 use owo_colors::OwoColorize;
 use std::fmt::Write;
 
@@ -15,7 +16,7 @@ use std::fmt::Write;
 pub struct Paint(pub bool);
 
 impl Paint {
-    fn severity(self, s: Severity, text: &str) -> String {
+    pub(super) fn severity(self, s: Severity, text: &str) -> String {
         match (self.0, s) {
             (false, _) => text.to_string(),
             (true, Severity::Error) => text.red().bold().to_string(),
@@ -23,7 +24,7 @@ impl Paint {
             (true, Severity::Info) => text.cyan().to_string(),
         }
     }
-    fn bold(self, text: &str) -> String {
+    pub(super) fn bold(self, text: &str) -> String {
         if self.0 {
             text.bold().to_string()
         } else {
@@ -53,15 +54,21 @@ pub fn render(report: &Report, paint: Paint) -> String {
         if o.files_scanned == 1 { "" } else { "s" },
         report.elapsed_ms
     );
+    let hidden = report.outcome.findings.iter().filter(|f| !report.shown(f)).count();
     let _ = writeln!(
         out,
-        "Findings: {}, {}, {}",
+        "Findings: {}, {}, {}{}",
         paint.severity(Severity::Error, &plural(report.count(Severity::Error), "error")),
         paint.severity(Severity::Warning, &plural(report.count(Severity::Warning), "warning")),
         paint.severity(Severity::Info, &plural(report.count(Severity::Info), "info")),
+        match hidden {
+            0 => String::new(),
+            n => format!(" ({n} below --min-severity {} not shown)", report.min_severity),
+        }
     );
+    super::next_steps::render(&mut out, report, paint);
     for section in Section::ALL {
-        let findings: Vec<&Finding> = report.section_findings(section).collect();
+        let findings: Vec<&Finding> = report.section_findings(section).filter(|f| report.shown(f)).collect();
         let summary = section_summary(report, section);
         let _ = writeln!(
             out,
@@ -80,7 +87,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
         }
         render_notes(&mut out, &summary, paint);
     }
-    let meta: Vec<&Finding> = report.section_findings(Section::Meta).collect();
+    let meta: Vec<&Finding> = report.section_findings(Section::Meta).filter(|f| report.shown(f)).collect();
     if !meta.is_empty() {
         let _ = writeln!(
             out,
@@ -119,7 +126,8 @@ pub fn render(report: &Report, paint: Paint) -> String {
     out
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// `3 errors`, `1 warning`, `13 info`.
+pub(super) fn plural(n: usize, word: &str) -> String {
     match (n, word) {
         (_, "info") => format!("{n} info"),
         (1, _) => format!("1 {word}"),
@@ -156,7 +164,10 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
         }
         out.push('\n');
     }
-    for list in s.sites.iter().filter(|l| !l.sites.is_empty()) {
+    // The entry scripts are named in the opening, where they are needed; a
+    // project can have hundreds.
+    let listed = |l: &&SiteList| !l.sites.is_empty() && l.role != Some(SitesRole::EntryScripts);
+    for list in s.sites.iter().filter(listed) {
         let _ = writeln!(out, "{}", paint.bold(&format!("In use: {}", list.label)));
         for site in &list.sites {
             let _ = writeln!(out, "  {}:{}  {}", visible(&site.path), site.line, visible(&site.detail));
@@ -173,23 +184,6 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
             let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {}", visible(&r.key), visible(&r.value), r.count);
         }
         out.push('\n');
-    }
-    if let Some(v) = &s.verdict {
-        if v.blockers == 0 {
-            let _ = writeln!(
-                out,
-                "Automatic migration (transfer_to_npu): compatible: no pattern it cannot handle was found.\n"
-            );
-        } else {
-            let codes: Vec<String> = v.by_code.iter().map(|c| format!("{} x{}", c.code, c.count)).collect();
-            let _ = writeln!(
-                out,
-                "Automatic migration (transfer_to_npu): {} by {}: {}. These need manual changes; see the findings marked [blocker].\n",
-                paint.severity(Severity::Error, "blocked"),
-                plural(v.blockers, "finding"),
-                codes.join(", ")
-            );
-        }
     }
     out
 }
@@ -272,10 +266,7 @@ fn render_fixes(out: &mut String, report: &Report) {
         let files: std::collections::BTreeSet<&str> = fixed.iter().map(|f| f.path.as_str()).collect();
         let _ = writeln!(out, "\nFixed {} in {}.", plural(fixed.len(), "finding"), plural(files.len(), "file"));
     }
-    let with_fix = |a: Applicability| {
-        report.outcome.findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == a)).count()
-    };
-    let (safe, unsafe_) = (with_fix(Applicability::Safe), with_fix(Applicability::Unsafe));
+    let (safe, unsafe_) = (report.fixable(Applicability::Safe), report.fixable(Applicability::Unsafe));
     if safe > 0 {
         let _ = writeln!(out, "{} a safe fix: `npu-mem scan --fix` applies them.", have(safe));
     }

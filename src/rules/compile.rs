@@ -139,7 +139,7 @@ impl Compiler {
             let needle = format!("\"{}\"", x.label);
             let alternatives =
                 self.alternatives(&x.matcher).map_err(|e| at(&needle, format!("sites `{}`: match.{e}", x.label)))?;
-            sites.push(Sites { section: x.section, label: x.label, alternatives, detail: x.detail });
+            sites.push(Sites { section: x.section, label: x.label, alternatives, detail: x.detail, role: x.role });
         }
         let mut groups = Vec::new();
         for g in spec.summary.group {

@@ -505,6 +505,8 @@ pub struct Sites {
     pub alternatives: Vec<Matcher>,
     /// Detail template.
     pub detail: Option<String>,
+    /// What the report's "Next steps" uses the list for.
+    pub role: Option<super::schema::SitesRole>,
 }
 
 /// A summary table of distinct values.

@@ -484,6 +484,19 @@ pub struct SitesSpec {
     /// Optional template shown after each site.
     #[serde(default)]
     pub detail: Option<String>,
+    /// What the report's opening "Next steps" uses the list for, if anything.
+    #[serde(default)]
+    pub role: Option<SitesRole>,
+}
+
+/// Uses of a site list in the report's opening "Next steps".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SitesRole {
+    /// Scripts a user runs: where `transfer_to_npu` is imported to turn on automatic migration.
+    EntryScripts,
+    /// Imports of `transfer_to_npu`: automatic migration is already on.
+    AutomaticMigration,
 }
 
 /// `[[summary.group]]`: distinct `key` values of the matches, with `value` and a count.

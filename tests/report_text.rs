@@ -1,0 +1,161 @@
+//! The text report opens with what to do (verdict, blockers, next steps);
+//! `--statistics`, `--min-severity` and FORCE_COLOR.
+
+mod common;
+
+use common::{npu_mem, npu_mem_in, scan_json, temp_dir};
+use std::process::Command;
+
+/// The report's lines before the first checklist section.
+fn opening(stdout: &str) -> Vec<&str> {
+    stdout.lines().take_while(|l| !l.starts_with("== ")).collect()
+}
+
+#[test]
+fn the_demo_report_opens_with_the_verdict_its_blockers_and_the_next_steps() {
+    let run = npu_mem(&["scan", "fixtures/demo", "--color", "never", "--no-cache"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let head = opening(&run.stdout);
+    let json = scan_json(&["fixtures/demo"]);
+    let findings = json["findings"].as_array().unwrap();
+    let blockers: Vec<String> = findings
+        .iter()
+        .filter(|f| f["blocker"] == true)
+        .map(|f| {
+            format!("  {}:{}:{} {}", f["path"].as_str().unwrap(), f["line"], f["column"], f["code"].as_str().unwrap())
+        })
+        .collect();
+    assert!(blockers.len() >= 2, "the demo has blockers");
+    let verdict =
+        head.iter().position(|l| l.starts_with("Automatic migration (transfer_to_npu): blocked by ")).unwrap();
+    assert!(head[verdict].contains(&format!("by {} findings", blockers.len())), "{}", head[verdict]);
+    assert_eq!(
+        &head[verdict + 1..verdict + 1 + blockers.len()],
+        &blockers.iter().map(String::as_str).collect::<Vec<_>>()[..]
+    );
+    let steps = &head[head.iter().position(|l| *l == "Next steps:").unwrap()..];
+    let safe = findings.iter().filter(|f| f["fix"]["applicability"] == "safe").count();
+    let unsafe_ = findings.iter().filter(|f| f["fix"]["applicability"] == "unsafe").count();
+    assert!(
+        steps
+            .contains(&format!("  - {safe} safe fixes: `npu-mem scan --fix` (see them first with `--diff`).").as_str()),
+        "{steps:#?}"
+    );
+    assert!(steps.iter().any(|l| l.starts_with(&format!("  - {unsafe_} more have an unsafe fix"))), "{steps:#?}");
+    // Errors that are not blockers are named under their step.
+    let error = findings.iter().find(|f| f["severity"] == "error" && f["blocker"] == false).unwrap();
+    let at = format!(
+        "      {}:{}:{} {}",
+        error["path"].as_str().unwrap(),
+        error["line"],
+        error["column"],
+        error["code"].as_str().unwrap()
+    );
+    assert!(steps.contains(&at.as_str()), "{steps:#?}");
+}
+
+#[test]
+fn a_compatible_project_is_told_where_transfer_to_npu_goes_and_an_adopter_that_it_is_on() {
+    let dir = temp_dir("next-steps");
+    std::fs::write(
+        dir.join("train.py"),
+        "import torch\n\ndef main():\n    print(torch.ones(2).cuda())\n\nif __name__ == \"__main__\":\n    main()\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("lib.py"), "import torch\n\ndef f(x):\n    return x.cuda()\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache"]);
+    let head = opening(&run.stdout).join("\n");
+    assert!(head.contains("Automatic migration (transfer_to_npu): compatible"), "{head}");
+    assert!(head.contains("at the top of each script you run (train.py)"), "{head}");
+
+    std::fs::write(
+        dir.join("run.py"),
+        "import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\nimport train\n",
+    )
+    .unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache"]);
+    let head = opening(&run.stdout).join("\n");
+    assert!(head.contains("Automatic migration (transfer_to_npu): in use (imported at run.py:2)"), "{head}");
+    assert!(!head.contains("Turn it on"), "{head}");
+
+    // Nothing found: nothing to do, and no advice to turn anything on.
+    let clean = temp_dir("next-steps-clean");
+    std::fs::write(clean.join("a.py"), "import math\nprint(math.pi)\n").unwrap();
+    let run = npu_mem_in(&clean, &["scan", ".", "--no-cache"]);
+    assert_eq!(run.code, 0);
+    let head = opening(&run.stdout).join("\n");
+    assert!(head.contains("  - Nothing to change.") && !head.contains("Turn it on"), "{head}");
+}
+
+#[test]
+fn statistics_count_every_code_with_its_fixes_and_agree_with_the_json() {
+    let run = npu_mem(&["scan", "fixtures/demo", "--statistics", "--no-cache"]);
+    assert_eq!(run.code, 1, "the exit code is the scan's: {}", run.stderr);
+    let json = scan_json(&["fixtures/demo"]);
+    let findings = json["findings"].as_array().unwrap();
+    let mut lines = run.stdout.lines();
+    assert!(lines.next().unwrap().split_whitespace().eq(["count", "code", "fixable", "severity", "name"]));
+    let rows: Vec<&str> = lines.clone().take_while(|l| !l.contains(" findings in ")).collect();
+    let mut previous = usize::MAX;
+    let mut total = 0;
+    for row in &rows {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        let (count, code): (usize, &str) = (cells[0].parse().unwrap(), cells[1]);
+        let of_code: Vec<_> = findings.iter().filter(|f| f["code"] == code).collect();
+        assert_eq!(count, of_code.len(), "{row}");
+        assert!(count <= previous, "most frequent first: {row}");
+        previous = count;
+        total += count;
+        let safe = of_code.iter().filter(|f| f["fix"]["applicability"] == "safe").count();
+        assert_eq!(safe > 0, row.contains(&format!("{safe} safe")), "{row}");
+        assert!(row.ends_with(of_code[0]["name"].as_str().unwrap()), "{row}");
+    }
+    assert_eq!(total, findings.len());
+    let codes: std::collections::BTreeSet<&str> = findings.iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert_eq!(rows.len(), codes.len());
+
+    let json_too = npu_mem(&["scan", "fixtures/demo", "--statistics", "--format", "json"]);
+    assert_eq!(json_too.code, 2);
+    assert!(json_too.stderr.contains("--statistics prints a table in place of the report"), "{}", json_too.stderr);
+}
+
+#[test]
+fn min_severity_hides_findings_from_text_and_concise_but_not_from_the_gate_or_json() {
+    let all = npu_mem(&["scan", "fixtures/demo", "--format", "concise"]);
+    let warn = npu_mem(&["scan", "fixtures/demo", "--format", "concise", "--min-severity", "warning"]);
+    let info_lines = all.stdout.lines().filter(|l| l.contains(" [info] ")).count();
+    assert!(info_lines > 0);
+    assert_eq!(warn.stdout.lines().count(), all.stdout.lines().count() - info_lines);
+    assert!(!warn.stdout.contains(" [info] "));
+    let errors = npu_mem(&["scan", "fixtures/demo", "--format", "concise", "--min-severity", "error"]);
+    assert!(errors.stdout.lines().all(|l| l.contains(" [error] ")) && !errors.stdout.is_empty());
+
+    let text = npu_mem(&["scan", "fixtures/demo", "--min-severity", "warning", "--color", "never"]);
+    assert!(!text.stdout.contains("[info]"));
+    assert!(text.stdout.contains(&format!("({info_lines} below --min-severity warning not shown)")), "{}", text.stdout);
+    // Only what is shown changes: `--fail-on info` still fails on the hidden info findings.
+    let dir = temp_dir("min-severity");
+    std::fs::write(dir.join("a.py"), "import torch\nif torch.cuda.is_available():\n    pass\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--fail-on", "info", "--min-severity", "warning", "--no-cache"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let json = npu_mem_in(&dir, &["scan", ".", "--min-severity", "error", "--format", "json", "--no-cache"]);
+    assert!(json.stdout.contains("\"API001\""), "JSON keeps every finding");
+}
+
+#[test]
+fn force_color_colours_piped_output_and_force_color_0_and_no_color_do_not() {
+    let run = |env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_npu-mem"));
+        command.args(["scan", "fixtures/demo", "--no-cache"]).current_dir(env!("CARGO_MANIFEST_DIR"));
+        command.env_remove("FORCE_COLOR").env_remove("NO_COLOR");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        String::from_utf8_lossy(&command.output().unwrap().stdout).into_owned()
+    };
+    assert!(!run(&[]).contains('\x1b'), "a pipe is not a terminal");
+    assert!(run(&[("FORCE_COLOR", "1")]).contains("\x1b["));
+    assert!(run(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]).contains("\x1b["), "FORCE_COLOR wins");
+    assert!(!run(&[("FORCE_COLOR", "0")]).contains('\x1b'));
+    assert!(!run(&[("FORCE_COLOR", "")]).contains('\x1b'), "empty counts as unset");
+}
