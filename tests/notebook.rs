@@ -125,20 +125,9 @@ fn regions_match_cells(sarif: &str, raw: &str) -> usize {
     results.len()
 }
 
-/// A Python with `nbformat` installed from PyPI, made once per test run.
+/// A Python with `nbformat` installed from PyPI, made once.
 fn nbformat_python() -> std::path::PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nbformat-venv");
-    let python = venv.join("bin/python");
-    if !python.exists() {
-        let made = std::process::Command::new("python3").args(["-m", "venv"]).arg(&venv).status().unwrap();
-        assert!(made.success());
-    }
-    let installed = std::process::Command::new(&python)
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "nbformat==5.10.4"])
-        .status()
-        .unwrap();
-    assert!(installed.success(), "pip install nbformat");
-    python
+    common::venv_with("nbformat-venv", &["nbformat==5.10.4"]).join("python")
 }
 
 /// The two notebook fixtures, fixed with `--fix --unsafe-fixes` in a fresh directory.
