@@ -98,8 +98,9 @@ pub struct ScanArgs {
     /// Files or directories to scan.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output format (given twice, the last wins: a pre-commit hook's `args` can
+    /// replace the format its entry sets).
+    #[arg(long, value_enum, default_value_t = Format::Text, overrides_with = "format")]
     pub format: Format,
     /// Write the report to this file instead of stdout.
     #[arg(long, short = 'o')]

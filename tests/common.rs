@@ -1,10 +1,12 @@
-//! Helpers shared by the integration tests: running the built binary.
+//! Helpers shared by the integration tests: running the built binary, git,
+//! temporary directories, and Python virtualenvs with tools from PyPI.
 
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
 
 /// Output of one run of `npu-mem`.
 pub struct Run {
@@ -58,7 +60,7 @@ pub fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A fresh, empty directory under the system's temporary directory.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
+pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("npu-mem-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -156,29 +158,63 @@ pub fn validate(schema: &Value, root: &Value, value: &Value, path: &str, errors:
         }
     }
 }
+}
 
-/// A Python virtual environment under the cargo target directory with
-/// `packages` installed from PyPI; made once, and again when the list changes.
-pub fn python_venv(name: &str, packages: &[&str]) -> std::path::PathBuf {
-    // Tests of one binary run in parallel: one of them installs, the others wait.
-    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = INSTALLING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+/// A command's exit status, standard output and standard error, for a failure message.
+pub fn output_text(out: &Output) -> String {
+    format!(
+        "{}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Runs `cmd` and returns its output; panics with that output if it fails.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?} did not start: {e}"));
+    assert!(out.status.success(), "{cmd:?} failed: {}", output_text(&out));
+    out
+}
+
+/// Makes a virtualenv at `dir` with the machine's `python3` and returns its
+/// `bin` directory.
+pub fn new_venv(dir: &Path) -> PathBuf {
+    run_ok(Command::new("python3").args(["-m", "venv"]).arg(dir));
+    dir.join("bin")
+}
+
+/// Held while a virtualenv is made, so that tests running in parallel in one
+/// test binary do not install into the same one at once.
+static VENV_LOCK: Mutex<()> = Mutex::new(());
+
+/// The `bin` directory of the virtualenv `name` under the cargo target
+/// directory with `packages` installed from PyPI. It is made once and kept for
+/// later runs; a marker written after the install tells it is complete.
+pub fn venv_with(name: &str, packages: &[&str]) -> PathBuf {
+    let _guard = VENV_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let marker = venv.join("installed-for-npu-mem-tests");
+    let bin = venv.join("bin");
+    let marker = venv.join("npu-mem-test-installed");
     let wanted = packages.join("\n");
     if std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
-        return venv;
+        return bin;
     }
-    let ok =
-        Command::new("python3").args(["-m", "venv", "--clear"]).arg(&venv).status().expect("python3 runs").success();
-    assert!(ok, "python3 -m venv {} failed", venv.display());
-    let ok = Command::new(venv.join("bin/pip"))
-        .args(["install", "--quiet", "--disable-pip-version-check"])
-        .args(packages)
-        .status()
-        .expect("pip runs")
-        .success();
-    assert!(ok, "pip install {packages:?} failed (these tests need PyPI)");
+    if !bin.join("python").exists() {
+        new_venv(&venv);
+    }
+    run_ok(
+        Command::new(bin.join("python"))
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args(packages),
+    );
     std::fs::write(&marker, wanted).unwrap();
-    venv
+    bin
+}
+
+/// The PATH with `dir` in front.
+pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&path)))
+        .unwrap_or_else(|e| panic!("{} cannot go on PATH: {e}", dir.display()))
 }

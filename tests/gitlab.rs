@@ -207,7 +207,7 @@ sys.exit(1 if problems else 0)
 #[test]
 #[ignore = "installs jsonschema from PyPI; .ci/run runs it with `cargo test -- --ignored`"]
 fn demo_report_passes_jsonschema_with_gitlabs_schema() {
-    let python = common::python_venv("jsonschema-venv", &["jsonschema"]).join("bin/python");
+    let python = common::venv_with("jsonschema-venv", &["jsonschema"]).join("python");
     let report = common::temp_dir("gitlab-jsonschema").join("gl-code-quality-report.json");
     let run =
         common::npu_mem(&["scan", "fixtures/demo", "--fail-on", "never", "--output-gitlab", report.to_str().unwrap()]);

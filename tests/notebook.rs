@@ -127,7 +127,7 @@ fn regions_match_cells(sarif: &str, raw: &str) -> usize {
 
 /// A Python with `nbformat` installed from PyPI, made once.
 fn nbformat_python() -> std::path::PathBuf {
-    common::python_venv("nbformat-venv", &["nbformat==5.10.4"]).join("bin/python")
+    common::venv_with("nbformat-venv", &["nbformat==5.10.4"]).join("python")
 }
 
 /// The two notebook fixtures, fixed with `--fix --unsafe-fixes` in a fresh directory.
