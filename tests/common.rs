@@ -158,7 +158,6 @@ pub fn validate(schema: &Value, root: &Value, value: &Value, path: &str, errors:
         }
     }
 }
-}
 
 /// A command's exit status, standard output and standard error, for a failure message.
 pub fn output_text(out: &Output) -> String {
