@@ -19,6 +19,9 @@ if [ -z "${BIN:-}" ]; then
     BIN="$HERE/target/release/npu-mem"
     (cd "$HERE" && cargo build --release --quiet)
 fi
+# The scans run in a temporary directory: the builds' paths must be absolute.
+BIN="$(realpath "$BIN")"
+[ -z "${OTHER:-}" ] || OTHER="$(realpath "$OTHER")"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 printf 'import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n' >"$WORK/one_file.py"
