@@ -45,6 +45,13 @@ struct PyTool {
     npu_mem: Option<FileSettings>,
 }
 
+/// Compiles a `per-file-ignores` glob: `*` and `?` stay within one path
+/// component, `**` crosses directories, `{a,b}` is either.
+pub fn per_file_glob(glob: &str) -> Result<globset::GlobMatcher, String> {
+    let compiled = globset::GlobBuilder::new(glob).literal_separator(true).build().map_err(|e| e.kind().to_string())?;
+    Ok(compiled.compile_matcher())
+}
+
 /// An `exclude` glob and the directory it is relative to.
 #[derive(Debug, Clone)]
 pub struct Exclude {
@@ -311,8 +318,7 @@ pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&s
         if glob.is_empty() {
             return Err(format!("{at}`per-file-ignores` has an empty glob, which matches no file; write one"));
         }
-        crate::rules::glob::NameGlobs::new(std::slice::from_ref(glob), crate::rules::lazy_regex::LazyRegex::compiled)
-            .map_err(|e| format!("{at}`per-file-ignores` glob `{glob}`: {e}"))?;
+        per_file_glob(glob).map_err(|e| format!("{at}`per-file-ignores` glob `{glob}`: {e}"))?;
     }
     if !["2.1", "2.6", "2.14"].contains(&settings.target.value.as_str()) {
         return Err(format!("target `{}` is not one of 2.1, 2.6, 2.14", settings.target.value));

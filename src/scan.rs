@@ -363,7 +363,7 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
 /// configuration file's directory (whatever directory the scan runs from).
 pub struct PerFileIgnores {
     base: std::path::PathBuf,
-    globs: Vec<(crate::rules::glob::NameGlobs, bool, Vec<String>)>,
+    globs: Vec<(globset::GlobMatcher, bool, Vec<String>)>,
 }
 
 impl PerFileIgnores {
@@ -372,14 +372,7 @@ impl PerFileIgnores {
         let globs = table
             .globs
             .iter()
-            .filter_map(|(g, codes)| {
-                let names = crate::rules::glob::NameGlobs::new(
-                    std::slice::from_ref(g),
-                    crate::rules::lazy_regex::LazyRegex::compiled,
-                )
-                .ok()?;
-                Some((names, g.contains('/'), codes.clone()))
-            })
+            .filter_map(|(g, codes)| Some((crate::config::per_file_glob(g).ok()?, g.contains('/'), codes.clone())))
             .collect();
         PerFileIgnores { base: table.base.clone(), globs }
     }

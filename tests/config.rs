@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::npu_mem_in;
+use common::{npu_mem_in, temp_dir};
 use std::path::PathBuf;
 
 fn project(name: &str, config_name: &str, config: &str) -> PathBuf {
@@ -188,4 +188,26 @@ fn an_invalid_exclude_glob_names_file_and_line() {
     assert!(!run.stderr.contains("--exclude"), "{}", run.stderr);
     let run = npu_mem_in(&dir, &["scan", "src", "--exclude", "c/{d"]);
     assert!(run.stderr.contains("`--exclude` glob `c/{d`"), "{}", run.stderr);
+}
+
+#[test]
+fn per_file_ignores_star_stays_in_one_directory_and_double_star_crosses() {
+    let root = temp_dir("per-file-star");
+    for dir in ["tests", "tests/unit"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+        std::fs::write(root.join(dir).join("t.py"), "import torch\nx = torch.ones(2).cuda()\n").unwrap();
+    }
+    let flagged = |table: &str| -> Vec<String> {
+        std::fs::write(root.join(".npu-mem.toml"), format!("per-file-ignores = {{ {table} }}\n")).unwrap();
+        let run = npu_mem_in(&root, &["scan", ".", "--format", "json", "--select", "TX001", "--no-cache"]);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr));
+        let mut paths: Vec<String> =
+            v["findings"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+        paths.dedup();
+        paths
+    };
+    assert_eq!(flagged(r#""tests/*" = ["TX001"]"#), ["tests/unit/t.py"], "`*` does not cross `/`");
+    assert_eq!(flagged(r#""tests/**" = ["TX001"]"#), Vec::<String>::new(), "`**` does");
+    assert_eq!(flagged(r#""t.py" = ["TX001"]"#), Vec::<String>::new(), "a glob without `/` matches names anywhere");
+    assert_eq!(flagged(r#""tests/{unit,x}/*.py" = ["TX001"]"#), ["tests/t.py"]);
 }
