@@ -3,7 +3,7 @@
 
 use super::lazy_regex::{Interner, LazyRegex};
 use super::model::*;
-use super::placeholders::check_filled;
+use super::placeholders::{check_filled, provided};
 use super::schema::*;
 use std::fmt;
 use std::sync::Mutex;
@@ -206,7 +206,7 @@ impl Compiler {
             Some(d) => {
                 let when = self.matcher(&d.when).map_err(|e| format!("downgrade.when.{e}"))?;
                 // Evaluated on its own, without the match's captures.
-                check_filled(&when, &Places::new()).map_err(|e| format!("downgrade.when.{e}"))?;
+                check_filled(&when, |_| false).map_err(|e| format!("downgrade.when.{e}"))?;
                 Some((d.to, when))
             }
             None => None,
@@ -214,11 +214,8 @@ impl Compiler {
         let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| format!("fix.{e}"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
-            let mut captured = Places::new();
-            for m in &alternatives {
-                captured.extend(m.flow.provides.clone());
-            }
-            check_filled(when, &captured).map_err(|e| format!("fix.when.{e}"))?;
+            let captured = |name: &str| alternatives.iter().any(|m| provided(m).contains_key(name));
+            check_filled(when, captured).map_err(|e| format!("fix.when.{e}"))?;
         }
         let precision = r.precision.unwrap_or_else(|| "high".to_string());
         if !["very-high", "high", "medium", "low"].contains(&precision.as_str()) {
@@ -346,7 +343,7 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
             || name.starts_with("import:")
-            || alternatives.iter().any(|m| m.flow.provides.contains_key(name));
+            || alternatives.iter().any(|m| provided(m).contains_key(name));
         if !known {
             return Err(format!(
                 "unknown placeholder `{{{name}}}`; known: {}, arg.NAME, captures and `set` keys",

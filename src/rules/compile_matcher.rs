@@ -4,7 +4,10 @@
 use super::compile::{Compiler, Res};
 use super::glob::NameGlobs;
 use super::model::*;
-use super::placeholders::{anchor_provides, arg_flow, check_filled, dependency_order, field_flow, flow, pred_flow};
+use super::placeholders::{
+    arg_provides, arg_reads, check_filled, dependency_order, field_provides, field_reads, matcher_reads, pred_provides,
+    pred_reads,
+};
 use super::schema::*;
 
 impl Compiler {
@@ -24,12 +27,11 @@ impl Compiler {
                     // Shared predicates run first, unless they read what the branch captures.
                     let mut shared_m = self.matcher(&shared)?;
                     shared_m.preds.append(&mut m.preds);
-                    let own = anchor_provides(m.anchor.as_ref());
-                    m.preds = dependency_order(shared_m.preds, &own, pred_flow)
+                    m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_provides)
                         .map_err(|e| format!("{e} (alternative any[{i}])"))?;
                     m.set.extend(shared_m.set);
-                    m.flow = flow(&m);
-                    check_filled(&m, &Places::new()).map_err(|e| format!("{e} (alternative any[{i}])"))?;
+                    m.reads = matcher_reads(m.anchor.as_ref(), &m.preds);
+                    check_filled(&m, |_| false).map_err(|e| format!("{e} (alternative any[{i}])"))?;
                     out.push(m);
                 }
                 Ok(out)
@@ -39,7 +41,7 @@ impl Compiler {
                 if m.anchor.is_none() {
                     return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, file, condition, kind, query".into());
                 }
-                check_filled(&m, &Places::new())?;
+                check_filled(&m, |_| false)?;
                 Ok(vec![m])
             }
         }
@@ -50,12 +52,11 @@ impl Compiler {
             return Err("give at most one anchor per matcher; use `any = [...]` for alternatives".into());
         }
         let anchor = self.anchor(s)?;
-        let own = anchor_provides(anchor.as_ref());
         let mut preds = Vec::new();
         if !s.args.is_empty() {
             let checks =
                 s.args.iter().map(|a| self.arg(a)).collect::<Res<Vec<_>>>().map_err(|e| format!("args: {e}"))?;
-            preds.push(Pred::Args(dependency_order(checks, &own, arg_flow)?));
+            preds.push(Pred::Args(dependency_order(checks, anchor.as_ref(), arg_reads, arg_provides)?));
         }
         if let Some(r) = &s.receiver {
             preds.push(Pred::Receiver(Box::new(self.matcher(r).map_err(|e| format!("receiver.{e}"))?)));
@@ -80,7 +81,7 @@ impl Compiler {
             for (name, m) in &s.fields {
                 list.push((name.clone(), self.matcher(m).map_err(|e| format!("fields.{name}.{e}"))?));
             }
-            preds.push(Pred::Fields(dependency_order(list, &own, field_flow)?));
+            preds.push(Pred::Fields(dependency_order(list, anchor.as_ref(), field_reads, field_provides)?));
         }
         if let Some(a) = &s.ancestor {
             preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(|e| format!("ancestor.{e}"))?)));
@@ -219,11 +220,10 @@ impl Compiler {
         }
         // Cheap tests first, except that a capture runs before what reads it.
         preds.sort_by_key(cost);
-        let preds = dependency_order(preds, &own, pred_flow)?;
+        let preds = dependency_order(preds, anchor.as_ref(), pred_reads, pred_provides)?;
         let set = s.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        let mut m = Matcher { anchor, preds, set, flow: Flow::default() };
-        m.flow = flow(&m);
-        Ok(m)
+        let reads = matcher_reads(anchor.as_ref(), &preds);
+        Ok(Matcher { anchor, preds, set, reads })
     }
 
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {

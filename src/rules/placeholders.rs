@@ -1,39 +1,40 @@
 //! Which placeholders each part of a matcher captures and which it reads, so
 //! that the compiler can run captures before their readers (whatever their
 //! order in the pack) and reject a read that nothing can fill.
+//!
+//! What a matcher reads from outside is kept in [`Matcher::reads`], mostly
+//! empty; what a part captures is worked out only where something reads, so
+//! that compiling packs without templates costs next to nothing more.
 
 use super::compile::Res;
 use super::model::*;
 
-impl Flow {
-    /// Adds what `other` provides and reads, with its paths under `prefix`.
-    fn absorb(&mut self, prefix: &str, other: &Flow) {
-        extend(&mut self.provides, prefix, &other.provides);
-        extend(&mut self.reads, prefix, &other.reads);
-    }
+/// The placeholders that the predicates `preds` read and that neither
+/// another of them nor the anchor captures: what the matcher reads from the
+/// matchers around it.
+pub(super) fn matcher_reads(anchor: Option<&Anchor>, preds: &[Pred]) -> Places {
+    outside_reads(preds, anchor_names(anchor).1, pred_reads, pred_provides)
 }
 
-/// The flow of a whole matcher, from the flows of the matchers nested in it:
-/// it provides its anchor's placeholders, its predicates' captures and its
-/// `set` keys. Stored in [`Matcher::flow`] once its predicates are final.
-pub(super) fn flow(m: &Matcher) -> Flow {
-    let own = anchor_provides(m.anchor.as_ref());
-    let parts: Vec<Flow> = m.preds.iter().map(pred_flow).collect();
-    let mut provides = own.clone();
-    for part in &parts {
-        extend(&mut provides, "", &part.provides);
+/// Every placeholder `m` may have set once it has matched: its anchor's, its
+/// predicates' captures (nested matchers included) and its `set` keys.
+pub(super) fn provided(m: &Matcher) -> Places {
+    let (key, names) = anchor_names(m.anchor.as_ref());
+    let mut out: Places = names.iter().map(|n| (n.to_string(), key.to_string())).collect();
+    for p in &m.preds {
+        extend(&mut out, pred_provides(p));
     }
     for (k, _) in &m.set {
-        provides.entry(k.clone()).or_insert_with(|| "set".into());
+        out.entry(k.clone()).or_insert_with(|| "set".into());
     }
-    Flow { reads: outside_reads(&parts, &own), provides }
+    out
 }
 
 /// Fails, naming the placeholder and where it is read, if `m` reads a
-/// placeholder that neither `m` nor `around` (what the state holds when `m`
-/// is evaluated) can fill.
-pub(super) fn check_filled(m: &Matcher, around: &Places) -> Res<()> {
-    match m.flow.reads.iter().find(|(name, _)| !around.contains_key(*name)) {
+/// placeholder that `filled` (what the state holds when `m` is evaluated)
+/// says no matcher around it captures.
+pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Res<()> {
+    match m.reads.iter().find(|(name, _)| !filled(name)) {
         Some((name, at)) => Err(format!(
             "{at}: placeholder `{name}` is read but never captured; capture it in this matcher or one around it \
              (`capture = \"{name}\"`, an argument's `capture`, a `name_regex` group, a `lookup` capture, ...). \
@@ -43,28 +44,40 @@ pub(super) fn check_filled(m: &Matcher, around: &Places) -> Res<()> {
     }
 }
 
-/// Reorders `items` so that each one runs after every other item that
-/// captures a placeholder it reads (ignoring `own`, the placeholders the
-/// matcher's anchor sets), keeping their order otherwise. A cycle is an
-/// error that names its members.
-pub(super) fn dependency_order<T>(items: Vec<T>, own: &Places, flow: impl Fn(&T) -> Flow) -> Res<Vec<T>> {
-    let mut flows: Vec<Flow> = items.iter().map(flow).collect();
-    for f in &mut flows {
-        f.reads.retain(|name, _| !own.contains_key(name));
-    }
-    if flows.iter().all(|f| f.reads.is_empty()) {
+/// Reorders `items` (the predicates of a matcher, or the entries of `fields`
+/// or `args`) so that each runs after every other item that captures a
+/// placeholder it reads, keeping their order otherwise; the placeholders of
+/// the matcher's anchor are there from the start. A cycle is an error that
+/// names its members.
+pub(super) fn dependency_order<T>(
+    items: Vec<T>,
+    anchor: Option<&Anchor>,
+    reads: impl Fn(&T) -> Places,
+    provides: impl Fn(&T) -> Places,
+) -> Res<Vec<T>> {
+    let own = anchor_names(anchor).1;
+    let needs: Vec<Places> = items
+        .iter()
+        .map(|item| {
+            let mut r = reads(item);
+            r.retain(|name, _| !own.contains(&name.as_str()));
+            r
+        })
+        .collect();
+    if needs.iter().all(Places::is_empty) {
         return Ok(items);
     }
+    let captures: Vec<Places> = items.iter().map(provides).collect();
     // `deps[i]`: the other items that capture something item `i` reads.
     let deps: Vec<Vec<usize>> = (0..items.len())
-        .map(|i| (0..items.len()).filter(|&j| j != i && captures_for(&flows[i], &flows[j]).is_some()).collect())
+        .map(|i| (0..items.len()).filter(|&j| j != i && captured_for(&needs[i], &captures[j]).is_some()).collect())
         .collect();
     let mut placed = vec![false; items.len()];
     let mut order = Vec::with_capacity(items.len());
     while order.len() < items.len() {
         let ready = (0..items.len()).find(|&i| !placed[i] && deps[i].iter().all(|&j| placed[j]));
         let Some(i) = ready else {
-            return Err(cycle_message(&deps, &placed, &flows));
+            return Err(cycle_message(&deps, &placed, &needs, &captures));
         };
         placed[i] = true;
         order.push(i);
@@ -73,16 +86,13 @@ pub(super) fn dependency_order<T>(items: Vec<T>, own: &Places, flow: impl Fn(&T)
     Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
-/// A placeholder `reader` reads that `writer` captures: `(name, read at, captured at)`.
-fn captures_for<'a>(reader: &'a Flow, writer: &'a Flow) -> Option<(&'a str, &'a str, &'a str)> {
-    reader
-        .reads
-        .iter()
-        .find_map(|(name, at)| writer.provides.get(name).map(|by| (name.as_str(), at.as_str(), by.as_str())))
+/// A placeholder of `reads` that `captures` holds: `(name, read at, captured at)`.
+fn captured_for<'a>(reads: &'a Places, captures: &'a Places) -> Option<(&'a str, &'a str, &'a str)> {
+    reads.iter().find_map(|(name, at)| captures.get(name).map(|by| (name.as_str(), at.as_str(), by.as_str())))
 }
 
 /// Describes a cycle among the unplaced items: each reads a placeholder the next captures.
-fn cycle_message(deps: &[Vec<usize>], placed: &[bool], flows: &[Flow]) -> String {
+fn cycle_message(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], captures: &[Places]) -> String {
     // Every unplaced item waits for another unplaced one, so walking from
     // any of them comes back to an item already on the path.
     let mut path: Vec<usize> = (0..placed.len()).filter(|&i| !placed[i]).take(1).collect();
@@ -97,7 +107,7 @@ fn cycle_message(deps: &[Vec<usize>], placed: &[bool], flows: &[Flow]) -> String
     let steps: Vec<(&str, &str, &str)> = path
         .iter()
         .zip(path.iter().cycle().skip(1))
-        .filter_map(|(&i, &j)| captures_for(&flows[i], &flows[j]))
+        .filter_map(|(&i, &j)| captured_for(&needs[i], &captures[j]))
         .collect();
     let described: Vec<String> =
         steps.iter().skip(1).map(|(name, at, by)| format!("`{at}` reads `{name}`, which `{by}` captures")).collect();
@@ -109,37 +119,65 @@ fn cycle_message(deps: &[Vec<usize>], placed: &[bool], flows: &[Flow]) -> String
     )
 }
 
-/// The placeholders read by some of `parts` (the predicates of a matcher, or
-/// the entries of a `fields`/`args` list) that no other part captures and
-/// that `own` does not hold.
-fn outside_reads(parts: &[Flow], own: &Places) -> Places {
+/// The placeholders read by some of `items` (the predicates of a matcher,
+/// or the entries of a `fields`/`args` list) that no other item captures and
+/// that are not among `own`. Captures are worked out only if something reads.
+fn outside_reads<T>(
+    items: &[T],
+    own: &[&str],
+    reads: impl Fn(&T) -> Places,
+    provides: impl Fn(&T) -> Places,
+) -> Places {
+    let all: Vec<Places> = items.iter().map(reads).collect();
     let mut out = Places::new();
-    for (i, part) in parts.iter().enumerate() {
-        for (name, at) in &part.reads {
-            let filled = own.contains_key(name)
-                || parts.iter().enumerate().any(|(j, other)| j != i && other.provides.contains_key(name));
+    if all.iter().all(Places::is_empty) {
+        return out;
+    }
+    let captures: Vec<Places> = items.iter().map(provides).collect();
+    for (i, item_reads) in all.into_iter().enumerate() {
+        for (name, at) in item_reads {
+            let filled = own.contains(&name.as_str())
+                || captures.iter().enumerate().any(|(j, c)| j != i && c.contains_key(&name));
             if !filled {
-                out.entry(name.clone()).or_insert_with(|| at.clone());
+                out.entry(name).or_insert(at);
             }
         }
     }
     out
 }
 
-/// Adds `more`, with paths under `prefix`, to `out` (the first path of a name wins).
-fn extend(out: &mut Places, prefix: &str, more: &Places) {
+/// Adds `more` to `out` (the first path of a name wins).
+fn extend(out: &mut Places, more: Places) {
     for (name, at) in more {
-        out.entry(name.clone()).or_insert_with(|| format!("{prefix}{at}"));
+        out.entry(name).or_insert(at);
     }
+}
+
+/// All of `parts` together (the first path of a name wins).
+fn union(parts: impl Iterator<Item = Places>) -> Places {
+    let mut out = Places::new();
+    for p in parts {
+        extend(&mut out, p);
+    }
+    out
+}
+
+/// `places` with every path under the prefix `prefix()` makes (only made when there are any).
+fn under(places: &Places, prefix: impl FnOnce() -> String) -> Places {
+    if places.is_empty() {
+        return Places::new();
+    }
+    let prefix = prefix();
+    places.iter().map(|(name, at)| (name.clone(), format!("{prefix}.{at}"))).collect()
 }
 
 fn single(name: &str, at: &str) -> Places {
     Places::from([(name.to_string(), at.to_string())])
 }
 
-/// The placeholders an anchor sets when it matches (see `matcher::anchor`).
-pub(super) fn anchor_provides(a: Option<&Anchor>) -> Places {
-    let (key, names): (&str, &[&str]) = match a {
+/// The anchor's key and the placeholders it sets when it matches (see `matcher::anchor`).
+fn anchor_names(a: Option<&Anchor>) -> (&'static str, &'static [&'static str]) {
+    match a {
         Some(Anchor::Call(_)) => ("call", &["callee", "name", "qualname"]),
         Some(Anchor::Method(_)) => ("method", &["method", "receiver"]),
         Some(Anchor::Attribute(_)) => ("attribute", &["name", "qualname"]),
@@ -149,99 +187,101 @@ pub(super) fn anchor_provides(a: Option<&Anchor>) -> Places {
         Some(Anchor::Import(_)) => ("import", &["name"]),
         Some(Anchor::Condition(_)) => ("condition", &["condition"]),
         Some(Anchor::File { .. } | Anchor::Query(_) | Anchor::Kind(_)) | None => ("", &[]),
-    };
-    names.iter().map(|n| (n.to_string(), key.to_string())).collect()
+    }
 }
 
-/// A nested matcher's flow, as part of the predicate at `key`.
-fn nested(key: &str, m: &Matcher) -> Flow {
-    let mut out = Flow::default();
-    out.absorb(&format!("{key}."), &m.flow);
-    out
-}
-
-/// The flow of an argument check: its own `capture` and the flows of its
-/// `{ match = ... }` alternatives. Paths name the argument (`args.device`,
-/// `args[0]`, `args.*`), which stays right when the checks are reordered.
-pub(super) fn arg_flow(c: &ArgCheck) -> Flow {
-    let key = match (&c.name, c.position) {
+/// The key of an argument check in paths: `args.device`, `args[0]`, `args.*`
+/// (by name, so it stays right when the checks are reordered).
+fn arg_key(c: &ArgCheck) -> String {
+    match (&c.name, c.position) {
         _ if c.star => "args.*".to_string(),
         (Some(name), _) => format!("args.{name}"),
         (None, Some(i)) => format!("args[{i}]"),
         (None, None) => "args".to_string(),
-    };
-    let mut out = Flow::default();
-    if let Some(name) = &c.capture {
-        out.provides.insert(name.clone(), format!("{key}.capture"));
     }
-    for alt in &c.alternatives {
-        if let ArgAlt::Match(m) = alt {
-            out.absorb(&format!("{key}.is.match."), &m.flow);
-        }
-    }
-    out
 }
 
-/// The flow of a `fields` entry.
-pub(super) fn field_flow((name, m): &(String, Matcher)) -> Flow {
-    nested(&format!("fields.{name}"), m)
+/// The nested matchers of an argument check (its `{ match = ... }` alternatives).
+fn arg_matchers(c: &ArgCheck) -> impl Iterator<Item = &Matcher> {
+    c.alternatives.iter().filter_map(|alt| match alt {
+        ArgAlt::Match(m) => Some(&**m),
+        _ => None,
+    })
 }
 
-/// What a predicate captures and what it reads.
-pub(super) fn pred_flow(p: &Pred) -> Flow {
+/// What an argument check reads from outside it.
+pub(super) fn arg_reads(c: &ArgCheck) -> Places {
+    union(arg_matchers(c).map(|m| under(&m.reads, || format!("{}.is.match", arg_key(c)))))
+}
+
+/// What an argument check captures: its own `capture` and what its
+/// `{ match = ... }` alternatives capture.
+pub(super) fn arg_provides(c: &ArgCheck) -> Places {
+    let key = arg_key(c);
+    let own = c.capture.as_deref().map(|name| single(name, &format!("{key}.capture")));
+    union(own.into_iter().chain(arg_matchers(c).map(|m| under(&provided(m), || format!("{key}.is.match")))))
+}
+
+/// What a `fields` entry reads from outside it.
+pub(super) fn field_reads((name, m): &(String, Matcher)) -> Places {
+    under(&m.reads, || format!("fields.{name}"))
+}
+
+/// What a `fields` entry captures.
+pub(super) fn field_provides((name, m): &(String, Matcher)) -> Places {
+    under(&provided(m), || format!("fields.{name}"))
+}
+
+/// The one nested matcher of a predicate that has one, with its key.
+fn single_nested(p: &Pred) -> Option<(&'static str, &Matcher)> {
+    Some(match p {
+        Pred::Receiver(m) => ("receiver", m),
+        Pred::Contains(m) => ("contains", m),
+        Pred::Binding(m) => ("binding", m),
+        Pred::Ancestor(m) => ("ancestor", m),
+        Pred::FunctionHas(m) => ("function_has", m),
+        Pred::Preceded(m) => ("preceded_in_function", m),
+        Pred::Followed(m) => ("followed_in_function", m),
+        Pred::LoopOver { over: Some(m), .. } => ("loop_over", m),
+        Pred::Unless(m) => ("unless", m),
+        _ => return None,
+    })
+}
+
+/// What a predicate reads from outside it.
+pub(super) fn pred_reads(p: &Pred) -> Places {
+    if let Some((key, m)) = single_nested(p) {
+        return under(&m.reads, || key.to_string());
+    }
     match p {
-        Pred::Args(checks) => list_flow(checks.iter().map(arg_flow).collect()),
-        Pred::Fields(list) => list_flow(list.iter().map(field_flow).collect()),
-        Pred::Any(ms) => alternatives_flow(ms),
-        Pred::Receiver(m) => nested("receiver", m),
-        Pred::Contains(m) => nested("contains", m),
-        Pred::Binding(m) => nested("binding", m),
-        Pred::Ancestor(m) => nested("ancestor", m),
-        Pred::FunctionHas(m) => nested("function_has", m),
-        Pred::Preceded(m) => nested("preceded_in_function", m),
-        Pred::Followed(m) => nested("followed_in_function", m),
-        Pred::LoopOver { over: Some(m), .. } => nested("loop_over", m),
+        Pred::Args(checks) => outside_reads(checks, &[], arg_reads, arg_provides),
+        Pred::Fields(list) => outside_reads(list, &[], field_reads, field_provides),
+        // The branches are alternatives: none fills another's reads.
+        Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&m.reads, || format!("any[{i}]")))),
+        Pred::NameRegex(_) => single("qualname", "name_regex"),
+        Pred::TextTemplate(t) => template_reads(t, "${", "text"),
+        Pred::Lookup(l) => template_reads(&l.key, "{", "lookup.key"),
+        Pred::Nearest(_, key, _) => template_reads(key, "{", "nearest.key"),
+        Pred::Options(o) => single(&o.of, "options.of"),
+        _ => Places::new(),
+    }
+}
+
+/// What a predicate captures, nested matchers included.
+pub(super) fn pred_provides(p: &Pred) -> Places {
+    match p {
         // It sees the captures so far; what it captures is dropped.
-        Pred::Unless(m) => Flow { provides: Places::new(), reads: nested("unless", m).reads },
-        Pred::Capture(name) => Flow { provides: single(name, "capture"), reads: Places::new() },
-        Pred::NameRegex(re) => Flow {
-            provides: re.group_names().into_iter().map(|g| (g, "name_regex".to_string())).collect(),
-            reads: single("qualname", "name_regex"),
-        },
-        Pred::TextTemplate(t) => Flow { provides: Places::new(), reads: template_reads(t, "${", "text") },
-        Pred::Lookup(l) => Flow {
-            provides: l.capture.iter().map(|(k, _)| (k.clone(), "lookup.capture".to_string())).collect(),
-            reads: template_reads(&l.key, "{", "lookup.key"),
-        },
-        Pred::Nearest(_, key, capture) => {
-            Flow { provides: single(capture, "nearest.capture"), reads: template_reads(key, "{", "nearest.key") }
-        }
-        Pred::Options(o) => Flow {
-            provides: o.capture.as_deref().map(|c| single(c, "options.capture")).unwrap_or_default(),
-            reads: single(&o.of, "options.of"),
-        },
-        _ => Flow::default(),
+        Pred::Unless(_) => Places::new(),
+        Pred::Args(checks) => union(checks.iter().map(arg_provides)),
+        Pred::Fields(list) => union(list.iter().map(field_provides)),
+        Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&provided(m), || format!("any[{i}]")))),
+        Pred::Capture(name) => single(name, "capture"),
+        Pred::NameRegex(re) => re.group_names().into_iter().map(|g| (g, "name_regex".to_string())).collect(),
+        Pred::Lookup(l) => l.capture.iter().map(|(k, _)| (k.clone(), "lookup.capture".to_string())).collect(),
+        Pred::Nearest(_, _, capture) => single(capture, "nearest.capture"),
+        Pred::Options(o) => o.capture.as_deref().map(|c| single(c, "options.capture")).unwrap_or_default(),
+        _ => single_nested(p).map(|(key, m)| under(&provided(m), || key.to_string())).unwrap_or_default(),
     }
-}
-
-/// A list predicate (`args`, `fields`) whose entries the compiler puts in
-/// dependency order: it captures what any entry captures and reads what no
-/// other entry captures.
-fn list_flow(entries: Vec<Flow>) -> Flow {
-    let mut provides = Places::new();
-    for e in &entries {
-        extend(&mut provides, "", &e.provides);
-    }
-    Flow { reads: outside_reads(&entries, &Places::new()), provides }
-}
-
-/// `any`: the branches are alternatives, so none fills another's reads.
-fn alternatives_flow(ms: &[Matcher]) -> Flow {
-    let mut out = Flow::default();
-    for (i, m) in ms.iter().enumerate() {
-        out.absorb(&format!("any[{i}]."), &m.flow);
-    }
-    out
 }
 
 /// The names of the placeholders `open`NAME`}` in a template; `{target}`,
@@ -295,7 +335,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(kinds(&m), ["Contains", "Options"]);
-        assert!(m.flow.reads.is_empty() && m.flow.provides.contains_key("v"));
+        assert!(m.reads.is_empty());
+        assert_eq!(provided(&m).get("v").map(String::as_str), Some("contains.capture"));
     }
 
     #[test]
@@ -303,10 +344,8 @@ mod tests {
         let m =
             compile("kind = 'call'\nfunction_has = { kind = 'call', fields = { function = { text = '${model}' } } }")
                 .unwrap();
-        assert_eq!(m.flow.reads.get("model").map(String::as_str), Some("function_has.fields.function.text"));
-        assert!(check_filled(&m, &Places::new())
-            .unwrap_err()
-            .contains("placeholder `model` is read but never captured"));
-        assert!(check_filled(&m, &Places::from([("model".into(), "capture".into())])).is_ok());
+        assert_eq!(m.reads.get("model").map(String::as_str), Some("function_has.fields.function.text"));
+        assert!(check_filled(&m, |_| false).unwrap_err().contains("placeholder `model` is read but never captured"));
+        assert!(check_filled(&m, |name| name == "model").is_ok());
     }
 }
