@@ -3,6 +3,7 @@
 
 use super::lazy_regex::{Interner, LazyRegex};
 use super::model::*;
+use super::placeholders::{check_filled, provided};
 use super::schema::*;
 use std::fmt;
 use std::sync::Mutex;
@@ -202,10 +203,20 @@ impl Compiler {
         };
         let target = r.target.as_deref().map(parse_version_req).transpose().map_err(|e| format!("target: {e}"))?;
         let downgrade = match r.downgrade {
-            Some(d) => Some((d.to, self.matcher(&d.when).map_err(|e| format!("downgrade.when.{e}"))?)),
+            Some(d) => {
+                let when = self.matcher(&d.when).map_err(|e| format!("downgrade.when.{e}"))?;
+                // Evaluated on its own, without the match's captures.
+                check_filled(&when, |_| false).map_err(|e| format!("downgrade.when.{e}"))?;
+                Some((d.to, when))
+            }
             None => None,
         };
         let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| format!("fix.{e}"))?;
+        if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
+            // Evaluated after the match, with its captures.
+            let captured = |name: &str| alternatives.iter().any(|m| provided(m).contains_key(name));
+            check_filled(when, captured).map_err(|e| format!("fix.when.{e}"))?;
+        }
         let precision = r.precision.unwrap_or_else(|| "high".to_string());
         if !["very-high", "high", "medium", "low"].contains(&precision.as_str()) {
             return Err(format!("precision: `{precision}` is not one of very-high, high, medium, low"));
@@ -332,7 +343,7 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
             || name.starts_with("import:")
-            || alternatives.iter().any(|m| provides(m, name));
+            || alternatives.iter().any(|m| provided(m).contains_key(name));
         if !known {
             return Err(format!(
                 "unknown placeholder `{{{name}}}`; known: {}, arg.NAME, captures and `set` keys",
@@ -342,30 +353,4 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
         rest = &rest[close + 1..];
     }
     Ok(())
-}
-
-/// Whether some part of `m` can set placeholder `name`.
-fn provides(m: &Matcher, name: &str) -> bool {
-    m.set.iter().any(|(k, _)| k == name)
-        || m.preds.iter().any(|p| match p {
-            Pred::Args(checks) => checks.iter().any(|c| {
-                c.capture.as_deref() == Some(name)
-                    || c.alternatives.iter().any(|a| matches!(a, ArgAlt::Match(m) if provides(m, name)))
-            }),
-            Pred::Any(ms) => ms.iter().any(|m| provides(m, name)),
-            Pred::Capture(c) => c == name,
-            Pred::NameRegex(re) => re.has_group(name),
-            Pred::Lookup(l) => l.capture.iter().any(|(k, _)| k == name),
-            Pred::Nearest(_, _, c) => c == name,
-            Pred::Options(o) => o.capture.as_deref() == Some(name),
-            Pred::Receiver(m)
-            | Pred::Contains(m)
-            | Pred::Binding(m)
-            | Pred::FunctionHas(m)
-            | Pred::Preceded(m)
-            | Pred::Followed(m)
-            | Pred::Ancestor(m) => provides(m, name),
-            Pred::Fields(list) => list.iter().any(|(_, m)| provides(m, name)),
-            _ => false,
-        })
 }

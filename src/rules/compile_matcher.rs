@@ -4,6 +4,10 @@
 use super::compile::{Compiler, Res};
 use super::glob::NameGlobs;
 use super::model::*;
+use super::placeholders::{
+    arg_provides, arg_reads, check_filled, dependency_order, field_provides, field_reads, matcher_reads, pred_provides,
+    pred_reads,
+};
 use super::schema::*;
 
 impl Compiler {
@@ -20,11 +24,14 @@ impl Compiler {
                     if m.anchor.is_none() {
                         return Err(format!("any[{i}]: each alternative needs an anchor (call, method, string, ...)"));
                     }
-                    // Shared predicates run first, so their captures are there for the branch.
+                    // Shared predicates run first, unless they read what the branch captures.
                     let mut shared_m = self.matcher(&shared)?;
                     shared_m.preds.append(&mut m.preds);
-                    m.preds = shared_m.preds;
+                    m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_provides)
+                        .map_err(|e| format!("{e} (alternative any[{i}])"))?;
                     m.set.extend(shared_m.set);
+                    m.reads = matcher_reads(m.anchor.as_ref(), &m.preds);
+                    check_filled(&m, |_| false).map_err(|e| format!("{e} (alternative any[{i}])"))?;
                     out.push(m);
                 }
                 Ok(out)
@@ -34,6 +41,7 @@ impl Compiler {
                 if m.anchor.is_none() {
                     return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, file, condition, kind, query".into());
                 }
+                check_filled(&m, |_| false)?;
                 Ok(vec![m])
             }
         }
@@ -48,7 +56,7 @@ impl Compiler {
         if !s.args.is_empty() {
             let checks =
                 s.args.iter().map(|a| self.arg(a)).collect::<Res<Vec<_>>>().map_err(|e| format!("args: {e}"))?;
-            preds.push(Pred::Args(checks));
+            preds.push(Pred::Args(dependency_order(checks, anchor.as_ref(), arg_reads, arg_provides)?));
         }
         if let Some(r) = &s.receiver {
             preds.push(Pred::Receiver(Box::new(self.matcher(r).map_err(|e| format!("receiver.{e}"))?)));
@@ -68,12 +76,12 @@ impl Compiler {
                 preds.push(Pred::Text(self.regex(t).map_err(|e| format!("text: {e}"))?));
             }
         }
-        for (name, m) in &s.fields {
-            let m = self.matcher(m).map_err(|e| format!("fields.{name}.{e}"))?;
-            match preds.iter_mut().find(|p| matches!(p, Pred::Fields(_))) {
-                Some(Pred::Fields(list)) => list.push((name.clone(), m)),
-                _ => preds.push(Pred::Fields(vec![(name.clone(), m)])),
+        if !s.fields.is_empty() {
+            let mut list = Vec::new();
+            for (name, m) in &s.fields {
+                list.push((name.clone(), self.matcher(m).map_err(|e| format!("fields.{name}.{e}"))?));
             }
+            preds.push(Pred::Fields(dependency_order(list, anchor.as_ref(), field_reads, field_provides)?));
         }
         if let Some(a) = &s.ancestor {
             preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(|e| format!("ancestor.{e}"))?)));
@@ -210,10 +218,12 @@ impl Compiler {
         if let Some(c) = &s.capture {
             preds.push(Pred::Capture(c.clone()));
         }
-        // Cheap tests first; producers of placeholders rank no later than their consumers.
+        // Cheap tests first, except that a capture runs before what reads it.
         preds.sort_by_key(cost);
+        let preds = dependency_order(preds, anchor.as_ref(), pred_reads, pred_provides)?;
         let set = s.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        Ok(Matcher { anchor, preds, set })
+        let reads = matcher_reads(anchor.as_ref(), &preds);
+        Ok(Matcher { anchor, preds, set, reads })
     }
 
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
@@ -333,7 +343,8 @@ impl Compiler {
 }
 
 /// Evaluation order of predicates: context and argument checks before tree
-/// scans. A predicate that captures a placeholder never ranks after one that reads it.
+/// scans. [`dependency_order`] then moves a predicate that reads a capture
+/// after the predicates that capture it.
 fn cost(p: &Pred) -> u8 {
     match p {
         Pred::InsideLoop(_)

@@ -59,10 +59,21 @@ impl LazyRegex {
         self.get().is_some_and(|re| re.is_match(text))
     }
 
-    /// Whether the pattern has a capture group called `name`, read from its
-    /// text (`(?P<name>` or `(?<name>`) so that asking compiles nothing.
-    pub fn has_group(&self, name: &str) -> bool {
-        ["(?P<", "(?<"].iter().any(|open| self.0.pattern.contains(&format!("{open}{name}>")))
+    /// The names of the pattern's capture groups, read from its text
+    /// (`(?P<name>` or `(?<name>`) so that asking compiles nothing.
+    pub fn group_names(&self) -> Vec<String> {
+        let pattern = &*self.0.pattern;
+        let mut names = Vec::new();
+        for open in ["(?P<", "(?<"] {
+            for (i, _) in pattern.match_indices(open) {
+                let rest = &pattern[i + open.len()..];
+                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+                if end > 0 && rest[end..].starts_with('>') {
+                    names.push(rest[..end].to_string());
+                }
+            }
+        }
+        names
     }
 }
 
@@ -112,7 +123,8 @@ mod tests {
         assert!(ok.0.compiled.get().is_none());
         assert!(ok.is_match("cuda:1"));
         assert!(ok.0.compiled.get().is_some());
-        assert!(!ok.has_group("name") && LazyRegex::deferred("(?P<op>x)|(?<b>y)").has_group("b"));
+        assert!(ok.group_names().is_empty());
+        assert_eq!(LazyRegex::deferred(r"(?P<op>x)|(?<b>y)|(?<=z)w|(?<!v)u").group_names(), ["op", "b"]);
         let bad = LazyRegex::deferred("(unclosed");
         assert!(!bad.is_match("(unclosed"));
         assert!(bad.force().unwrap_err().contains("unclosed group"));

@@ -10,6 +10,7 @@ pub mod lazy_regex;
 pub mod matcher;
 pub mod model;
 pub mod packs;
+mod placeholders;
 pub mod render;
 pub mod schema;
 pub mod slots;

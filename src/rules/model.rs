@@ -342,7 +342,15 @@ pub struct Matcher {
     pub preds: Vec<Pred>,
     /// Extra placeholders set when this matches.
     pub set: Vec<(String, String)>,
+    /// The placeholders it reads that it does not capture itself (they must
+    /// come from a matcher around it), each with the path of its first
+    /// reader; the compiler orders and checks predicates with it.
+    pub reads: Places,
 }
+
+/// Placeholders by name, each with the path in its matcher
+/// (`fields.left.capture`) of the first part that captures or reads it.
+pub type Places = std::collections::BTreeMap<String, String>;
 
 /// Which node a finding points at.
 #[derive(Debug, Clone, PartialEq)]

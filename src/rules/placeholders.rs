@@ -1,0 +1,351 @@
+//! Which placeholders each part of a matcher captures and which it reads, so
+//! that the compiler can run captures before their readers (whatever their
+//! order in the pack) and reject a read that nothing can fill.
+//!
+//! What a matcher reads from outside is kept in [`Matcher::reads`], mostly
+//! empty; what a part captures is worked out only where something reads, so
+//! that compiling packs without templates costs next to nothing more.
+
+use super::compile::Res;
+use super::model::*;
+
+/// The placeholders that the predicates `preds` read and that neither
+/// another of them nor the anchor captures: what the matcher reads from the
+/// matchers around it.
+pub(super) fn matcher_reads(anchor: Option<&Anchor>, preds: &[Pred]) -> Places {
+    outside_reads(preds, anchor_names(anchor).1, pred_reads, pred_provides)
+}
+
+/// Every placeholder `m` may have set once it has matched: its anchor's, its
+/// predicates' captures (nested matchers included) and its `set` keys.
+pub(super) fn provided(m: &Matcher) -> Places {
+    let (key, names) = anchor_names(m.anchor.as_ref());
+    let mut out: Places = names.iter().map(|n| (n.to_string(), key.to_string())).collect();
+    for p in &m.preds {
+        extend(&mut out, pred_provides(p));
+    }
+    for (k, _) in &m.set {
+        out.entry(k.clone()).or_insert_with(|| "set".into());
+    }
+    out
+}
+
+/// Fails, naming the placeholder and where it is read, if `m` reads a
+/// placeholder that `filled` (what the state holds when `m` is evaluated)
+/// says no matcher around it captures.
+pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Res<()> {
+    match m.reads.iter().find(|(name, _)| !filled(name)) {
+        Some((name, at)) => Err(format!(
+            "{at}: placeholder `{name}` is read but never captured; capture it in this matcher or one around it \
+             (`capture = \"{name}\"`, an argument's `capture`, a `name_regex` group, a `lookup` capture, ...). \
+             `file_has`, `project_has` and `downgrade.when` start without the match's captures"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Reorders `items` (the predicates of a matcher, or the entries of `fields`
+/// or `args`) so that each runs after every other item that captures a
+/// placeholder it reads, keeping their order otherwise; the placeholders of
+/// the matcher's anchor are there from the start. A cycle is an error that
+/// names its members.
+pub(super) fn dependency_order<T>(
+    items: Vec<T>,
+    anchor: Option<&Anchor>,
+    reads: impl Fn(&T) -> Places,
+    provides: impl Fn(&T) -> Places,
+) -> Res<Vec<T>> {
+    let own = anchor_names(anchor).1;
+    let needs: Vec<Places> = items
+        .iter()
+        .map(|item| {
+            let mut r = reads(item);
+            r.retain(|name, _| !own.contains(&name.as_str()));
+            r
+        })
+        .collect();
+    if needs.iter().all(Places::is_empty) {
+        return Ok(items);
+    }
+    let captures: Vec<Places> = items.iter().map(provides).collect();
+    // `deps[i]`: the other items that capture something item `i` reads.
+    let deps: Vec<Vec<usize>> = (0..items.len())
+        .map(|i| (0..items.len()).filter(|&j| j != i && captured_for(&needs[i], &captures[j]).is_some()).collect())
+        .collect();
+    let mut placed = vec![false; items.len()];
+    let mut order = Vec::with_capacity(items.len());
+    while order.len() < items.len() {
+        let ready = (0..items.len()).find(|&i| !placed[i] && deps[i].iter().all(|&j| placed[j]));
+        let Some(i) = ready else {
+            return Err(cycle_message(&deps, &placed, &needs, &captures));
+        };
+        placed[i] = true;
+        order.push(i);
+    }
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
+}
+
+/// A placeholder of `reads` that `captures` holds: `(name, read at, captured at)`.
+fn captured_for<'a>(reads: &'a Places, captures: &'a Places) -> Option<(&'a str, &'a str, &'a str)> {
+    reads.iter().find_map(|(name, at)| captures.get(name).map(|by| (name.as_str(), at.as_str(), by.as_str())))
+}
+
+/// Describes a cycle among the unplaced items: each reads a placeholder the next captures.
+fn cycle_message(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], captures: &[Places]) -> String {
+    // Every unplaced item waits for another unplaced one, so walking from
+    // any of them comes back to an item already on the path.
+    let mut path: Vec<usize> = (0..placed.len()).filter(|&i| !placed[i]).take(1).collect();
+    while let Some(&last) = path.last() {
+        let Some(&next) = deps[last].iter().find(|&&j| !placed[j]) else { break };
+        if let Some(start) = path.iter().position(|&i| i == next) {
+            path.drain(..start);
+            break;
+        }
+        path.push(next);
+    }
+    let steps: Vec<(&str, &str, &str)> = path
+        .iter()
+        .zip(path.iter().cycle().skip(1))
+        .filter_map(|(&i, &j)| captured_for(&needs[i], &captures[j]))
+        .collect();
+    let described: Vec<String> =
+        steps.iter().skip(1).map(|(name, at, by)| format!("`{at}` reads `{name}`, which `{by}` captures")).collect();
+    let (name, at, by) = steps.first().copied().unwrap_or_default();
+    format!(
+        "{at}: reads `{name}`, which `{by}` captures, and {}: these captures wait for each other, so no order \
+         fills them; capture one of them without reading the other",
+        described.join(", and ")
+    )
+}
+
+/// The placeholders read by some of `items` (the predicates of a matcher,
+/// or the entries of a `fields`/`args` list) that no other item captures and
+/// that are not among `own`. Captures are worked out only if something reads.
+fn outside_reads<T>(
+    items: &[T],
+    own: &[&str],
+    reads: impl Fn(&T) -> Places,
+    provides: impl Fn(&T) -> Places,
+) -> Places {
+    let all: Vec<Places> = items.iter().map(reads).collect();
+    let mut out = Places::new();
+    if all.iter().all(Places::is_empty) {
+        return out;
+    }
+    let captures: Vec<Places> = items.iter().map(provides).collect();
+    for (i, item_reads) in all.into_iter().enumerate() {
+        for (name, at) in item_reads {
+            let filled = own.contains(&name.as_str())
+                || captures.iter().enumerate().any(|(j, c)| j != i && c.contains_key(&name));
+            if !filled {
+                out.entry(name).or_insert(at);
+            }
+        }
+    }
+    out
+}
+
+/// Adds `more` to `out` (the first path of a name wins).
+fn extend(out: &mut Places, more: Places) {
+    for (name, at) in more {
+        out.entry(name).or_insert(at);
+    }
+}
+
+/// All of `parts` together (the first path of a name wins).
+fn union(parts: impl Iterator<Item = Places>) -> Places {
+    let mut out = Places::new();
+    for p in parts {
+        extend(&mut out, p);
+    }
+    out
+}
+
+/// `places` with every path under the prefix `prefix()` makes (only made when there are any).
+fn under(places: &Places, prefix: impl FnOnce() -> String) -> Places {
+    if places.is_empty() {
+        return Places::new();
+    }
+    let prefix = prefix();
+    places.iter().map(|(name, at)| (name.clone(), format!("{prefix}.{at}"))).collect()
+}
+
+fn single(name: &str, at: &str) -> Places {
+    Places::from([(name.to_string(), at.to_string())])
+}
+
+/// The anchor's key and the placeholders it sets when it matches (see `matcher::anchor`).
+fn anchor_names(a: Option<&Anchor>) -> (&'static str, &'static [&'static str]) {
+    match a {
+        Some(Anchor::Call(_)) => ("call", &["callee", "name", "qualname"]),
+        Some(Anchor::Method(_)) => ("method", &["method", "receiver"]),
+        Some(Anchor::Attribute(_)) => ("attribute", &["name", "qualname"]),
+        Some(Anchor::Str(_)) => ("string", &["value"]),
+        Some(Anchor::EnvVar(_)) => ("env_var", &["name", "value"]),
+        Some(Anchor::Compare(_)) => ("compare", &["literal", "op"]),
+        Some(Anchor::Import(_)) => ("import", &["name"]),
+        Some(Anchor::Condition(_)) => ("condition", &["condition"]),
+        Some(Anchor::File { .. } | Anchor::Query(_) | Anchor::Kind(_)) | None => ("", &[]),
+    }
+}
+
+/// The key of an argument check in paths: `args.device`, `args[0]`, `args.*`
+/// (by name, so it stays right when the checks are reordered).
+fn arg_key(c: &ArgCheck) -> String {
+    match (&c.name, c.position) {
+        _ if c.star => "args.*".to_string(),
+        (Some(name), _) => format!("args.{name}"),
+        (None, Some(i)) => format!("args[{i}]"),
+        (None, None) => "args".to_string(),
+    }
+}
+
+/// The nested matchers of an argument check (its `{ match = ... }` alternatives).
+fn arg_matchers(c: &ArgCheck) -> impl Iterator<Item = &Matcher> {
+    c.alternatives.iter().filter_map(|alt| match alt {
+        ArgAlt::Match(m) => Some(&**m),
+        _ => None,
+    })
+}
+
+/// What an argument check reads from outside it.
+pub(super) fn arg_reads(c: &ArgCheck) -> Places {
+    union(arg_matchers(c).map(|m| under(&m.reads, || format!("{}.is.match", arg_key(c)))))
+}
+
+/// What an argument check captures: its own `capture` and what its
+/// `{ match = ... }` alternatives capture.
+pub(super) fn arg_provides(c: &ArgCheck) -> Places {
+    let key = arg_key(c);
+    let own = c.capture.as_deref().map(|name| single(name, &format!("{key}.capture")));
+    union(own.into_iter().chain(arg_matchers(c).map(|m| under(&provided(m), || format!("{key}.is.match")))))
+}
+
+/// What a `fields` entry reads from outside it.
+pub(super) fn field_reads((name, m): &(String, Matcher)) -> Places {
+    under(&m.reads, || format!("fields.{name}"))
+}
+
+/// What a `fields` entry captures.
+pub(super) fn field_provides((name, m): &(String, Matcher)) -> Places {
+    under(&provided(m), || format!("fields.{name}"))
+}
+
+/// The one nested matcher of a predicate that has one, with its key.
+fn single_nested(p: &Pred) -> Option<(&'static str, &Matcher)> {
+    Some(match p {
+        Pred::Receiver(m) => ("receiver", m),
+        Pred::Contains(m) => ("contains", m),
+        Pred::Binding(m) => ("binding", m),
+        Pred::Ancestor(m) => ("ancestor", m),
+        Pred::FunctionHas(m) => ("function_has", m),
+        Pred::Preceded(m) => ("preceded_in_function", m),
+        Pred::Followed(m) => ("followed_in_function", m),
+        Pred::LoopOver { over: Some(m), .. } => ("loop_over", m),
+        Pred::Unless(m) => ("unless", m),
+        _ => return None,
+    })
+}
+
+/// What a predicate reads from outside it.
+pub(super) fn pred_reads(p: &Pred) -> Places {
+    if let Some((key, m)) = single_nested(p) {
+        return under(&m.reads, || key.to_string());
+    }
+    match p {
+        Pred::Args(checks) => outside_reads(checks, &[], arg_reads, arg_provides),
+        Pred::Fields(list) => outside_reads(list, &[], field_reads, field_provides),
+        // The branches are alternatives: none fills another's reads.
+        Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&m.reads, || format!("any[{i}]")))),
+        Pred::NameRegex(_) => single("qualname", "name_regex"),
+        Pred::TextTemplate(t) => template_reads(t, "${", "text"),
+        Pred::Lookup(l) => template_reads(&l.key, "{", "lookup.key"),
+        Pred::Nearest(_, key, _) => template_reads(key, "{", "nearest.key"),
+        Pred::Options(o) => single(&o.of, "options.of"),
+        _ => Places::new(),
+    }
+}
+
+/// What a predicate captures, nested matchers included.
+pub(super) fn pred_provides(p: &Pred) -> Places {
+    match p {
+        // It sees the captures so far; what it captures is dropped.
+        Pred::Unless(_) => Places::new(),
+        Pred::Args(checks) => union(checks.iter().map(arg_provides)),
+        Pred::Fields(list) => union(list.iter().map(field_provides)),
+        Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&provided(m), || format!("any[{i}]")))),
+        Pred::Capture(name) => single(name, "capture"),
+        Pred::NameRegex(re) => re.group_names().into_iter().map(|g| (g, "name_regex".to_string())).collect(),
+        Pred::Lookup(l) => l.capture.iter().map(|(k, _)| (k.clone(), "lookup.capture".to_string())).collect(),
+        Pred::Nearest(_, _, capture) => single(capture, "nearest.capture"),
+        Pred::Options(o) => o.capture.as_deref().map(|c| single(c, "options.capture")).unwrap_or_default(),
+        _ => single_nested(p).map(|(key, m)| under(&provided(m), || key.to_string())).unwrap_or_default(),
+    }
+}
+
+/// The names of the placeholders `open`NAME`}` in a template; `{target}`,
+/// which every key template may use, is not a capture.
+fn template_reads(template: &str, open: &str, at: &str) -> Places {
+    let mut out = Places::new();
+    let mut rest = template;
+    while let Some(i) = rest.find(open) {
+        let after = &rest[i + open.len()..];
+        let Some(close) = after.find('}') else { break };
+        let name = &after[..close];
+        if name != "target" {
+            out.entry(name.to_string()).or_insert_with(|| at.to_string());
+        }
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::compile::Compiler;
+    use super::super::schema::MatcherSpec;
+    use super::*;
+
+    fn compile(toml: &str) -> Res<Matcher> {
+        let spec: MatcherSpec = toml::from_str(toml).map_err(|e| e.to_string())?;
+        Compiler::default().matcher(&spec)
+    }
+
+    fn kinds(m: &Matcher) -> Vec<String> {
+        m.preds.iter().map(|p| format!("{p:?}").split(['(', ' ']).next().unwrap_or_default().to_string()).collect()
+    }
+
+    #[test]
+    fn readers_move_after_their_captures_and_the_rest_keeps_the_cost_order() {
+        let m = compile(
+            "kind = 'identifier'\ntext = '^${t}$'\ninside_loop = true\ncontains = { kind = 'call' }\n\
+             ancestor = { kind = 'assignment', fields = { left = { capture = 't' } } }",
+        )
+        .unwrap();
+        assert_eq!(kinds(&m), ["InsideLoop", "Contains", "Ancestor", "TextTemplate"]);
+        let m = compile("kind = 'identifier'\ntext = 'x'\ninside_loop = true\ncontains = { kind = 'call' }").unwrap();
+        assert_eq!(kinds(&m), ["Text", "InsideLoop", "Contains"]);
+    }
+
+    #[test]
+    fn a_read_of_a_lookup_key_or_options_waits_for_its_capture() {
+        let m = compile(
+            "kind = 'string'\noptions = { of = 'v', all = ['a'] }\ncontains = { kind = 'string', capture = 'v' }",
+        )
+        .unwrap();
+        assert_eq!(kinds(&m), ["Contains", "Options"]);
+        assert!(m.reads.is_empty());
+        assert_eq!(provided(&m).get("v").map(String::as_str), Some("contains.capture"));
+    }
+
+    #[test]
+    fn what_a_matcher_reads_from_outside_names_where() {
+        let m =
+            compile("kind = 'call'\nfunction_has = { kind = 'call', fields = { function = { text = '${model}' } } }")
+                .unwrap();
+        assert_eq!(m.reads.get("model").map(String::as_str), Some("function_has.fields.function.text"));
+        assert!(check_filled(&m, |_| false).unwrap_err().contains("placeholder `model` is read but never captured"));
+        assert!(check_filled(&m, |name| name == "model").is_ok());
+    }
+}

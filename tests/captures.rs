@@ -1,0 +1,136 @@
+//! Captures and `${x}` templates in user packs: a capture reaches every
+//! predicate that reads it, whatever their order in the pack, and a read that
+//! nothing can fill (or captures that wait for each other) stops the load.
+
+mod common;
+
+use std::path::PathBuf;
+
+/// A project with `t.py` and a pack `p.toml` of one info rule per
+/// `(code, [rule.match] body)`.
+fn project(name: &str, rules: &[(&str, &str)], code: &str) -> PathBuf {
+    let dir = common::temp_dir(name);
+    let mut pack = String::from("[pack]\nname = \"captures\"\n");
+    for (code, body) in rules {
+        pack.push_str(&format!(
+            "\n[[rule]]\ncode = \"{code}\"\nname = \"n\"\nsection = \"memory\"\nseverity = \"info\"\n\
+             triggers = [\"=\"]\nmessage = \"{{text}}\"\n\
+             docs = {{ what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }}\n[rule.match]\n{body}\n"
+        ));
+    }
+    std::fs::write(dir.join("p.toml"), pack).unwrap();
+    std::fs::write(dir.join("t.py"), code).unwrap();
+    dir
+}
+
+/// `(code, line, message)` of every finding of the pack's rules.
+fn findings(dir: &std::path::Path) -> Vec<(String, u64, String)> {
+    let run = common::npu_mem_in(
+        dir,
+        &["scan", "t.py", "--rules", "p.toml", "--select", "CAP", "--format", "json", "--no-cache"],
+    );
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut out: Vec<(String, u64, String)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (f["code"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["message"].as_str().unwrap().into())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The load error of the pack (the scan must fail with exit code 2).
+fn load_error(dir: &std::path::Path) -> String {
+    let run = common::npu_mem_in(dir, &["scan", "t.py", "--rules", "p.toml", "--no-cache"]);
+    assert_eq!(run.code, 2, "the pack loaded: {}", run.stdout);
+    run.stderr
+}
+
+#[test]
+fn a_field_reads_the_capture_of_another_field_in_either_order() {
+    let dir = project(
+        "fields-order",
+        &[
+            (
+                "CAP001",
+                "kind = \"assignment\"\nfields = { right = { kind = \"identifier\", capture = \"r\" }, left = { text = '^${r}$' } }",
+            ),
+            (
+                "CAP002",
+                "kind = \"assignment\"\nfields = { left = { kind = \"identifier\", capture = \"l\" }, right = { text = '^${l}$' } }",
+            ),
+        ],
+        "x = x\nx = y\n",
+    );
+    assert_eq!(findings(&dir), [("CAP001".into(), 1, "x = x".into()), ("CAP002".into(), 1, "x = x".into())]);
+}
+
+#[test]
+fn an_ancestor_capture_feeds_a_text_template_of_the_same_matcher() {
+    let dir = project(
+        "ancestor-text",
+        &[(
+            "CAP003",
+            "kind = \"identifier\"\nassign_target = false\n\
+             ancestor = { kind = \"assignment\", fields = { left = { capture = \"t\" } } }\ntext = '^${t}$'",
+        )],
+        "total = total + 1\ncount = total + 1\n",
+    );
+    assert_eq!(findings(&dir), [("CAP003".into(), 1, "total".into())]);
+}
+
+#[test]
+fn an_ancestor_capture_feeds_a_template_inside_contains() {
+    let dir = project(
+        "ancestor-contains",
+        &[(
+            "CAP004",
+            "kind = \"call\"\nancestor = { kind = \"assignment\", fields = { left = { capture = \"t\" } } }\n\
+             contains = { kind = \"identifier\", text = '^${t}$' }",
+        )],
+        "x = f(x)\ny = f(x)\n",
+    );
+    assert_eq!(findings(&dir), [("CAP004".into(), 1, "f(x)".into())]);
+}
+
+#[test]
+fn a_placeholder_nothing_captures_is_an_error_naming_rule_and_placeholder() {
+    let dir = project(
+        "unfilled",
+        &[("CAP005", "kind = \"assignment\"\nfields = { left = { capture = \"l\" }, right = { text = '^${lhs}$' } }")],
+        "x = x\n",
+    );
+    let err = load_error(&dir);
+    assert!(err.contains("p.toml:5: rule CAP005: match.fields.right.text:"), "{err}");
+    assert!(err.contains("placeholder `lhs` is read but never captured"), "{err}");
+}
+
+#[test]
+fn a_capture_inside_unless_does_not_fill_a_template_outside_it() {
+    let dir = project(
+        "unless-scope",
+        &[("CAP006", "kind = \"assignment\"\nunless = { capture = \"u\" }\ntext = '${u}'")],
+        "x = x\n",
+    );
+    assert!(load_error(&dir).contains("rule CAP006: match.text: placeholder `u`"));
+}
+
+#[test]
+fn captures_that_wait_for_each_other_are_an_error() {
+    let dir = project(
+        "cycle",
+        &[(
+            "CAP007",
+            "kind = \"identifier\"\ncontains = { kind = \"identifier\", capture = \"a\", text = '^${b}$' }\n\
+             ancestor = { kind = \"assignment\", capture = \"b\", contains = { text = '^${a}$' } }",
+        )],
+        "x = x\n",
+    );
+    let err = load_error(&dir);
+    assert!(err.contains("rule CAP007: match.contains.text: reads `b`, which `ancestor.capture` captures"), "{err}");
+    assert!(err.contains("`ancestor.contains.text` reads `a`, which `contains.capture` captures"), "{err}");
+}
