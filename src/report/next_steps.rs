@@ -38,42 +38,43 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         let blockers: Vec<&Finding> = findings.iter().filter(|f| f.blocker).collect();
         list(out, &blockers, "  ", "marked [blocker] below");
     }
-    let mut steps: Vec<String> = Vec::new();
+    // Each step, with the findings listed under it.
+    let mut steps: Vec<(String, Vec<&Finding>)> = Vec::new();
     if v.blockers == 0 && turned_on.is_empty() && !findings.is_empty() {
-        steps.push(turn_on(report));
+        steps.push((turn_on(report), Vec::new()));
     }
     let errors: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Error && !f.blocker).collect();
     if !errors.is_empty() {
-        steps.push(format!("Fix {} first: code that fails on an NPU as written:", plural(errors.len(), "error")));
+        let step = format!("Fix {} first: code that fails on an NPU as written:", plural(errors.len(), "error"));
+        steps.push((step, errors));
     }
     let (safe, unsafe_) = (report.fixable(Applicability::Safe), report.fixable(Applicability::Unsafe));
     if safe > 0 {
         let fixes = if safe == 1 { "1 safe fix".to_string() } else { format!("{safe} safe fixes") };
-        steps.push(format!("{fixes}: `npu-mem scan --fix` (see them first with `--diff`)."));
+        steps.push((format!("{fixes}: `npu-mem scan --fix` (see them first with `--diff`)."), Vec::new()));
     }
     if unsafe_ > 0 {
         let more = if safe > 0 { " more" } else { "" };
         let have = if unsafe_ == 1 { "has" } else { "have" };
-        steps.push(format!(
+        let step = format!(
             "{unsafe_}{more} {have} an unsafe fix: review `npu-mem scan --diff --unsafe-fixes`, then add `--fix`."
-        ));
+        );
+        steps.push((step, Vec::new()));
     }
     let info = report.count(Severity::Info);
     if info > 0 && report.min_severity == Severity::Info {
-        let are = if info == 1 { "1 info finding is advice" } else { "info findings are advice" };
-        let what = if info == 1 { are.to_string() } else { format!("{info} {are}") };
-        steps.push(format!("{what}: `--min-severity warning` leaves them out of this report."));
+        let what =
+            if info == 1 { "1 info finding is advice".to_string() } else { format!("{info} info findings are advice") };
+        steps.push((format!("{what}: `--min-severity warning` leaves them out of this report."), Vec::new()));
     }
     if steps.is_empty() && findings.is_empty() {
-        steps.push("Nothing to change.".to_string());
+        steps.push(("Nothing to change.".to_string(), Vec::new()));
     }
     if !steps.is_empty() {
         let _ = writeln!(out, "{}", paint.bold("Next steps:"));
-        for step in &steps {
+        for (step, listed) in &steps {
             let _ = writeln!(out, "  - {step}");
-            if step.ends_with("as written:") {
-                list(out, &errors, "      ", "below");
-            }
+            list(out, listed, "      ", "below");
         }
     }
 }
