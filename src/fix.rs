@@ -50,6 +50,9 @@ pub struct FixedFile {
     pub fixed: Vec<u8>,
     /// The findings whose fixes were applied, at their positions in the pass that fixed them.
     pub findings: Vec<Finding>,
+    /// Codes of the findings among `findings` that the first analysis did not
+    /// have: the fixes created them (an import a new call needs, say).
+    pub follow_ups: Vec<String>,
 }
 
 /// What fixing a whole scan produced.
@@ -133,6 +136,10 @@ fn fix_file(
     let doc = Document::of(file.kind);
     let errors_before = doc.syntax_errors(&text)?;
     let mut fixed: Vec<Finding> = Vec::new();
+    let mut follow_ups: Vec<String> = Vec::new();
+    // The fixable findings of the first analysis, by code and start, with the
+    // starts moved along as edits land: the findings the report promised.
+    let mut promised: Option<Vec<(String, usize)>> = None;
     let mut companions = HashSet::new();
     // Companion fixes are for findings the fixes create, not ones already there.
     let mut present_before: Option<HashSet<String>> = None;
@@ -142,6 +149,8 @@ fn fix_file(
         let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
         companions.retain(|c| !before.contains(c));
         let mut pending: Vec<Finding> = findings.into_iter().filter(|f| wanted.wants(f, &companions)).collect();
+        let promised =
+            promised.get_or_insert_with(|| pending.iter().map(|f| (f.code.clone(), f.byte_range.0)).collect());
         if pending.is_empty() {
             if fixed.is_empty() {
                 return Ok(None);
@@ -154,6 +163,7 @@ fn fix_file(
                 original,
                 fixed: bytes,
                 findings: fixed,
+                follow_ups,
             };
             return Ok(Some((changed, outcome)));
         }
@@ -173,12 +183,51 @@ fn fix_file(
         }
         text = new_text;
         for f in &applied {
+            if !promised.iter().any(|(code, start)| *code == f.code && *start == f.byte_range.0) {
+                follow_ups.push(f.code.clone());
+            }
+        }
+        for (_, start) in promised.iter_mut() {
+            *start = moved(*start, &edits);
+        }
+        for f in &applied {
             let rule = engine.set.rules.iter().find(|r| r.code == f.code);
             companions.extend(rule.and_then(|r| r.fix.as_ref()).into_iter().flat_map(|t| t.then.iter().cloned()));
         }
         fixed.extend(applied);
     }
     Err(format!("fixes did not settle after {MAX_PASSES} passes; the file was left alone"))
+}
+
+/// `3 findings`, or `3 findings (2 reported, and 1 that those fixes create: API005)`
+/// when fixes create findings of their own, so that the count matches the
+/// report's "N have a safe fix".
+pub fn describe_count(fixed: usize, follow_ups: &[String]) -> String {
+    let total = format!("{fixed} finding{}", if fixed == 1 { "" } else { "s" });
+    if follow_ups.is_empty() {
+        return total;
+    }
+    let mut codes: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let n = follow_ups.len();
+    format!("{total} ({} reported, and {n} that those fixes create: {})", fixed.saturating_sub(n), codes.join(", "))
+}
+
+/// Where byte `at` of the text is once `edits` (sorted, disjoint) are
+/// applied; a position inside an edit moves to where the edit starts.
+fn moved(at: usize, edits: &[(usize, usize, String)]) -> usize {
+    let mut shift: isize = 0;
+    for (s, e, content) in edits {
+        if *e <= at && (*s < at || s == e) {
+            shift += content.len() as isize - (*e - *s) as isize;
+        } else if *s <= at && at < *e {
+            return (*s as isize + shift) as usize;
+        } else {
+            break;
+        }
+    }
+    (at as isize + shift) as usize
 }
 
 /// Where a finding's first edit starts.

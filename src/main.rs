@@ -154,16 +154,14 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     };
     let mut outcome = scan::merge(outcomes, &engine);
     if let Some(run) = fix_run {
+        outcome.fixed_follow_ups = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
         outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
         outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         outcome.problems.extend(run.problems);
         if args.format != Format::Text && !args.quiet {
             // The text report says it in its footer; other formats leave stdout to machines.
-            output::status(&format!(
-                "fixed {} in {}",
-                plural(outcome.fixed.len(), "finding"),
-                plural(written.len(), "file")
-            ));
+            let counts = fix::describe_count(outcome.fixed.len(), &outcome.fixed_follow_ups);
+            output::status(&format!("fixed {counts} in {}", plural(written.len(), "file")));
         }
     }
     let finished =
@@ -326,12 +324,10 @@ fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, String> {
         output::warn(&format!("{}: {}", p.path, p.message));
     }
     let findings: usize = run.files.iter().map(|f| f.findings.len()).sum();
+    let follow_ups: Vec<String> = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
     if !quiet {
-        output::status(&format!(
-            "--fix would fix {} in {}",
-            plural(findings, "finding"),
-            plural(run.files.len(), "file")
-        ));
+        let counts = fix::describe_count(findings, &follow_ups);
+        output::status(&format!("--fix would fix {counts} in {}", plural(run.files.len(), "file")));
     }
     Ok(if run.files.is_empty() { 0 } else { EXIT_FINDINGS })
 }

@@ -39,6 +39,9 @@ pub struct ScanOutcome {
     pub stale_baseline: Vec<crate::baseline::Entry>,
     /// Findings whose fixes `--fix` applied (positions before the fix).
     pub fixed: Vec<Finding>,
+    /// Codes of the fixed findings that the fixes themselves created (see
+    /// [`crate::fix::FixedFile::follow_ups`]), one entry per finding.
+    pub fixed_follow_ups: Vec<String>,
 }
 
 /// One file's analysis, before project facts and suppressions are applied.
@@ -306,6 +309,7 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         baselined: Vec::new(),
         stale_baseline: Vec::new(),
         fixed: Vec::new(),
+        fixed_follow_ups: Vec::new(),
     };
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for o in outcomes {

@@ -264,7 +264,8 @@ fn render_fixes(out: &mut String, report: &Report) {
     let fixed = &report.outcome.fixed;
     if !fixed.is_empty() {
         let files: std::collections::BTreeSet<&str> = fixed.iter().map(|f| f.path.as_str()).collect();
-        let _ = writeln!(out, "\nFixed {} in {}.", plural(fixed.len(), "finding"), plural(files.len(), "file"));
+        let counts = crate::fix::describe_count(fixed.len(), &report.outcome.fixed_follow_ups);
+        let _ = writeln!(out, "\nFixed {counts} in {}.", plural(files.len(), "file"));
     }
     let (safe, unsafe_) = (report.fixable(Applicability::Safe), report.fixable(Applicability::Unsafe));
     if safe > 0 {

@@ -255,6 +255,7 @@ impl Compiler {
                 Some("method_name") => EditTarget::MethodName,
                 Some("receiver") => EditTarget::Receiver,
                 Some("call_tail") => EditTarget::CallTail,
+                Some("comparisons") => EditTarget::Comparisons,
                 Some(s) => match s.split_once(':') {
                     Some(("keyword", k)) => EditTarget::Keyword(k.into()),
                     Some(("keyword_value", k)) => EditTarget::KeywordValue(k.into()),
@@ -284,6 +285,9 @@ impl Compiler {
                     ))
                 }
             };
+            if matches!(on, EditTarget::Comparisons) && !matches!(action, EditAction::Sub(_)) {
+                return Err(format!("edits[{i}]: `on = \"comparisons\"` takes `sub`"));
+            }
             edits.push(EditTemplate { on, action });
         }
         Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when, then: f.then })

@@ -69,6 +69,18 @@ impl Compiler {
                 s.slot.iter().map(|s| slot(self, s)).collect::<Res<Vec<_>>>().map_err(|e| format!("slot: {e}"))?;
             preds.push(Pred::Slot(slots));
         }
+        if let Some(f) = &s.flows_into {
+            if f.slot.is_empty() {
+                return Err("flows_into: give at least one slot".into());
+            }
+            let slots = f
+                .slot
+                .iter()
+                .map(|s| slot(self, s))
+                .collect::<Res<Vec<_>>>()
+                .map_err(|e| format!("flows_into.slot: {e}"))?;
+            preds.push(Pred::FlowsInto(FlowsInto { slots, capture: f.capture.clone() }));
+        }
         if let Some(t) = &s.text {
             if t.contains("${") {
                 preds.push(Pred::TextTemplate(t.clone()));
@@ -373,7 +385,12 @@ fn cost(p: &Pred) -> u8 {
         | Pred::LoopOver { .. }
         | Pred::InBranchOf(_)
         | Pred::Binding(_) => 2,
-        Pred::Contains(_) | Pred::FunctionHas(_) | Pred::Preceded(_) | Pred::Followed(_) | Pred::Ancestor(_) => 3,
+        Pred::Contains(_)
+        | Pred::FlowsInto(_)
+        | Pred::FunctionHas(_)
+        | Pred::Preceded(_)
+        | Pred::Followed(_)
+        | Pred::Ancestor(_) => 3,
         Pred::Fact(..) | Pred::Unless(_) | Pred::Any(_) => 4,
     }
 }

@@ -373,7 +373,7 @@ fn value_matches(v: Node, re: &LazyRegex, cx: &Context) -> bool {
 }
 
 /// Whether `node` or a descendant is a call resolving to a name matching `globs`.
-pub fn contains_call(node: Node, globs: &super::glob::NameGlobs, cx: &Context) -> bool {
+pub fn contains_call<'t>(node: Node<'t>, globs: &super::glob::NameGlobs, cx: &Context<'_, 't>) -> bool {
     any_descendant(node, |n| {
         n.kind() == "call"
             && n.field(Field::Function).and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
@@ -392,6 +392,15 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         },
         Pred::Contains(m) => any_descendant(node, |n| eval(m, n, cx, st)),
         Pred::Slot(slots) => super::slots::in_slot(slots, node, cx),
+        Pred::FlowsInto(f) => match super::slots::flows_into(&f.slots, node, cx) {
+            Some(read) => {
+                if let Some(name) = &f.capture {
+                    st.put(name, read);
+                }
+                true
+            }
+            None => false,
+        },
         Pred::Text(re) => re.is_match(cx.text(node)),
         Pred::InBranchOf(test) => super::slots::in_branch_of(test, node, cx),
         Pred::ConditionText(re) => enclosing_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),

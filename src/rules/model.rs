@@ -260,6 +260,15 @@ pub struct Slot {
     pub param: Option<NameGlobs>,
 }
 
+/// `flows_into`: where a stored value is read again.
+#[derive(Debug)]
+pub struct FlowsInto {
+    /// The slots a read of the name must sit in.
+    pub slots: Vec<Slot>,
+    /// Placeholder that receives a description of the first such read.
+    pub capture: Option<String>,
+}
+
 /// A predicate; all of a matcher's predicates must hold.
 #[derive(Debug)]
 pub enum Pred {
@@ -271,6 +280,8 @@ pub enum Pred {
     Contains(Box<Matcher>),
     /// The value sits in one of these slots.
     Slot(Vec<Slot>),
+    /// The value is stored under a name that the file reads in one of these slots.
+    FlowsInto(FlowsInto),
     /// The node's text matches.
     Text(LazyRegex),
     /// The node is a branch value of a matching condition.
@@ -392,6 +403,9 @@ pub enum EditTarget {
     KeywordValue(String),
     /// A node captured under this placeholder.
     Capture(String),
+    /// The string literals that the reported value is compared with, once
+    /// stored under a name (every such comparison in the file; may be none).
+    Comparisons,
 }
 
 /// What an edit does.

@@ -276,6 +276,7 @@ pub(super) fn pred_provides(p: &Pred) -> Places {
         Pred::Fields(list) => union(list.iter().map(field_provides)),
         Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&provided(m), || format!("any[{i}]")))),
         Pred::Capture(name) => single(name, "capture"),
+        Pred::FlowsInto(f) => f.capture.as_deref().map(|c| single(c, "flows_into.capture")).unwrap_or_default(),
         Pred::NameRegex(re) => re.group_names().into_iter().map(|g| (g, "name_regex".to_string())).collect(),
         Pred::Lookup(l) => l.capture.iter().map(|(k, _)| (k.clone(), "lookup.capture".to_string())).collect(),
         Pred::Nearest(_, _, capture) => single(capture, "nearest.capture"),

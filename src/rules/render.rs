@@ -1,11 +1,13 @@
 //! Turning a match into what users see: the message and the fix's edits.
 
 use super::context::Context;
-use super::matcher::{callee, method_parts, MatchState};
+use super::lazy_regex::LazyRegex;
+use super::matcher::{callee, chain_tests, method_parts, MatchState};
 use super::model::{EditAction, EditTarget, FixTemplate};
 use crate::finding::{Edit, Fix};
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
+use crate::semantic::flow;
 use crate::semantic::values::{shorten, text};
 use crate::source::LineIndex;
 use tree_sitter::Node;
@@ -125,6 +127,7 @@ fn target_range<'t>(
         EditTarget::Keyword(k) => node_range(CallArgs::of(anchor, src).keyword(k)?),
         EditTarget::KeywordValue(k) => node_range(CallArgs::of(anchor, src).keyword(k)?.field(Field::Value)?),
         EditTarget::Capture(name) => node_range(st.node(name)?),
+        EditTarget::Comparisons => None,
     }
 }
 
@@ -140,6 +143,10 @@ pub fn build_fix(
 ) -> Option<Fix> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for e in &t.edits {
+        if let (EditTarget::Comparisons, EditAction::Sub(subs)) = (&e.on, &e.action) {
+            edits.extend(comparison_edits(subs, report, cx));
+            continue;
+        }
         let (start, end, node) = target_range(&e.on, anchor, report, st, cx.src)?;
         let old = cx.src.get(start..end)?;
         match &e.action {
@@ -186,6 +193,62 @@ pub fn build_fix(
         })
         .collect();
     Some(Fix { applicability: t.applicability, description: render(&t.description, st, anchor, report, cx), edits })
+}
+
+/// The edits that migrate the comparisons reading the value stored at
+/// `value`: each compared literal that a substitution matches, except in a
+/// test whose `if` chain or `and`/`or` already tests for the new value (a
+/// dispatch over backends, whose other arm is already right).
+fn comparison_edits(subs: &[(LazyRegex, String)], value: Node, cx: &Context) -> Vec<(usize, usize, String)> {
+    if !flow::is_stored(value, cx.src) {
+        return Vec::new();
+    }
+    let uses = cx.model.name_uses(cx.root, cx.src);
+    let Some(key) = uses.store_key(value, cx.src) else { return Vec::new() };
+    let keys = uses.copies(key, cx.src);
+    let mut out = Vec::new();
+    for (literal, test) in flow::tested_against(uses, &keys, cx.src) {
+        let old = text(literal, cx.src);
+        let Some((re, rep)) = subs.iter().find(|(re, _)| re.is_match(old)) else { continue };
+        let Some(re) = re.get() else { continue };
+        let new = re.replacen(old, 1, rep.as_str()).into_owned();
+        let word = literal_word(&new);
+        if !word.is_empty() && !tests_around(test, cx).iter().any(|t| contains_word(t, &word)) {
+            out.push((literal.start_byte(), literal.end_byte(), new));
+        }
+    }
+    out
+}
+
+/// The word a string literal starts with (`npu` for `"npu:0"`), lowercase.
+fn literal_word(literal: &str) -> String {
+    let inner = literal.trim_start_matches(|c: char| c.is_ascii_alphabetic() && c != '"' && c != '\'');
+    let inner = inner.trim_start_matches(['"', '\'']);
+    inner.chars().take_while(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase()
+}
+
+fn contains_word(text: &str, word: &str) -> bool {
+    text.to_ascii_lowercase().contains(word)
+}
+
+/// The texts of the tests around `test`: the `and`/`or` it is part of and
+/// the tests of the `if` chains and conditional expressions it sits in, out
+/// to the enclosing function.
+fn tests_around<'s>(test: Node, cx: &Context<'_, 's>) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    let mut node = Some(test);
+    while let Some(n) = node {
+        match n.kind() {
+            "boolean_operator" => out.push(text(n, cx.src)),
+            "if_statement" | "conditional_expression" => {
+                out.extend(chain_tests(n).into_iter().map(|t| text(t, cx.src)));
+            }
+            "function_definition" | "lambda" | "class_definition" | "module" => break,
+            _ => {}
+        }
+        node = n.parent();
+    }
+    out
 }
 
 /// `text`, replacing source from byte `at` on, with every line after its

@@ -182,6 +182,9 @@ pub struct MatcherSpec {
     /// Where a value sits (argument, keyword, assignment, parameter default).
     #[serde(default)]
     pub slot: Vec<SlotSpec>,
+    /// The value is stored under a name (variable, attribute, dictionary key,
+    /// command-line option) that the file reads in one of these slots.
+    pub flows_into: Option<FlowsIntoSpec>,
     /// Source text of the node matches this regex.
     pub text: Option<String>,
     /// The node is the value (or inside the value) of a branch of a matching condition.
@@ -374,6 +377,16 @@ pub struct ArgSpec {
     pub star: bool,
 }
 
+/// `flows_into = { slot = [...], capture = "use" }`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowsIntoSpec {
+    /// Where a read of the name must sit.
+    pub slot: Vec<SlotSpec>,
+    /// Placeholder for a description of that read (`` `torch.device(…)` on line 7 ``).
+    pub capture: Option<String>,
+}
+
 /// One place a value may sit; see `docs/rule-packs.md`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -418,7 +431,8 @@ pub struct FixSpec {
 #[serde(deny_unknown_fields)]
 pub struct EditSpec {
     /// Which node: `report` (default), `node`, `callee`, `method_name`, `receiver`,
-    /// `call_tail`, `keyword:NAME`, `keyword_value:NAME`.
+    /// `call_tail`, `keyword:NAME`, `keyword_value:NAME`, `capture:NAME`, or
+    /// `comparisons` (the literals the stored value is compared with; `sub` only).
     #[serde(default)]
     pub on: Option<String>,
     /// Replace the node's text with this template.

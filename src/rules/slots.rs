@@ -71,7 +71,7 @@ pub fn in_slot<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> bool
     slots.iter().any(|s| slot_matches(s, &place, cx))
 }
 
-fn slot_matches(s: &Slot, place: &Place, cx: &Context) -> bool {
+fn slot_matches<'t>(s: &Slot, place: &Place<'t>, cx: &Context<'_, 't>) -> bool {
     match place {
         Place::Positional { call, index } => {
             let position_ok = match s.position {
@@ -94,7 +94,7 @@ fn slot_matches(s: &Slot, place: &Place, cx: &Context) -> bool {
 }
 
 /// The call-related parts of a slot (`call`, `method`, `first_arg`) hold for `call`.
-fn call_ok(s: &Slot, call: Node, cx: &Context) -> bool {
+fn call_ok<'t>(s: &Slot, call: Node<'t>, cx: &Context<'_, 't>) -> bool {
     if s.assigned_to.is_some() || s.param.is_some() {
         return false;
     }
@@ -117,6 +117,32 @@ fn call_ok(s: &Slot, call: Node, cx: &Context) -> bool {
         }
     }
     true
+}
+
+/// Where the value at `node` is read in one of `slots`, when it is stored
+/// under a name (see [`crate::semantic::flow`]): a description of the first
+/// such read, such as `` `torch.device(…)` on line 7 ``.
+pub fn flows_into<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> {
+    if !crate::semantic::flow::is_stored(node, cx.src) {
+        return None;
+    }
+    let uses = cx.model.name_uses(cx.root, cx.src);
+    let key = uses.store_key(node, cx.src)?;
+    let read =
+        uses.copies(key, cx.src).iter().find_map(|k| uses.of(k).iter().copied().find(|r| in_slot(slots, *r, cx)))?;
+    let (call, keyword) = match place(read, cx) {
+        Place::Positional { call, .. } => (call, None),
+        Place::Keyword { call, name } => (call, Some(name)),
+        _ => return None,
+    };
+    let function = call.field(Field::Function).map_or("", |f| text(f, cx.src));
+    // A long callee keeps its end, which names the function.
+    let function = match function.char_indices().rev().nth(39) {
+        Some((cut, _)) if cut > 0 => format!("…{}", &function[cut..]),
+        _ => function.to_string(),
+    };
+    let args = keyword.map_or("…".to_string(), |k| format!("{k}=…"));
+    Some(format!("`{function}({args})` on line {}", read.start_position().row + 1))
 }
 
 /// Whether `node` is (inside) a branch value of a conditional expression or
@@ -149,14 +175,14 @@ pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, '
     false
 }
 
-fn tests_call(node: Node, test: &ConditionTest, cx: &Context) -> bool {
+fn tests_call<'t>(node: Node<'t>, test: &ConditionTest, cx: &Context<'_, 't>) -> bool {
     chain_tests(node).into_iter().any(|t| contains_call(t, &test.test_calls, cx))
 }
 
 /// Inside a with-block whose items call a matching name, or in a function
 /// decorated with one (`@torch.no_grad()`), within the current function.
 pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) -> bool {
-    let resolves = |expr: Node| {
+    let resolves = |expr: Node<'t>| {
         let expr = unparen(expr);
         let expr = if expr.kind() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
         let f = if expr.kind() == "call" { expr.field(Field::Function) } else { Some(expr) };

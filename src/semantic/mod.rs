@@ -2,6 +2,7 @@
 //! module-level definitions, bindings, docstrings and what each loop does.
 
 pub mod calls;
+pub mod flow;
 pub mod imports;
 pub mod traverse;
 pub mod values;
@@ -46,6 +47,8 @@ pub struct FileModel<'t> {
     pub params: HashMap<usize, Vec<&'t str>>,
     /// Imported names that some function also takes as a parameter (rare; checked per use).
     pub shadowable: HashSet<&'t str>,
+    /// Where each name is read, for value flow; built on first use.
+    name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
 }
 
 impl<'t> FileModel<'t> {
@@ -54,6 +57,11 @@ impl<'t> FileModel<'t> {
         let mut builder = Builder { src, model: FileModel::default(), frames: Vec::new(), steps: Vec::new() };
         traverse(root, &mut builder);
         builder.finish()
+    }
+
+    /// Where each name of the file is read (built the first time a rule asks).
+    pub fn name_uses(&self, root: Node<'t>, src: &'t str) -> &flow::NameUses<'t> {
+        self.name_uses.get_or_init(|| flow::NameUses::build(root, src))
     }
 
     /// The qualified name of a dotted chain, resolved through imports.
@@ -307,10 +315,34 @@ fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
 }
 
 impl<'t> Builder<'t> {
+    /// `loss_scaler(loss, optimizer, ...)`: a loss scaler called directly (timm's
+    /// `NativeScaler.__call__`) runs backward and the optimizer step itself.
+    fn is_loss_scaler_call(&self, call: Node<'t>) -> bool {
+        let Some(func) = call.field(Field::Function) else { return false };
+        let name = match func.kind() {
+            "identifier" => text(func, self.src),
+            "attribute" => func.field(Field::Attribute).map_or("", |a| text(a, self.src)),
+            _ => return false,
+        };
+        let positional = call.field(Field::Arguments).map_or(0, |args| {
+            let mut cursor = args.walk();
+            let count = args.named_children(&mut cursor).filter(|a| a.kind() != "keyword_argument").count();
+            count
+        });
+        name.to_ascii_lowercase().ends_with("scaler") && positional >= 2
+    }
+
     /// `.backward()` and `.step()` make the innermost enclosing loop a training loop;
     /// the functional `torch.autograd.backward(...)` does not (custom autograd
     /// functions and recomputation use it to push gradients, without training).
     fn note_training_call(&mut self, call: Node<'t>) {
+        if self.is_loss_scaler_call(call) {
+            let innermost = self.enclosing_loops().next();
+            if let Some(info) = innermost.and_then(|id| self.model.loops.get_mut(&id)) {
+                info.training = true;
+            }
+            return;
+        }
         let Some(func) = call.field(Field::Function).filter(|f| f.kind() == "attribute") else { return };
         let Some(method) = func.field(Field::Attribute) else { return };
         let Some(loop_id) = self.enclosing_loops().next() else { return };
