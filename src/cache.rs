@@ -129,6 +129,7 @@ impl StoredOutcome {
             groups: self.groups.clone(),
             // The stored problem already says where the analysis stopped.
             cut_at_line: None,
+            scope_search_cut_at_line: None,
         };
         (self.directives.clone(), analysis, self.problem.clone())
     }
