@@ -65,3 +65,20 @@ fn ordinary_files_are_not_reported_as_partial() {
     assert_eq!(report["errors"], serde_json::json!([]), "no file is skipped or partly analysed");
     assert!(!run.stderr.contains("warning"), "{}", run.stderr);
 }
+
+#[test]
+fn a_loop_over_a_long_chain_of_aliases_is_followed_to_its_loader() {
+    // DL008 needs the loop to iterate over a pinned DataLoader; the search
+    // through the bindings once gave up after 15 values.
+    let mut lines = vec![
+        "import torch".to_string(),
+        "loader = torch.utils.data.DataLoader(ds, pin_memory=True)".to_string(),
+        "l0 = loader".to_string(),
+    ];
+    lines.extend((1..=20).map(|i| format!("l{i} = l{}", i - 1)));
+    lines.extend(["for batch in l20:".to_string(), "    x = batch.to(device)".to_string()]);
+    let text = lines.join("\n") + "\n";
+    let (stdout, stderr, messages) = partial_notices("alias-chain", "alias.py", &text);
+    assert!(stdout.contains("alias.py:25:9: DL008"), "{stdout}\n{stderr}");
+    assert!(messages.is_empty(), "{messages:?}");
+}
