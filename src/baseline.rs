@@ -99,7 +99,7 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), String> {
         .collect();
     let baseline = Baseline { version: VERSION, findings: entries, dir: None };
     let text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
-    crate::write::write_whole(path, (text + "\n").as_bytes())
+    crate::atomic::write_whole(path, (text + "\n").as_bytes())
         .map_err(|e| format!("cannot write the baseline {}: {e}", path.display()))
 }
 

@@ -129,6 +129,7 @@ impl StoredOutcome {
             groups: self.groups.clone(),
             // The stored problem already says where the analysis stopped.
             cut_at_line: None,
+            scope_search_cut_at_line: None,
         };
         (self.directives.clone(), analysis, self.problem.clone())
     }
@@ -228,11 +229,7 @@ impl Cache {
         }
         evict(&mut merged, now, MAX_ENTRIES);
         let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(|e| e.to_string())?;
-        let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), unique()));
-        std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.file)).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            fail(e)
-        })
+        crate::atomic::write_whole(&self.file, &text).map_err(fail)
     }
 }
 
@@ -260,13 +257,6 @@ fn evict(entries: &mut BTreeMap<String, Sealed>, now: u64, max: usize) {
             entries.remove(&path);
         }
     }
-}
-
-/// A number that differs between threads and calls, for temporary names.
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// What the analysis of a file depends on besides its content and path.

@@ -5,6 +5,7 @@
 //! parallel and [`report`] renders the result.
 
 pub mod add_ignore;
+pub mod atomic;
 pub mod baseline;
 pub mod cache;
 pub mod cli;

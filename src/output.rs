@@ -67,12 +67,43 @@ impl ReportFile {
         Ok(ReportFile { path: path.to_path_buf(), file })
     }
 
-    /// Replaces the file's contents with `text`.
+    /// Replaces the file's contents with `text`: in one step (see
+    /// [`crate::atomic`]) for a regular file, so that a reader never sees a
+    /// half-written report; in place for anything else (a pipe, a device such
+    /// as `/dev/stdout`), or when its directory does not let npu-mem create
+    /// the temporary file that takes.
     pub fn replace(mut self, text: &str) -> Result<(), String> {
+        let regular = self.file.metadata().is_ok_and(|m| m.is_file());
+        if regular && crate::atomic::write_whole(&self.path, text.as_bytes()).is_ok() {
+            return Ok(());
+        }
+        // Nothing was renamed when the write in one step failed: the open
+        // file is still the report file. A pipe cannot be emptied or flushed.
         let file = &mut self.file;
-        file.set_len(0)
+        let emptied = if regular { file.set_len(0) } else { Ok(()) };
+        emptied
             .and_then(|()| file.write_all(text.as_bytes()))
-            .and_then(|()| file.sync_all())
+            .and_then(|()| if regular { file.sync_all() } else { file.flush() })
             .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReportFile;
+
+    #[test]
+    fn a_report_file_is_replaced_in_one_step() {
+        let dir = crate::atomic::tests::scratch("report-file");
+        let path = dir.join("report.json");
+        std::fs::write(&path, "old report").unwrap();
+        // A reader that opened the old report keeps reading it whole.
+        let reader = dir.join("reader.json");
+        std::fs::hard_link(&path, &reader).unwrap();
+        ReportFile::open(&path).unwrap().replace("new report").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new report");
+        assert_eq!(std::fs::read_to_string(&reader).unwrap(), "old report", "not truncated in place");
+        assert_eq!(crate::atomic::tests::entries(&dir), ["reader.json", "report.json"], "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

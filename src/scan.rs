@@ -8,6 +8,7 @@ use crate::parse::{first_error_line, parse_python};
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
+use crate::rules::slots::MAX_SCOPE_NODES;
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
@@ -209,6 +210,14 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                 if let Some(line) = analysis.cut_at_line {
                     partial.push(format!(
                         "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
+                        place(line)
+                    ));
+                }
+                if let Some(line) = analysis.scope_search_cut_at_line {
+                    partial.push(format!(
+                        "the search of the function (or module) around {} stopped after {MAX_SCOPE_NODES} nodes; rules \
+                         that look through a whole function (function_has, preceded_in_function, \
+                         followed_in_function) may miss findings in it",
                         place(line)
                     ));
                 }

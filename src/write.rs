@@ -21,36 +21,19 @@
 //! opened before the rename: it goes to the replaced file. Nothing short of a
 //! lock that every editor honours closes that, and no such lock exists.
 //!
-//! Temporary files are named `.NAME.npu-mem-PID.tmp`; one left by a run that
-//! was killed is removed by the next run that writes NAME.
-//!
-//! Files npu-mem itself owns (a baseline) need less: [`write_whole`].
+//! The temporary file itself (its unique name, its removal on failure, the
+//! flush of the directory after the rename) is [`crate::atomic::Temporary`],
+//! shared with the files npu-mem owns (a baseline, the cache, reports), which
+//! need no more than [`crate::atomic::write_whole`].
 
-use std::fs::{File, Metadata, OpenOptions};
-use std::io::{Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use crate::atomic::Temporary;
+use std::fs::{File, Metadata};
+use std::io::{Read, Seek};
+use std::path::Path;
 
 /// Replaces `path`'s contents with `new`, if the file still holds `expected`.
 pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), String> {
     replace_file_observed(path, expected, new, &mut |_| {})
-}
-
-/// Writes `bytes` to `path`, a file npu-mem owns (such as a baseline), so
-/// that it holds the old contents or the new, never a part: a temporary file
-/// beside it, flushed, then renamed over it.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let (dir, name) = dir_and_name(path);
-    let tmp = temporary_path(dir, &name);
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 /// The moments of a replacement that tests act at.
@@ -84,16 +67,12 @@ fn replace_file_observed(
         return Err(format!("{shown} is read-only; it was not written"));
     }
     refuse_hard_links(&meta, path)?;
-    let (dir, name) = dir_and_name(&target);
-    remove_stale_temporaries(dir, &name);
-    let tmp = temporary_path(dir, &name);
-    let result = write_temporary(&tmp, new, &meta).and_then(|()| {
+    let result = write_temporary(&target, new, &meta).and_then(|tmp| {
         observe(Stage::TemporaryWritten);
         unchanged_since(&target, &meta, expected).map_err(Failure::Refused)?;
-        std::fs::rename(&tmp, &target).map_err(Failure::Io)
+        tmp.commit(&target).map_err(Failure::Io)
     });
     if let Err(failure) = result {
-        let _ = std::fs::remove_file(&tmp);
         return Err(match failure {
             Failure::Io(e) => format!("cannot write {shown}: {e}; it was left as it was"),
             Failure::Refused(why) => format!("{shown} {why}; it was not written"),
@@ -101,10 +80,8 @@ fn replace_file_observed(
     }
     observe(Stage::Renamed);
     if !original.metadata().is_ok_and(|now| same_size_and_time(&meta, &now)) {
-        return Err(put_back(&mut original, &tmp, &target, &meta, &shown.to_string()));
+        return Err(put_back(&mut original, &target, &meta, &shown.to_string()));
     }
-    // Make the rename itself durable; a failure here loses nothing.
-    let _ = File::open(dir).and_then(|d| d.sync_all());
     Ok(())
 }
 
@@ -115,25 +92,22 @@ fn same_size_and_time(a: &Metadata, b: &Metadata) -> bool {
 
 /// Someone wrote to the replaced file while it was being replaced: puts its
 /// text, with their edit, back in place of the fixed text. The message to report.
-fn put_back(original: &mut File, tmp: &Path, target: &Path, like: &Metadata, shown: &str) -> String {
+fn put_back(original: &mut File, target: &Path, like: &Metadata, shown: &str) -> String {
     let mut theirs = Vec::new();
     let restored = original
         .seek(std::io::SeekFrom::Start(0))
         .and_then(|_| original.read_to_end(&mut theirs))
         .map_err(Failure::Io)
-        .and_then(|_| write_temporary(tmp, &theirs, like))
-        .and_then(|()| std::fs::rename(tmp, target).map_err(Failure::Io));
+        .and_then(|_| write_temporary(target, &theirs, like))
+        .and_then(|tmp| tmp.commit(target).map_err(Failure::Io));
     match restored {
         Ok(()) => {
             format!("{shown} was edited while npu-mem wrote it; the edit was kept and the fixes were not applied")
         }
-        Err(_) => {
-            let _ = std::fs::remove_file(tmp);
-            format!(
-                "{shown} was edited while npu-mem wrote it, and the edited text could not be put back; \
-                 compare the file with your editor's copy"
-            )
-        }
+        Err(_) => format!(
+            "{shown} was edited while npu-mem wrote it, and the edited text could not be put back; \
+             compare the file with your editor's copy"
+        ),
     }
 }
 
@@ -145,18 +119,16 @@ enum Failure {
     Refused(String),
 }
 
-/// Writes `new` to a fresh temporary file `tmp` with the owner and mode of
-/// `like`, flushed to disk.
-fn write_temporary(tmp: &Path, new: &[u8], like: &Metadata) -> Result<(), Failure> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(tmp).map_err(Failure::Io)?;
-    keep_owner(&file, like)?;
-    file.set_permissions(like.permissions()).map_err(Failure::Io)?;
-    file.write_all(new).map_err(Failure::Io)?;
-    file.sync_all().map_err(Failure::Io)
+/// Writes `new` to a fresh temporary file beside `target` with the owner and
+/// mode of `like`, flushed to disk (so that little time passes between the
+/// last look at the target and the rename); it is removed again if anything
+/// fails, here or later.
+fn write_temporary(target: &Path, new: &[u8], like: &Metadata) -> Result<Temporary, Failure> {
+    let mut tmp = Temporary::beside(target, true).map_err(Failure::Io)?;
+    keep_owner(tmp.file(), like)?;
+    tmp.file().set_permissions(like.permissions()).map_err(|e| Failure::Io(tmp.failed("set the permissions of", e)))?;
+    tmp.write_all(new).and_then(|()| tmp.sync()).map_err(Failure::Io)?;
+    Ok(tmp)
 }
 
 /// Gives `file` the owner and group of `like`; refuses when that is not
@@ -241,67 +213,11 @@ fn same_inode(_: &Metadata, _: &Metadata) -> bool {
     true
 }
 
-/// The start of the temporary file names for `name`; the process id follows.
-fn temporary_prefix(name: &str) -> String {
-    format!(".{name}.npu-mem-")
-}
-
-/// This process's temporary file for the file `name` in `dir`.
-fn temporary_path(dir: &Path, name: &str) -> PathBuf {
-    dir.join(format!("{}{}.tmp", temporary_prefix(name), std::process::id()))
-}
-
-/// `path`'s directory (`.` for a bare name) and file name.
-fn dir_and_name(path: &Path) -> (&Path, String) {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    (dir, path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
-}
-
-/// Removes temporary files for `name` in `dir` left by npu-mem runs that
-/// are no longer running (killed before they could rename or clean up).
-fn remove_stale_temporaries(dir: &Path, name: &str) {
-    let prefix = temporary_prefix(name);
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(pid) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)?.strip_suffix(".tmp")) else {
-            continue;
-        };
-        if pid.parse::<u32>().is_ok_and(|pid| !still_running(pid, &entry.path())) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Whether the process `pid` that made the temporary file `tmp` may still be
-/// working on it: by `/proc` where there is one, else by the file's age.
-fn still_running(pid: u32, tmp: &Path) -> bool {
-    if Path::new("/proc/self").exists() {
-        return PathBuf::from(format!("/proc/{pid}")).exists();
-    }
-    let age = std::fs::metadata(tmp).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
-    age.is_none_or(|age| age < std::time::Duration::from_secs(3600))
-}
-
 #[cfg(test)]
 mod tests {
     use super::{replace_file, replace_file_observed, Stage};
-    use std::path::{Path, PathBuf};
-
-    /// A fresh directory for one test.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("npu-mem-write-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn entries(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    }
+    use crate::atomic::tests::{entries, scratch};
+    use std::path::Path;
 
     /// Fixes `y = m.cuda()` in a fresh `a.py` while `edit` acts on the file at
     /// each stage; the error, what the file then holds (if it exists), and
@@ -385,39 +301,5 @@ mod tests {
         assert!(err.contains("was removed"), "{err}");
         assert_eq!(text, None);
         assert!(names.is_empty(), "no temporary file is left: {names:?}");
-    }
-
-    #[test]
-    fn write_whole_replaces_a_file_and_leaves_no_temporary_file() {
-        let dir = scratch("whole");
-        let path = dir.join("baseline.json");
-        super::write_whole(&path, b"old").unwrap();
-        super::write_whole(&path, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        assert_eq!(entries(&dir), ["baseline.json"]);
-        let err = super::write_whole(&dir.join("missing/baseline.json"), b"x").unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn temporary_files_of_dead_runs_are_removed_and_those_of_live_ones_kept() {
-        let dir = scratch("stale");
-        let path = dir.join("a.py");
-        std::fs::write(&path, "x\n").unwrap();
-        // No process has a pid this large (Linux caps pids at 2^22).
-        let dead = dir.join(".a.py.npu-mem-999999999.tmp");
-        let other_file = dir.join(".b.py.npu-mem-999999999.tmp");
-        // A live process other than this one (whose own name is the one it writes next).
-        let live = dir.join(format!(".a.py.npu-mem-{}.tmp", std::os::unix::process::parent_id()));
-        for p in [&dead, &other_file, &live] {
-            std::fs::write(p, "half").unwrap();
-        }
-        replace_file(&path, b"x\n", b"y\n").unwrap();
-        assert!(!dead.exists(), "the dead run's temporary file is removed");
-        assert!(live.exists(), "a running process's temporary file is kept");
-        assert!(other_file.exists(), "another file's temporary files are not touched");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -86,3 +86,21 @@ fn several_outputs_in_one_run() {
     assert_eq!(active, findings, "suppressed results are kept in SARIF but marked");
     assert!(std::fs::read_to_string(md).unwrap().starts_with("## npu-mem"));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_report_can_go_to_a_pipe() {
+    // Under the test harness stdout is a pipe: it cannot be emptied or
+    // replaced, only written to.
+    let run = common::npu_mem(&["scan", "fixtures/demo", "--format", "concise", "--output-json", "/dev/stdout"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json_start = run.stdout.find('{').expect("the JSON report is on stdout");
+    let report = serde_json::Deserializer::from_str(&run.stdout[json_start..])
+        .into_iter::<serde_json::Value>()
+        .next()
+        .expect("a JSON value")
+        .unwrap();
+    let concise = run.stdout.lines().filter(|l| l.starts_with("fixtures/demo/")).count();
+    assert!(concise > 0, "{}", run.stdout);
+    assert_eq!(report["findings"].as_array().unwrap().len(), concise);
+}

@@ -213,16 +213,7 @@ impl Compiler {
         if let Some(u) = &s.unless {
             preds.push(Pred::Unless(Box::new(self.matcher(u).map_err(|e| format!("unless.{e}"))?)));
         }
-        if anchor.is_some() || s.any.is_none() {
-            if let Some(branches) = &s.any {
-                let ms = branches
-                    .iter()
-                    .map(|b| self.matcher(b))
-                    .collect::<Res<Vec<_>>>()
-                    .map_err(|e| format!("any.{e}"))?;
-                preds.push(Pred::Any(ms));
-            }
-        } else if let Some(branches) = &s.any {
+        if let Some(branches) = &s.any {
             let ms =
                 branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
             preds.push(Pred::Any(ms));

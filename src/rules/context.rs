@@ -5,6 +5,7 @@ use crate::parse::{Field, FieldOf};
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::FileModel;
 use std::borrow::Cow;
+use std::cell::Cell;
 use tree_sitter::Node;
 
 /// One enclosing construct that context predicates care about.
@@ -84,6 +85,9 @@ pub struct Context<'a, 't> {
     pub tables: &'a [(String, super::model::DataTable)],
     /// The resolved dotted name of `current`, computed once per node by the walker.
     pub current_attr: Option<&'a str>,
+    /// The line (1-based) of the first node whose scope search stopped at
+    /// its bound (`slots::MAX_SCOPE_NODES`), if any: set only then.
+    pub scope_search_cut: &'a Cell<Option<usize>>,
 }
 
 impl<'a, 't> Context<'a, 't> {
@@ -102,13 +106,28 @@ impl<'a, 't> Context<'a, 't> {
     }
 
     /// `node` and its ancestors, innermost first: from the walker's stack for
-    /// the current node (asking tree-sitter for a parent costs a walk from the root).
-    pub fn self_and_ancestors(&self, node: Node<'t>) -> Box<dyn Iterator<Item = Node<'t>> + '_> {
+    /// the current node (asking tree-sitter for a parent costs a walk from
+    /// the root); for another node, the path down to it is found once (from
+    /// the current node when it lies inside, else from the root), so a walk
+    /// up any number of levels costs time in proportion to the levels.
+    pub fn self_and_ancestors(&self, node: Node<'t>) -> Ancestors<'a, 't> {
+        let stack = self.ancestors.iter().rev();
         if node.id() == self.current.id() {
-            Box::new(std::iter::once(node).chain(self.ancestors.iter().rev().copied()))
-        } else {
-            Box::new(std::iter::successors(Some(node), |n| self.parent(*n)))
+            return Ancestors { first: Some(node), below: Vec::new(), above: stack };
         }
+        let inside = self.current.start_byte() <= node.start_byte() && node.end_byte() <= self.current.end_byte();
+        if inside {
+            if let Some(below) = path_down(self.current, node) {
+                return Ancestors { first: None, below, above: stack };
+            }
+        }
+        let below = path_down(self.root, node).unwrap_or_else(|| {
+            // Not found by its position (it should be): ask tree-sitter, step by step.
+            let mut up: Vec<Node<'t>> = std::iter::successors(Some(node), |n| n.parent()).collect();
+            up.reverse();
+            up
+        });
+        Ancestors { first: None, below, above: [].iter().rev() }
     }
 
     /// The frames around `node`: the walker's for the current node, derived
@@ -121,10 +140,8 @@ impl<'a, 't> Context<'a, 't> {
         let mut frames = Vec::new();
         let mut parent: Option<Node<'t>> = None;
         let mut cur = self.root;
-        for _ in 0..10_000 {
-            if cur.id() == node.id() {
-                break;
-            }
+        // Each step goes one level down towards `node`, so the loop ends.
+        while cur.id() != node.id() {
             frames.extend(frame_opened(parent, cur));
             match cur.child_with_descendant(node) {
                 Some(next) => {
@@ -178,8 +195,47 @@ impl<'a, 't> Context<'a, 't> {
         names
     }
 
+    /// Records that the scope search for `node` stopped at its bound (the
+    /// first such node is kept, for the report).
+    pub fn scope_search_stopped(&self, node: Node<'t>) {
+        if self.scope_search_cut.get().is_none() {
+            self.scope_search_cut.set(Some(node.start_position().row + 1));
+        }
+    }
+
     /// The text of a node.
     pub fn text(&self, node: Node) -> &'t str {
         text(node, self.src)
+    }
+}
+
+/// The nodes from `top` down to `node`, `top` first; `None` when `node` is
+/// not `top` or below it.
+fn path_down<'t>(top: Node<'t>, node: Node<'t>) -> Option<Vec<Node<'t>>> {
+    let mut path = vec![top];
+    let mut cur = top;
+    // Each step goes one level down, so the loop ends.
+    while cur.id() != node.id() {
+        cur = cur.child_with_descendant(node)?;
+        path.push(cur);
+    }
+    Some(path)
+}
+
+/// A node and its ancestors, innermost first (see [`Context::self_and_ancestors`]).
+pub struct Ancestors<'a, 't> {
+    /// The node itself, when it is the walker's current node.
+    first: Option<Node<'t>>,
+    /// A path found below the walker's stack, outermost first (taken from the end).
+    below: Vec<Node<'t>>,
+    /// The walker's stack, innermost first.
+    above: std::iter::Rev<std::slice::Iter<'a, Node<'t>>>,
+}
+
+impl<'t> Iterator for Ancestors<'_, 't> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        self.first.take().or_else(|| self.below.pop()).or_else(|| self.above.next().copied())
     }
 }

@@ -123,6 +123,9 @@ pub struct FileAnalysis {
     /// The line of the first node whose children lie deeper than the
     /// analysis looks (`traverse::MAX_DEPTH`), if any.
     pub cut_at_line: Option<usize>,
+    /// The line of the first node for which a search of its function (or
+    /// module) stopped at `slots::MAX_SCOPE_NODES` nodes, if any.
+    pub scope_search_cut_at_line: Option<usize>,
 }
 
 impl<'r> Engine<'r> {

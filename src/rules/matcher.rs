@@ -301,8 +301,7 @@ pub fn chain_tests(node: Node) -> Vec<Node> {
 fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     let mut tests = chain_tests(node);
     let mut cur = node;
-    for _ in 0..32 {
-        let Some(parent) = cx.parent(cur) else { break };
+    for parent in cx.self_and_ancestors(node).skip(1) {
         match parent.kind() {
             "parenthesized_expression" => cur = parent,
             "conditional_expression" if parent.named_child(1) != Some(cur) => {
@@ -452,7 +451,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
                 .flatten();
             bound.is_some_and(|v| eval(m, unparen(v), cx, st))
         }
-        Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).take(256).any(|a| eval(m, a, cx, st)),
+        Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::ShellAssignmentsOnly => true,
         Pred::FunctionHas(m) => super::slots::scope_has(m, node, super::slots::Order::Anywhere, cx, st),
         Pred::Preceded(m) => super::slots::scope_has(m, node, super::slots::Order::Before, cx, st),

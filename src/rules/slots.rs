@@ -20,21 +20,22 @@ enum Place<'t> {
     Other,
 }
 
+/// Where `node` sits; the walk up stops at the first construct that is not
+/// seen through, so it ends by itself.
 fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
+    let mut up = cx.self_and_ancestors(node).skip(1);
     let mut value = node;
-    for _ in 0..32 {
-        let Some(parent) = cx.parent(value) else { return Place::Other };
+    while let Some(parent) = up.next() {
         match parent.kind() {
             "parenthesized_expression" => value = parent,
             "conditional_expression" if parent.named_child(1) != Some(value) => value = parent,
-            "pair" if parent.field(Field::Value) == Some(value) => {
-                match cx.parent(parent).filter(|d| d.kind() == "dictionary") {
-                    Some(dict) => value = dict,
-                    None => return Place::Other,
-                }
-            }
+            "pair" if parent.field(Field::Value) == Some(value) => match up.next().filter(|d| d.kind() == "dictionary")
+            {
+                Some(dict) => value = dict,
+                None => return Place::Other,
+            },
             "argument_list" => {
-                let Some(call) = cx.parent(parent) else { return Place::Other };
+                let Some(call) = up.next() else { return Place::Other };
                 let args = CallArgs::of(call, cx.src);
                 return match args.positional.iter().position(|a| *a == value) {
                     Some(index) => Place::Positional { call, index },
@@ -43,8 +44,8 @@ fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
             }
             "keyword_argument" if parent.field(Field::Value) == Some(value) => {
                 let name = parent.field(Field::Name).map_or("", |n| text(n, cx.src));
-                let call = cx.parent(parent).and_then(|l| cx.parent(l));
-                return match call {
+                // The argument list, then the call.
+                return match up.nth(1) {
                     Some(call) => Place::Keyword { call, name },
                     None => Place::Other,
                 };
@@ -148,23 +149,24 @@ pub fn flows_into<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> O
 /// Whether `node` is (inside) a branch value of a conditional expression or
 /// `if` chain whose test calls a name matching `test`.
 pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>) -> bool {
+    // The walk up stops at the first construct that is not seen through.
+    let mut up = cx.self_and_ancestors(node).skip(1);
     let mut value = node;
-    for _ in 0..32 {
-        let Some(parent) = cx.parent(value) else { return false };
+    while let Some(parent) = up.next() {
         match parent.kind() {
             "parenthesized_expression" | "argument_list" | "call" | "keyword_argument" => value = parent,
             "conditional_expression" => {
                 return parent.named_child(1) != Some(value) && tests_call(parent, test, cx);
             }
             "assignment" if parent.field(Field::Right) == Some(value) => {
-                let chain = cx
-                    .parent(parent)
+                let chain = up
+                    .next()
                     .filter(|s| s.kind() == "expression_statement")
-                    .and_then(|s| cx.parent(s))
+                    .and_then(|_| up.next())
                     .filter(|b| b.kind() == "block")
-                    .and_then(|b| cx.parent(b));
+                    .and_then(|_| up.next());
                 let chain = match chain {
-                    Some(c) if matches!(c.kind(), "elif_clause" | "else_clause") => cx.parent(c),
+                    Some(c) if matches!(c.kind(), "elif_clause" | "else_clause") => up.next(),
                     other => other,
                 };
                 return chain.is_some_and(|c| c.kind() == "if_statement" && tests_call(c, test, cx));
@@ -291,13 +293,14 @@ pub fn loop_over<'t>(
 /// `enumerate`/`zip`/`tqdm`/`iter` calls, and the values bound to names.
 fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     const WRAPPERS: [&str; 5] = ["enumerate", "zip", "tqdm", "iter", "trange"];
-    let mut out = Vec::new();
+    let mut out: Vec<Node<'t>> = Vec::new();
+    // Bindings can form cycles (`x = y`, `y = x`, or `x = f(x)`): each node
+    // is looked at once, so the search ends however they are chained.
+    let mut seen = std::collections::HashSet::new();
     let mut todo = vec![unparen(iterable)];
-    let mut budget = 16;
     while let Some(n) = todo.pop() {
-        budget -= 1;
-        if budget == 0 {
-            break;
+        if !seen.insert(n.id()) {
+            continue;
         }
         out.push(n);
         match n.kind() {
@@ -352,17 +355,26 @@ pub enum Order {
     After,
 }
 
+/// How many nodes of a function (or module) [`scope_has`] looks at for one
+/// node. Each node whose rule asks costs a search of its scope, so without a
+/// bound a huge generated module would take time in proportion to the square
+/// of its size; the search that stops there answers "no" and the file is
+/// reported as partly analysed.
+pub const MAX_SCOPE_NODES: usize = 200_000;
+
 /// Whether a node of the function (or module) around `node` matches `m`, in
-/// source order, not looking into nested functions and classes.
+/// source order, not looking into nested functions and classes. A search
+/// that stops at [`MAX_SCOPE_NODES`] is recorded in the context.
 pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
     let scope = cx.function_of(node).and_then(|f| f.field(Field::Body)).unwrap_or(cx.root);
     let mut stack = vec![scope];
-    let mut budget = 200_000usize;
+    let mut budget = MAX_SCOPE_NODES;
     while let Some(n) = stack.pop() {
-        budget = budget.saturating_sub(1);
         if budget == 0 {
+            cx.scope_search_stopped(node);
             return false;
         }
+        budget -= 1;
         let skip_subtree = match order {
             Order::Before => n.start_byte() >= node.start_byte(),
             Order::After => n.end_byte() <= node.end_byte() && n.id() != scope.id(),
@@ -382,9 +394,11 @@ pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_,
         if in_range && eval(m, n, cx, st) {
             return true;
         }
+        // Pushed in reverse, so the first child is looked at next.
         let mut cursor = n.walk();
-        let children: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
+        let first = stack.len();
+        stack.extend(n.named_children(&mut cursor));
+        stack[first..].reverse();
     }
     false
 }

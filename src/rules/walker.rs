@@ -41,6 +41,8 @@ pub struct Walker<'a, 't> {
     seen_summary: HashSet<(u8, usize, usize)>,
     /// Matches that wait for the file's facts before their findings are built.
     deferred: Vec<Deferred<'t>>,
+    /// The line of the first node whose scope search stopped at its bound, if any.
+    scope_search_cut: std::cell::Cell<Option<usize>>,
     /// What the walk produced.
     pub out: FileAnalysis,
 }
@@ -76,6 +78,7 @@ impl<'a, 't> Walker<'a, 't> {
             seen: HashSet::new(),
             seen_summary: HashSet::new(),
             deferred: Vec::new(),
+            scope_search_cut: std::cell::Cell::new(None),
             out,
         }
     }
@@ -93,6 +96,7 @@ impl<'a, 't> Walker<'a, 't> {
             let finding = make_finding(rule, d.node, d.report, &cx, &d.st, self.lines, self.display);
             self.out.findings.insert(d.at, (finding, d.st.pending));
         }
+        self.out.scope_search_cut_at_line = self.scope_search_cut.get();
         self.out
     }
 }
@@ -217,6 +221,7 @@ impl<'a, 't> Walker<'a, 't> {
             target: self.engine.target,
             tables: &self.engine.set.compiler.tables,
             current_attr,
+            scope_search_cut: &self.scope_search_cut,
         }
     }
 

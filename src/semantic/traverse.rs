@@ -52,6 +52,10 @@ pub fn traverse<'t>(root: Node<'t>, visitor: &mut impl Visitor<'t>) -> Option<No
 
 /// Whether `node` or a descendant at most `MAX_DEPTH` levels below it
 /// satisfies `test` (searched depth-first, without recursion).
+///
+/// The bound is not a silent one: a node `MAX_DEPTH` levels below another
+/// lies at least that deep in the file, so [`traverse`] of the file stops
+/// there too and the scan reports the file as partly analysed.
 pub fn any_descendant<'t>(node: Node<'t>, mut test: impl FnMut(Node<'t>) -> bool) -> bool {
     let mut stack = vec![(node, 0)];
     while let Some((n, depth)) = stack.pop() {

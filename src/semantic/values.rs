@@ -20,37 +20,36 @@ pub fn unparen(mut node: Node) -> Node {
     node
 }
 
-/// How deep literal evaluation looks into nested syntax: deeper values are
-/// treated as not literal, so hostile input cannot exhaust the stack.
-const MAX_LITERAL_DEPTH: usize = 32;
-
-/// Evaluates a literal: numbers, booleans, `None`, plain strings, `-number`.
+/// Evaluates a literal: numbers, booleans, `None`, plain strings, `-number`
+/// (any number of signs: they are counted in a loop, not by recursion, so no
+/// nesting is too deep to evaluate).
 pub fn literal(node: Node, src: &str) -> Option<Literal> {
-    literal_at(node, src, 0)
-}
-
-fn literal_at(node: Node, src: &str, depth: usize) -> Option<Literal> {
-    if depth > MAX_LITERAL_DEPTH {
-        return None;
-    }
-    let node = unparen(node);
-    match node.kind() {
-        "true" => Some(Literal::Bool(true)),
-        "false" => Some(Literal::Bool(false)),
-        "none" => Some(Literal::None),
-        "integer" => parse_int(text(node, src)).map(Literal::Int),
-        "float" => text(node, src).replace('_', "").parse().ok().map(Literal::Float),
-        "string" => plain_string(node, src).map(Literal::Str),
-        "unary_operator" => {
-            let op = node.field(Field::Operator)?;
-            let arg = literal_at(node.field(Field::Argument)?, src, depth + 1)?;
-            match (text(op, src), arg) {
-                ("-", Literal::Int(i)) => Some(Literal::Int(-i)),
-                ("-", Literal::Float(f)) => Some(Literal::Float(-f)),
-                ("+", v @ (Literal::Int(_) | Literal::Float(_))) => Some(v),
-                _ => None,
-            }
+    let mut node = unparen(node);
+    let mut negative = false;
+    let mut signed = false;
+    while node.kind() == "unary_operator" {
+        match text(node.field(Field::Operator)?, src) {
+            "-" => negative = !negative,
+            "+" => {}
+            _ => return None,
         }
+        signed = true;
+        node = unparen(node.field(Field::Argument)?);
+    }
+    let value = match node.kind() {
+        "true" => Literal::Bool(true),
+        "false" => Literal::Bool(false),
+        "none" => Literal::None,
+        "integer" => Literal::Int(parse_int(text(node, src))?),
+        "float" => Literal::Float(text(node, src).replace('_', "").parse().ok()?),
+        "string" => Literal::Str(plain_string(node, src)?),
+        _ => return None,
+    };
+    match value {
+        Literal::Int(i) if negative => Some(Literal::Int(i.checked_neg()?)),
+        Literal::Float(f) if negative => Some(Literal::Float(-f)),
+        v @ (Literal::Int(_) | Literal::Float(_)) => Some(v),
+        v if !signed => Some(v),
         _ => None,
     }
 }
@@ -68,24 +67,22 @@ fn parse_int(s: &str) -> Option<i64> {
 }
 
 /// Whether `node` is a literal (what "non-literal" rules test), including
-/// lists, tuples and sets of literals.
+/// lists, tuples and sets of literals, nested to any depth (searched with a
+/// stack of its own, not by recursion).
 pub fn is_literal(node: Node, src: &str) -> bool {
-    is_literal_at(node, src, 0)
-}
-
-fn is_literal_at(node: Node, src: &str, depth: usize) -> bool {
-    if depth > MAX_LITERAL_DEPTH {
-        return false;
-    }
-    let node = unparen(node);
-    match node.kind() {
-        "list" | "tuple" | "set" => {
-            let mut cursor = node.walk();
-            let all = node.named_children(&mut cursor).all(|c| is_literal_at(c, src, depth + 1));
-            all
+    let mut todo = vec![node];
+    while let Some(n) = todo.pop() {
+        let n = unparen(n);
+        match n.kind() {
+            "list" | "tuple" | "set" => {
+                let mut cursor = n.walk();
+                todo.extend(n.named_children(&mut cursor));
+            }
+            _ if literal(n, src).is_none() => return false,
+            _ => {}
         }
-        _ => literal(node, src).is_some(),
     }
+    true
 }
 
 /// The content of a string without interpolation, or `None` for f-strings,
@@ -196,9 +193,6 @@ pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
             }
             _ => return None,
         }
-        if parts.len() > 64 {
-            return None;
-        }
     }
     parts.reverse();
     Some(parts)
@@ -206,8 +200,9 @@ pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
 
 /// The root of a receiver expression: `a` for `a`, `a.b`, `a[0]`, `a.b[1].c`.
 pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+    // Each step goes one level down the tree, so the loop ends.
     let mut cur = unparen(node);
-    for _ in 0..64 {
+    loop {
         match cur.kind() {
             "identifier" => return Some(text(cur, src)),
             "attribute" => cur = cur.field(Field::Object)?,
@@ -215,7 +210,6 @@ pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
             _ => return None,
         }
     }
-    None
 }
 
 /// The identifiers bound by an assignment or loop target pattern.
@@ -257,7 +251,51 @@ pub fn shorten(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::shorten;
+    use super::{base_name, dotted_parts, is_literal, literal, shorten};
+    use crate::rules::model::Literal;
+
+    /// The expression of the one statement in `src`, handed to `check`.
+    fn with_expression<R>(src: &str, check: impl FnOnce(tree_sitter::Node, &str) -> R) -> R {
+        let tree = crate::parse::parse_python(src).expect("parses");
+        let statement = tree.root_node().named_child(0).expect("a statement");
+        check(statement.named_child(0).expect("an expression"), src)
+    }
+
+    #[test]
+    fn literals_are_evaluated_through_any_number_of_signs() {
+        let eval = |src: &str| with_expression(src, literal);
+        assert_eq!(eval("-5\n"), Some(Literal::Int(-5)));
+        assert_eq!(eval("-(+(-2.5))\n"), Some(Literal::Float(2.5)));
+        assert_eq!(eval("-True\n"), None, "a sign makes sense on numbers only");
+        assert_eq!(eval("~5\n"), None);
+        assert_eq!(eval("'npu'\n"), Some(Literal::Str("npu".into())));
+        // Deeper than the old cut-off of 32 levels, and than any stack would take.
+        let deep = format!("{}7\n", "-".repeat(5_001));
+        assert_eq!(eval(&deep), Some(Literal::Int(-7)));
+        let deep = format!("{}(-7){}\n", "+(".repeat(2_000), ")".repeat(2_000));
+        assert_eq!(eval(&deep), Some(Literal::Int(-7)));
+    }
+
+    #[test]
+    fn nested_collections_of_literals_are_literal_at_any_depth() {
+        let check = |src: &str| with_expression(src, is_literal);
+        assert!(check("[1, (2, -3), {'a'}]\n"));
+        assert!(!check("[1, (2, x)]\n"));
+        let deep = format!("{}1{}\n", "[".repeat(200), "]".repeat(200));
+        assert!(check(&deep), "200 levels of lists of a literal");
+        let deep = format!("{}x{}\n", "[".repeat(200), "]".repeat(200));
+        assert!(!check(&deep));
+    }
+
+    #[test]
+    fn long_dotted_chains_are_read_whole() {
+        let names: Vec<String> = (0..100).map(|i| format!("n{i}")).collect();
+        let src = format!("{}\n", names.join("."));
+        let parts = with_expression(&src, |n, src| dotted_parts(n, src).map(|p| p.join(".")));
+        assert_eq!(parts.as_deref(), Some(&src[..src.len() - 1]));
+        let src = format!("{}[0].x\n", names.join("."));
+        assert_eq!(with_expression(&src, |n, s| base_name(n, s).map(str::to_string)).as_deref(), Some("n0"));
+    }
 
     #[test]
     fn shorten_joins_lines_and_cuts_at_max_characters() {
