@@ -166,6 +166,11 @@ fn the_configuration_sets_the_style_and_the_flag_wins() {
     let run = npu_mem_in(&dir, &["scan", "--show-settings"]);
     assert!(run.stdout.contains("migration = manual  ("), "{}", run.stdout);
     assert!(run.stdout.contains("npu-mem.toml:1)"), "{}", run.stdout);
+    // A severity override does not turn advice back into a warning.
+    std::fs::write(dir.join("npu-mem.toml"), "severity = { TX001 = \"error\" }\n").unwrap();
+    let report = common::scan_json(&["--no-cache", dir.to_str().unwrap()]);
+    let tx001: Vec<_> = findings(&report).into_iter().filter(|f| f.1 == "TX001").map(|f| (f.2, f.3)).collect();
+    assert_eq!(tx001, vec![("info".to_string(), true); 3]);
     std::fs::write(dir.join("npu-mem.toml"), "migration = \"sometimes\"\n").unwrap();
     let run = npu_mem_in(&dir, &["scan", "--no-cache"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
