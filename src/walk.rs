@@ -153,20 +153,22 @@ const PROJECT_MARKERS: [&str; 4] = ["pyproject.toml", "setup.py", "setup.cfg", "
 /// The file in `dir` that makes it a project, if any (one listing of the
 /// directory); with several, the first of [`PROJECT_MARKERS`], then the first
 /// `requirements*.txt` by name, whatever order the directory lists them in.
+/// A `setup.py` beside an `__init__.py` is a module of a package (as
+/// `pytorch_lightning/trainer/setup.py` is), not a project's.
 fn project_marker(dir: &Path) -> Option<String> {
+    let names: Vec<String> =
+        std::fs::read_dir(dir).ok()?.flatten().filter_map(|entry| entry.file_name().into_string().ok()).collect();
+    let package = names.iter().any(|n| n == "__init__.py");
     let rank = |name: &str| {
+        if package && name == "setup.py" {
+            return None;
+        }
         PROJECT_MARKERS
             .iter()
             .position(|m| *m == name)
             .or_else(|| (name.starts_with("requirements") && name.ends_with(".txt")).then_some(PROJECT_MARKERS.len()))
     };
-    std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter_map(|name| Some((rank(&name)?, name)))
-        .min()
-        .map(|(_, name)| name)
+    names.into_iter().filter_map(|name| Some((rank(&name)?, name))).min().map(|(_, name)| name)
 }
 
 /// Finds each file's project, listing each directory at most once per bound.

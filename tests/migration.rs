@@ -195,6 +195,9 @@ fn projects_are_the_nearest_marked_directories_at_or_below_the_root() {
     write("scan/reqs/nested/cfg/setup.cfg", "[metadata]\nname = inner\n");
     write("scan/reqs/nested/cfg/a.py", cuda);
     write("scan/reqs/b.py", cuda);
+    // A module named setup.py inside a package does not make a project.
+    write("scan/pkg/__init__.py", "");
+    write("scan/pkg/setup.py", cuda);
     let report = common::scan_json(&["--no-cache", dir.join("scan").to_str().unwrap()]);
     let shown = |p: &Value| {
         let path = p["path"].as_str().unwrap().to_string();
@@ -204,7 +207,7 @@ fn projects_are_the_nearest_marked_directories_at_or_below_the_root() {
     let projects: Vec<(String, Option<String>, u64)> =
         report["projects"].as_array().unwrap().iter().map(shown).collect();
     let expected = [
-        ("scan", None, 1),
+        ("scan", None, 3),
         ("scan/reqs", Some("requirements-dev.txt"), 1),
         ("scan/reqs/nested/cfg", Some("setup.cfg"), 1),
         ("scan/worktree", Some(".git"), 1),
