@@ -88,6 +88,29 @@ pub enum FailOn {
     Never,
 }
 
+/// Which migration style to assume for each project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Migration {
+    /// Automatic migration (`transfer_to_npu`) for every project: what it handles is advice.
+    Auto,
+    /// Manual migration for every project: every finding keeps its severity.
+    Manual,
+    /// Automatic for each project that imports `transfer_to_npu`, manual for the others.
+    Detect,
+}
+
+impl Migration {
+    /// The lowercase name, as written in the configuration file and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Migration::Auto => "auto",
+            Migration::Manual => "manual",
+            Migration::Detect => "detect",
+        }
+    }
+}
+
 /// `npu-mem scan`.
 #[derive(Debug, clap::Args)]
 // The flags that shape the report, for the modes that write none (--diff,
@@ -120,6 +143,10 @@ pub struct ScanArgs {
     /// Exit with 1 when a finding at or above this severity remains [default: warning].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
+    /// The migration style to assume: `auto` (transfer_to_npu) makes what it handles advice,
+    /// `manual` keeps every severity, `detect` decides per project by its imports [default: detect].
+    #[arg(long, value_enum)]
+    pub migration: Option<Migration>,
     /// The torch_npu version the advice is for [default: 2.1].
     #[arg(long, value_parser = ["2.1", "2.6", "2.14"])]
     pub target: Option<String>,

@@ -3,7 +3,7 @@
 //! the nearest one above it (or given with `--config`). Command-line flags
 //! override the file; `--show-settings` prints where each value came from.
 
-use crate::cli::{FailOn, ScanArgs};
+use crate::cli::{FailOn, Migration, ScanArgs};
 use crate::finding::Severity;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -32,6 +32,8 @@ pub struct FileSettings {
     pub target: Option<String>,
     /// Gate threshold.
     pub fail_on: Option<FailOn>,
+    /// Migration style: `auto`, `manual` or `detect`.
+    pub migration: Option<Migration>,
 }
 
 #[derive(Deserialize)]
@@ -147,6 +149,8 @@ pub struct Settings {
     pub target: Setting<String>,
     /// Gate threshold.
     pub fail_on: Setting<FailOn>,
+    /// Migration style to assume (`detect`: per project, from its imports).
+    pub migration: Setting<Migration>,
 }
 
 /// The line of the first occurrence of `key` (as a TOML key, or as the last
@@ -284,6 +288,11 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
             (None, Some(f)) => Setting { value: f, origin: from_file("fail-on") },
             (None, None) => Setting { value: FailOn::Warning, origin: Origin::Default },
         },
+        migration: match (args.migration, fs.and_then(|s| s.migration)) {
+            (Some(m), _) => Setting { value: m, origin: Origin::CommandLine },
+            (None, Some(m)) => Setting { value: m, origin: from_file("migration") },
+            (None, None) => Setting { value: Migration::Detect, origin: Origin::Default },
+        },
     }
 }
 
@@ -353,5 +362,6 @@ pub fn show(s: &Settings, file: Option<&Loaded>) -> String {
     let _ = writeln!(out, "target = {}  ({})", s.target.value, origin(&s.target.origin));
     let fail = format!("{:?}", s.fail_on.value).to_lowercase();
     let _ = writeln!(out, "fail-on = {fail}  ({})", origin(&s.fail_on.origin));
+    let _ = writeln!(out, "migration = {}  ({})", s.migration.value.as_str(), origin(&s.migration.origin));
     out
 }

@@ -166,6 +166,10 @@ pub struct Finding {
     pub auto_migrated: bool,
     /// Whether the pattern blocks automatic migration.
     pub blocker: bool,
+    /// Whether the finding is advice only: its project is on automatic
+    /// migration, which handles it at run time (its severity is then `info`).
+    #[serde(default)]
+    pub advisory: bool,
     /// A machine-applicable fix, if the rule has one and it applies here.
     pub fix: Option<Fix>,
     /// Byte range of the reported node, for overrides and fixes.
@@ -178,6 +182,9 @@ pub struct Finding {
     /// file itself, for viewers that show the JSON (SARIF, annotations).
     #[serde(skip)]
     pub file_region: Option<(usize, usize, usize, usize)>,
+    /// The project of its file: an index into the scan's projects.
+    #[serde(skip)]
+    pub project: usize,
 }
 
 impl Finding {

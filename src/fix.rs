@@ -11,7 +11,7 @@ use crate::finding::{Applicability, FileProblem, Finding, ProblemKind};
 use crate::notebook::Notebook;
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
-use crate::scan::{analyse_text, file_findings, FileOutcome, PerFileIgnores};
+use crate::scan::{analyse_text, file_findings, FileOutcome, PerFileIgnores, ProjectFacts};
 use crate::source::decode;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
@@ -71,7 +71,7 @@ pub struct FixRun {
 pub fn fix_files(
     files: &[ScanFile],
     outcomes: &mut [FileOutcome],
-    facts: &[bool],
+    facts: &ProjectFacts,
     engine: &Engine,
     mode: FixMode,
     ignores: &PerFileIgnores,
@@ -126,7 +126,7 @@ impl Wanted<'_> {
 /// Fixes one file in memory: `Ok(None)` when nothing changed.
 fn fix_file(
     file: &ScanFile,
-    facts: &[bool],
+    facts: &ProjectFacts,
     engine: &Engine,
     wanted: &Wanted,
 ) -> Result<Option<(FixedFile, FileOutcome)>, String> {

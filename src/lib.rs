@@ -14,6 +14,7 @@ pub mod diff;
 pub mod finding;
 pub mod fix;
 pub mod hash;
+pub mod migration;
 pub mod notebook;
 pub mod output;
 pub mod parse;

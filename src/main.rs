@@ -152,7 +152,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         (Some(run), true) => run.files.iter().map(|f| f.display.clone()).collect(),
         _ => Vec::new(),
     };
-    let mut outcome = scan::merge(outcomes, &engine);
+    let mut outcome = scan::merge(outcomes, &engine, &walked.projects, &settings.migration);
     if let Some(run) = fix_run {
         outcome.fixed_follow_ups = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
         outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();

@@ -2,17 +2,21 @@
 //! in parallel; everything after the merge is in a deterministic order.
 
 use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
+use crate::cli::Migration;
+use crate::config::Setting;
 use crate::finding::{FileProblem, Finding, ProblemKind};
+use crate::migration::Assumed;
 use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
 use crate::rules::slots::MAX_SCOPE_NODES;
+use crate::rules::schema::SitesRole;
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
-use crate::walk::{FileKind, ScanFile};
+use crate::walk::{FileKind, Project, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -43,6 +47,35 @@ pub struct ScanOutcome {
     /// Codes of the fixed findings that the fixes themselves created (see
     /// [`crate::fix::FixedFile::follow_ups`]), one entry per finding.
     pub fixed_follow_ups: Vec<String>,
+    /// The projects, in the order of their first file; findings name theirs by index.
+    pub projects: Vec<ProjectOutcome>,
+}
+
+/// What the scan learned about one project.
+#[derive(Debug, Clone)]
+pub struct ProjectOutcome {
+    /// Its directory and marker.
+    pub project: Project,
+    /// Files looked at.
+    pub files_scanned: usize,
+    /// The migration style assumed, and why.
+    pub migration: crate::migration::Assumed,
+    /// Where the project imports `transfer_to_npu` (sites of the
+    /// `automatic-migration` summary lists), in path and line order.
+    pub transfer_imports: Vec<(String, usize)>,
+    /// Its entry scripts (sites of the `entry-scripts` lists), in path and line order.
+    pub entry_scripts: Vec<(String, usize)>,
+}
+
+/// Which facts hold in at least one file, per project.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectFacts(Vec<Vec<bool>>);
+
+impl ProjectFacts {
+    /// Whether fact `fact` holds in project `project`.
+    pub fn holds(&self, project: usize, fact: usize) -> bool {
+        self.0.get(project).and_then(|facts| facts.get(fact)).copied().unwrap_or(false)
+    }
 }
 
 /// One file's analysis, before project facts and suppressions are applied.
@@ -56,11 +89,13 @@ pub struct FileOutcome {
     notebook: Option<Notebook>,
     /// The content analysed, when read from disk (what the cache keys on).
     content: Option<ContentId>,
+    /// The project of the file (an index into the walk's projects).
+    project: usize,
 }
 
-/// Analyses every file with `engine`.
-pub fn scan(files: &[ScanFile], engine: &Engine) -> ScanOutcome {
-    merge(analyse_files(files, engine, &Progress::default(), None), engine)
+/// Analyses every file the walk found with `engine`, each project in the style `migration` gives it.
+pub fn scan(walked: &WalkResult, engine: &Engine, migration: &Setting<Migration>) -> ScanOutcome {
+    merge(analyse_files(&walked.files, engine, &Progress::default(), None), engine, &walked.projects, migration)
 }
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -130,6 +165,7 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
             scanned: false,
             notebook: None,
             content: None,
+            project: file.project,
         },
     }
 }
@@ -146,6 +182,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
         problem,
         notebook,
         content: None,
+        project: file.project,
     }
 }
 
@@ -160,6 +197,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         scanned: true,
         notebook: None,
         content: None,
+        project: file.project,
     };
     let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
     let path_findings = engine.analyse_path(&file.display);
@@ -245,26 +283,27 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     out
 }
 
-/// The project facts: which facts hold in at least one file.
-pub fn project_facts(outcomes: &[FileOutcome], engine: &Engine) -> Vec<bool> {
-    let mut facts = vec![false; engine.set.compiler.facts.len()];
+/// The project facts: which facts hold in at least one file of each project.
+pub fn project_facts(outcomes: &[FileOutcome], engine: &Engine) -> ProjectFacts {
+    let n_projects = outcomes.iter().map(|o| o.project + 1).max().unwrap_or(0);
+    let mut facts = vec![vec![false; engine.set.compiler.facts.len()]; n_projects];
     for o in outcomes {
         for (i, f) in o.analysis.facts.iter().enumerate() {
-            facts[i] |= *f;
+            facts[o.project][i] |= *f;
         }
     }
-    facts
+    ProjectFacts(facts)
 }
 
-/// What one file reports once the project's `facts` are known: findings whose
+/// What one file reports once its project's `facts` are known: findings whose
 /// project conditions hold, minus overridden ones, split by suppression comments.
-pub fn file_findings(o: &FileOutcome, facts: &[bool], engine: &Engine) -> suppress::Applied {
+pub fn file_findings(o: &FileOutcome, facts: &ProjectFacts, engine: &Engine) -> suppress::Applied {
     let kept: Vec<Finding> = o
         .analysis
         .findings
         .iter()
-        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts[*i] == *want)))
-        .map(|(f, _)| f.clone())
+        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts.holds(o.project, *i) == *want)))
+        .map(|(f, _)| Finding { project: o.project, ..f.clone() })
         .collect();
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
@@ -303,9 +342,26 @@ fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex, locator: &m
     }
 }
 
-/// Merges per-file outcomes into the scan's result, in a deterministic order.
-pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
+/// Merges per-file outcomes into the scan's result, in a deterministic order;
+/// `projects` are the walk's, and `migration` decides each one's style.
+pub fn merge(
+    outcomes: Vec<FileOutcome>,
+    engine: &Engine,
+    projects: &[Project],
+    migration: &Setting<Migration>,
+) -> ScanOutcome {
     let facts = project_facts(&outcomes, engine);
+    let role = |i: usize| engine.set.sites.get(i).and_then(|s| s.role);
+    let mut per_project: Vec<ProjectOutcome> = projects
+        .iter()
+        .map(|p| ProjectOutcome {
+            project: p.clone(),
+            files_scanned: 0,
+            migration: Assumed::decide(migration, None),
+            transfer_imports: Vec::new(),
+            entry_scripts: Vec::new(),
+        })
+        .collect();
     let mut result = ScanOutcome {
         files_scanned: 0,
         findings: Vec::new(),
@@ -319,10 +375,14 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         stale_baseline: Vec::new(),
         fixed: Vec::new(),
         fixed_follow_ups: Vec::new(),
+        projects: Vec::new(),
     };
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for o in outcomes {
         result.files_scanned += usize::from(o.scanned);
+        if let Some(p) = per_project.get_mut(o.project) {
+            p.files_scanned += usize::from(o.scanned);
+        }
         let applied = file_findings(&o, &facts, engine);
         result.problems.extend(o.problem);
         result.findings.extend(applied.kept);
@@ -337,6 +397,7 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         if let Some(nb) = &o.notebook {
             locate_in_cells(nb, meta.iter_mut());
         }
+        meta.iter_mut().for_each(|f| f.project = o.project);
         result.findings.extend(meta);
         for (i, c) in o.analysis.counts.iter().enumerate() {
             result.counts[i] += c;
@@ -357,6 +418,12 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
         }
         for (i, line, detail) in o.analysis.sites {
             let (path, line) = place(line);
+            let listed = match (role(i), per_project.get_mut(o.project)) {
+                (Some(SitesRole::AutomaticMigration), Some(p)) => Some(&mut p.transfer_imports),
+                (Some(SitesRole::EntryScripts), Some(p)) => Some(&mut p.entry_scripts),
+                _ => None,
+            };
+            listed.into_iter().for_each(|l| l.push((path.clone(), line)));
             result.sites.push((i, path, line, detail));
         }
         for (i, key, value) in o.analysis.groups {
@@ -368,6 +435,20 @@ pub fn merge(outcomes: Vec<FileOutcome>, engine: &Engine) -> ScanOutcome {
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     result.suppressed.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
+    for p in &mut per_project {
+        p.transfer_imports.sort();
+        p.entry_scripts.sort();
+        let first = p.transfer_imports.first().map(|(path, line)| (path.as_str(), *line));
+        p.migration = Assumed::decide(migration, first);
+    }
+    let advise = |f: &mut Finding| {
+        if let Some(p) = per_project.get(f.project) {
+            p.migration.apply(f);
+        }
+    };
+    result.findings.iter_mut().for_each(advise);
+    result.suppressed.iter_mut().for_each(|(f, _)| advise(f));
+    result.projects = per_project;
     result
 }
 
@@ -407,14 +488,16 @@ impl PerFileIgnores {
 
 /// Applies `per-file-ignores` and severity overrides from the configuration;
 /// an override names a code or a prefix, and the longest one matching a
-/// finding's code wins (`TX = "info"` with `TX004 = "error"`).
+/// finding's code wins (`TX = "info"` with `TX004 = "error"`). Advisory
+/// findings (handled by automatic migration) stay `info`.
 pub fn apply_settings(
     outcome: &mut ScanOutcome,
     per_file_ignores: &PerFileIgnores,
     severity: &std::collections::BTreeMap<String, crate::finding::Severity>,
 ) {
     outcome.findings.retain(|f| !per_file_ignores.ignores(f));
-    for f in &mut outcome.findings {
+    // Advice stays advice: `migration = "manual"` is how to count it again.
+    for f in outcome.findings.iter_mut().filter(|f| !f.advisory) {
         let matching = severity.iter().filter(|(prefix, _)| f.code.starts_with(prefix.as_str()));
         if let Some((_, s)) = matching.max_by_key(|(prefix, _)| prefix.len()) {
             f.severity = *s;

@@ -28,12 +28,30 @@ pub struct ScanFile {
     pub display: String,
     /// How to analyse it.
     pub kind: FileKind,
+    /// The project it belongs to: an index into [`WalkResult::projects`].
+    pub project: usize,
+}
+
+/// A project: the files whose nearest project directory is the same. Facts
+/// decided for the whole project (`project_has`, `project_imports`) and the
+/// migration style are decided per project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    /// The directory, as shown to users (`.` for the current directory); for
+    /// the files that lie in no project directory, the scan root (the roots
+    /// named, joined with `, `, when there are several).
+    pub display: String,
+    /// The file that makes the directory a project (`pyproject.toml`, `.git`,
+    /// ...); `None` for the scan root that holds none.
+    pub marker: Option<String>,
 }
 
 /// What the walk found, and what it could not walk into.
 pub struct WalkResult {
     /// Files in deterministic (display path) order.
     pub files: Vec<ScanFile>,
+    /// The projects the files belong to, in the order of their first file.
+    pub projects: Vec<Project>,
     /// Problems met while walking (unreadable directories, link loops).
     pub problems: Vec<(String, String)>,
 }
@@ -72,6 +90,7 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     let excluded = exclude_matchers(excludes)?;
     let mut files = Vec::new();
     let mut problems = Vec::new();
+    let mut finder = ProjectFinder::default();
     for root in roots {
         let unusable = |e: std::io::Error| MissingPath(format!("{}: {}", root.display(), describe_io(&e)));
         let meta = std::fs::metadata(root).map_err(unusable)?;
@@ -79,7 +98,13 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
             // A file the user named must be readable: failing here beats a warning in a passing run.
             std::fs::File::open(root).map_err(unusable)?;
             let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
-            files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind });
+            // A file named on the command line (pre-commit names each staged
+            // file) looks for its project up to the current directory.
+            let dir =
+                crate::config::absolute(root.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")));
+            let bound = if dir.starts_with(&cwd) { cwd.clone() } else { dir.clone() };
+            let project = finder.project(&dir, &bound);
+            files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind, project });
             continue;
         }
         let mut walker = WalkBuilder::new(root);
@@ -92,6 +117,7 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
             });
         }
         let walker = walker.require_git(false).build();
+        let bound = crate::config::absolute(root);
         for entry in walker {
             match entry {
                 Ok(entry) => {
@@ -100,7 +126,9 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
                     }
                     if let Some(kind) = classify(entry.path(), extra_exts) {
                         let display = display_path(entry.path(), &cwd);
-                        files.push(ScanFile { path: entry.into_path(), display, kind });
+                        let dir = entry.path().parent().map_or_else(|| bound.clone(), crate::config::absolute);
+                        let project = finder.project(&dir, &bound);
+                        files.push(ScanFile { path: entry.into_path(), display, kind, project });
                     }
                 }
                 Err(err) => problems.push((root.display().to_string(), err.to_string())),
@@ -115,7 +143,111 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
         let mut seen = std::collections::HashSet::new();
         files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     }
-    Ok(WalkResult { files, problems })
+    let projects = finder.finish(roots, &cwd, &mut files);
+    Ok(WalkResult { files, projects, problems })
+}
+
+/// The names that make a directory a project: `requirements*.txt` besides these.
+const PROJECT_MARKERS: [&str; 4] = ["pyproject.toml", "setup.py", "setup.cfg", ".git"];
+
+/// The file in `dir` that makes it a project, if any (one listing of the
+/// directory); with several, the first of [`PROJECT_MARKERS`], then the first
+/// `requirements*.txt` by name, whatever order the directory lists them in.
+/// A `setup.py` beside an `__init__.py` is a module of a package (as
+/// `pytorch_lightning/trainer/setup.py` is), not a project's.
+fn project_marker(dir: &Path) -> Option<String> {
+    let names: Vec<String> =
+        std::fs::read_dir(dir).ok()?.flatten().filter_map(|entry| entry.file_name().into_string().ok()).collect();
+    let package = names.iter().any(|n| n == "__init__.py");
+    let rank = |name: &str| {
+        if package && name == "setup.py" {
+            return None;
+        }
+        PROJECT_MARKERS
+            .iter()
+            .position(|m| *m == name)
+            .or_else(|| (name.starts_with("requirements") && name.ends_with(".txt")).then_some(PROJECT_MARKERS.len()))
+    };
+    names.into_iter().filter_map(|name| Some((rank(&name)?, name))).min().map(|(_, name)| name)
+}
+
+/// Finds each file's project, listing each directory at most once per bound.
+#[derive(Default)]
+struct ProjectFinder {
+    /// (bound, absolute directory) -> the index in `dirs` of the directory's
+    /// project, or `None` for the scan root.
+    by_dir: std::collections::HashMap<(PathBuf, PathBuf), Option<usize>>,
+    /// Project directories found, with their marker.
+    dirs: Vec<(PathBuf, String)>,
+    /// Project directory -> its index in `dirs` (two roots can reach one project).
+    dir_index: std::collections::HashMap<PathBuf, usize>,
+}
+
+/// Temporary project index of the files in no project directory, until [`ProjectFinder::finish`].
+const NO_PROJECT_DIR: usize = usize::MAX;
+
+impl ProjectFinder {
+    /// The project of a file in the absolute directory `dir`: the nearest
+    /// directory from `dir` up to `bound` that holds a marker.
+    fn project(&mut self, dir: &Path, bound: &Path) -> usize {
+        let mut unknown: Vec<PathBuf> = Vec::new();
+        let mut current = Some(dir);
+        let found = loop {
+            let Some(d) = current else { break None };
+            if let Some(known) = self.by_dir.get(&(bound.to_path_buf(), d.to_path_buf())) {
+                break *known;
+            }
+            unknown.push(d.to_path_buf());
+            if let Some(marker) = project_marker(d) {
+                let next = self.dirs.len();
+                let index = *self.dir_index.entry(d.to_path_buf()).or_insert(next);
+                if index == next {
+                    self.dirs.push((d.to_path_buf(), marker));
+                }
+                break Some(index);
+            }
+            if d == bound || !d.starts_with(bound) {
+                break None;
+            }
+            current = d.parent();
+        };
+        for d in unknown {
+            self.by_dir.insert((bound.to_path_buf(), d), found);
+        }
+        found.unwrap_or(NO_PROJECT_DIR)
+    }
+
+    /// Numbers the projects in the order of their first file (after sorting)
+    /// and rewrites the files' indices; returns the projects.
+    fn finish(self, roots: &[PathBuf], cwd: &Path, files: &mut [ScanFile]) -> Vec<Project> {
+        let mut renumbered: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut projects = Vec::new();
+        for file in files.iter_mut() {
+            let next = renumbered.len();
+            let index = *renumbered.entry(file.project).or_insert(next);
+            if index == projects.len() {
+                projects.push(match self.dirs.get(file.project) {
+                    Some((dir, marker)) => Project { display: shown_dir(dir, cwd), marker: Some(marker.clone()) },
+                    None => Project {
+                        display: roots.iter().map(|r| shown_dir(r, cwd)).collect::<Vec<_>>().join(", "),
+                        marker: None,
+                    },
+                });
+            }
+            file.project = index;
+        }
+        projects
+    }
+}
+
+/// A directory as shown to users: relative to `cwd` when inside it, `.` for `cwd` itself.
+fn shown_dir(dir: &Path, cwd: &Path) -> String {
+    let shown = display_path(dir, cwd);
+    if shown.is_empty() {
+        ".".to_string()
+    } else {
+        shown
+    }
 }
 
 /// One `.gitignore`-style matcher per base directory of `excludes`, matched

@@ -33,6 +33,25 @@ struct Suppressed<'a> {
     reason: Option<&'a str>,
 }
 
+/// Where a project imports `transfer_to_npu`.
+#[derive(Serialize)]
+struct Place<'a> {
+    path: &'a str,
+    line: usize,
+}
+
+/// One project: its directory, the migration style assumed and its verdict.
+#[derive(Serialize)]
+struct JsonProject<'a> {
+    path: &'a str,
+    marker: Option<&'a str>,
+    files_scanned: usize,
+    migration: crate::migration::Style,
+    reason: String,
+    transfer_to_npu: Option<Place<'a>>,
+    verdict: super::summary::Verdict,
+}
+
 #[derive(Serialize)]
 struct JsonReport<'a> {
     version: u32,
@@ -44,6 +63,7 @@ struct JsonReport<'a> {
     baselined: &'a [Finding],
     stale_baseline: &'a [crate::baseline::Entry],
     fixed: &'a [Finding],
+    projects: Vec<JsonProject<'a>>,
     summary: Summary,
     errors: Vec<FileProblem>,
 }
@@ -71,6 +91,21 @@ pub fn render(report: &Report) -> String {
         baselined: &report.outcome.baselined,
         stale_baseline: &report.outcome.stale_baseline,
         fixed: &report.outcome.fixed,
+        projects: report
+            .outcome
+            .projects
+            .iter()
+            .enumerate()
+            .map(|(i, p)| JsonProject {
+                path: &p.project.display,
+                marker: p.project.marker.as_deref(),
+                files_scanned: p.files_scanned,
+                migration: p.migration.style,
+                reason: p.migration.reason(),
+                transfer_to_npu: p.transfer_imports.first().map(|(path, line)| Place { path, line: *line }),
+                verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
+            })
+            .collect(),
         summary: Summary {
             totals: Totals {
                 error: report.count(Severity::Error),

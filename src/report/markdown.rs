@@ -6,6 +6,9 @@ use super::Report;
 use crate::finding::{Section, Severity};
 use std::fmt::Write;
 
+/// How many projects the table of migration styles lists.
+const PROJECT_ROWS: usize = 20;
+
 /// Escapes text for a Markdown table cell.
 fn cell(s: &str) -> String {
     super::visible(&s.replace('|', "\\|").replace('\n', " ")).into_owned()
@@ -25,6 +28,28 @@ pub fn render(report: &Report) -> String {
         report.count(Severity::Warning),
         report.count(Severity::Info)
     );
+    match o.projects.as_slice() {
+        [] => {}
+        [p] => {
+            let _ = writeln!(out, "Migration style: {}.\n", cell(&p.migration.describe()));
+        }
+        projects => {
+            let _ = writeln!(out, "| project | migration style | automatic migration |\n|---|---|---|");
+            for (i, p) in projects.iter().enumerate().take(PROJECT_ROWS) {
+                let v = verdict(o.findings.iter().filter(|f| f.project == i));
+                let status = match v.blockers {
+                    0 => "compatible".to_string(),
+                    n => format!("**blocked** by {n}"),
+                };
+                let _ =
+                    writeln!(out, "| `{}` | {} | {status} |", cell(&p.project.display), cell(&p.migration.describe()));
+            }
+            if projects.len() > PROJECT_ROWS {
+                let _ = writeln!(out, "| … and {} more | | |", projects.len() - PROJECT_ROWS);
+            }
+            out.push('\n');
+        }
+    }
     let v = verdict(&o.findings);
     if v.blockers == 0 {
         let _ = writeln!(out, "Automatic migration (`transfer_to_npu`): **compatible**.\n");

@@ -1,47 +1,70 @@
-//! The text report's opening: the automatic-migration verdict, the blockers,
-//! and what to do next, before the five checklist sections.
+//! The text report's opening: the migration style assumed, the
+//! automatic-migration verdict and the blockers (for each project when the
+//! scan holds several), and what to do next, before the five checklist sections.
 
 use super::summary::verdict;
 use super::text::{plural, Paint};
 use super::{visible, Report};
 use crate::finding::{Applicability, Finding, Severity};
-use crate::rules::schema::SitesRole;
+use crate::migration::{Style, Why};
+use crate::scan::ProjectOutcome;
 use std::fmt::Write;
 
-/// How many blockers, and how many entry scripts, are listed by name.
+/// How many blockers, entry scripts and projects are listed by name.
 const LISTED: usize = 8;
 
-/// Writes the verdict, the blockers and the next steps.
+/// The verdict's heading.
+const VERDICT: &str = "Automatic migration (transfer_to_npu):";
+
+/// Writes the migration style, the verdict, the blockers and the next steps.
 pub fn render(out: &mut String, report: &Report, paint: Paint) {
     let findings = &report.outcome.findings;
-    let v = verdict(findings);
-    let turned_on = sites(report, SitesRole::AutomaticMigration);
-    out.push('\n');
-    if v.blockers == 0 {
-        let state = match turned_on.first() {
-            Some((path, line)) => {
-                format!("in use (imported at {}:{line}); it handles every pattern found", visible(path))
-            }
-            None => "compatible: no pattern it cannot handle was found".to_string(),
-        };
-        let _ = writeln!(out, "{} {state}.", paint.bold("Automatic migration (transfer_to_npu):"));
-    } else {
-        let codes: Vec<String> = v.by_code.iter().map(|c| format!("{} x{}", c.code, c.count)).collect();
-        let _ = writeln!(
-            out,
-            "{} {} by {} ({}): change these by hand.",
-            paint.bold("Automatic migration (transfer_to_npu):"),
-            paint.severity(Severity::Error, "blocked"),
-            plural(v.blockers, "finding"),
-            codes.join(", ")
-        );
-        let blockers: Vec<&Finding> = findings.iter().filter(|f| f.blocker).collect();
-        list(out, &blockers, "  ", "marked [blocker] below");
-    }
+    let projects = &report.outcome.projects;
     // Each step, with the findings listed under it.
     let mut steps: Vec<(String, Vec<&Finding>)> = Vec::new();
-    if v.blockers == 0 && turned_on.is_empty() && !findings.is_empty() {
-        steps.push((turn_on(report), Vec::new()));
+    match projects.as_slice() {
+        [] | [_] => {
+            if let Some(p) = projects.first() {
+                let _ = writeln!(out, "{} {}", paint.bold("Migration style:"), visible(&p.migration.describe()));
+            }
+            out.push('\n');
+            let all: Vec<&Finding> = findings.iter().collect();
+            let turn_on = render_verdict(out, projects.first(), &all, "", paint);
+            steps.extend(turn_on.map(|step| (step, Vec::new())));
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "{} {}, each with its own migration style and verdict.",
+                paint.bold("Projects:"),
+                projects.len()
+            );
+            out.push('\n');
+            for (i, p) in projects.iter().enumerate().take(LISTED) {
+                let marker = p.project.marker.as_deref().map_or(String::new(), |m| format!(" ({})", visible(m)));
+                let _ = writeln!(out, "{}{marker}", paint.bold(&visible(&p.project.display)));
+                let _ = writeln!(out, "  Migration style: {}", visible(&p.migration.describe()));
+                let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
+                if let Some(step) = render_verdict(out, Some(p), &own, "  ", paint) {
+                    let _ = writeln!(out, "  {step}");
+                }
+            }
+            if projects.len() > LISTED {
+                let rest = &projects[LISTED..];
+                let automatic = rest.iter().filter(|p| p.migration.style == Style::Automatic).count();
+                let blocked = rest
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| findings.iter().any(|f| f.blocker && f.project == LISTED + i));
+                let _ = writeln!(
+                    out,
+                    "... and {} more ({automatic} automatic, {} manual, {} blocked; the JSON report lists each)",
+                    plural(rest.len(), "project"),
+                    rest.len() - automatic,
+                    blocked.count()
+                );
+            }
+        }
     }
     let errors: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Error && !f.blocker).collect();
     if !errors.is_empty() {
@@ -61,11 +84,26 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         );
         steps.push((step, Vec::new()));
     }
-    let info = report.count(Severity::Info);
-    if info > 0 && report.min_severity == Severity::Info {
-        let what =
-            if info == 1 { "1 info finding is advice".to_string() } else { format!("{info} info findings are advice") };
-        steps.push((format!("{what}: `--min-severity warning` leaves them out of this report."), Vec::new()));
+    let advisory = findings.iter().filter(|f| f.advisory).count();
+    let info = report.count(Severity::Info) - advisory;
+    if report.min_severity == Severity::Info {
+        if advisory > 0 {
+            let are = if advisory == 1 { "is" } else { "are" };
+            let step = format!(
+                "{} {are} handled by transfer_to_npu at run time: advice, one line per rule below \
+                 (`--migration manual` lists each).",
+                plural(advisory, "finding")
+            );
+            steps.push((step, Vec::new()));
+        }
+        if info > 0 {
+            let what = if info == 1 {
+                "1 info finding is advice".to_string()
+            } else {
+                format!("{info} info findings are advice")
+            };
+            steps.push((format!("{what}: `--min-severity warning` leaves them out of this report."), Vec::new()));
+        }
     }
     if steps.is_empty() && findings.is_empty() {
         steps.push(("Nothing to change.".to_string(), Vec::new()));
@@ -79,10 +117,50 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
     }
 }
 
+/// Writes the verdict on `findings` (those of `project`, or of the whole
+/// scan), indented by `indent`, with the blockers listed; returns the step
+/// that turns automatic migration on, when it is worth taking.
+fn render_verdict(
+    out: &mut String,
+    project: Option<&ProjectOutcome>,
+    findings: &[&Finding],
+    indent: &str,
+    paint: Paint,
+) -> Option<String> {
+    let v = verdict(findings.iter().copied());
+    let imported = project.and_then(|p| p.transfer_imports.first());
+    if v.blockers == 0 {
+        let state = match imported {
+            Some((path, line)) => {
+                format!("in use (imported at {}:{line}); it handles every pattern found", visible(path))
+            }
+            None => "compatible: no pattern it cannot handle was found".to_string(),
+        };
+        let _ = writeln!(out, "{indent}{} {state}.", paint.bold(VERDICT));
+    } else {
+        let codes: Vec<String> = v.by_code.iter().map(|c| format!("{} x{}", c.code, c.count)).collect();
+        let _ = writeln!(
+            out,
+            "{indent}{} {} by {} ({}): change these by hand.",
+            paint.bold(VERDICT),
+            paint.severity(Severity::Error, "blocked"),
+            plural(v.blockers, "finding"),
+            codes.join(", ")
+        );
+        let blockers: Vec<&Finding> = findings.iter().copied().filter(|f| f.blocker).collect();
+        list(out, &blockers, &format!("{indent}  "), "marked [blocker] below");
+    }
+    // Whoever chose manual migration on purpose is not told to turn automatic migration on.
+    let chose_manual = project.is_some_and(|p| {
+        p.migration.style == Style::Manual && matches!(p.migration.why, Why::CommandLine | Why::Config(_))
+    });
+    let worth_it = v.blockers == 0 && imported.is_none() && !findings.is_empty() && !chose_manual;
+    worth_it.then(|| turn_on(project.map_or(&[][..], |p| &p.entry_scripts)))
+}
+
 /// Where `import torch_npu` and `transfer_to_npu` go, naming the entry scripts found.
-fn turn_on(report: &Report) -> String {
+fn turn_on(entries: &[(String, usize)]) -> String {
     let imports = "`import torch_npu` and `from torch_npu.contrib import transfer_to_npu`";
-    let entries = sites(report, SitesRole::EntryScripts);
     if entries.is_empty() {
         return format!("Turn it on: add {imports} at the top of the script you run, before the code that uses torch.");
     }
@@ -92,19 +170,6 @@ fn turn_on(report: &Report) -> String {
         named.push(format!("and {} more", entries.len() - LISTED));
     }
     format!("Turn it on: add {imports} at the top of each script you run ({}).", named.join(", "))
-}
-
-/// The `(path, line)` sites of the summary lists with this role.
-fn sites<'a>(report: &'a Report, role: SitesRole) -> Vec<(&'a str, usize)> {
-    let lists: Vec<usize> =
-        report.engine.set.sites.iter().enumerate().filter(|(_, s)| s.role == Some(role)).map(|(i, _)| i).collect();
-    report
-        .outcome
-        .sites
-        .iter()
-        .filter(|s| lists.contains(&s.0))
-        .map(|(_, path, line, _)| (path.as_str(), *line))
-        .collect()
 }
 
 /// Up to [`LISTED`] findings as `path:line:col CODE`, then how many more.

@@ -209,9 +209,9 @@ pub fn section_summary(report: &Report, section: Section) -> SectionSummary {
 }
 
 /// The automatic-migration verdict from the blocker findings.
-pub fn verdict(findings: &[Finding]) -> Verdict {
+pub fn verdict<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Verdict {
     let mut by_code: Vec<CodeCount> = Vec::new();
-    for f in findings.iter().filter(|f| f.blocker) {
+    for f in findings.into_iter().filter(|f| f.blocker) {
         match by_code.iter_mut().find(|c| c.code == f.code) {
             Some(c) => c.count += 1,
             None => by_code.push(CodeCount { code: f.code.clone(), count: 1 }),

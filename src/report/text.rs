@@ -82,7 +82,9 @@ pub fn render(report: &Report, paint: Paint) -> String {
             continue;
         }
         out.push_str(&summary_text);
-        for f in findings {
+        let (advisory, listed): (Vec<&Finding>, Vec<&Finding>) = findings.into_iter().partition(|f| f.advisory);
+        render_advisory(&mut out, &advisory, paint);
+        for f in listed {
             render_finding(&mut out, f, paint);
         }
         render_notes(&mut out, &summary, paint);
@@ -195,6 +197,27 @@ fn render_notes(out: &mut String, s: &SectionSummary, paint: Paint) {
         for line in n.text.lines() {
             let _ = writeln!(out, "  {line}");
         }
+    }
+}
+
+/// Findings that automatic migration handles: one line per rule, with how
+/// many there are and in how many files, instead of one block each.
+fn render_advisory(out: &mut String, findings: &[&Finding], paint: Paint) {
+    let mut by_code: std::collections::BTreeMap<&str, (&str, usize, std::collections::BTreeSet<&str>)> =
+        Default::default();
+    for f in findings {
+        let entry = by_code.entry(&f.code).or_insert((&f.name, 0, Default::default()));
+        entry.1 += 1;
+        entry.2.insert(&f.path);
+    }
+    for (code, (name, count, files)) in by_code {
+        let _ = writeln!(
+            out,
+            "{} [{}] x{count} {name} in {}: handled by transfer_to_npu at run time",
+            paint.severity(Severity::Info, code),
+            paint.severity(Severity::Info, Severity::Info.as_str()),
+            plural(files.len(), "file")
+        );
     }
 }
 

@@ -507,11 +507,13 @@ impl Rule {
             message,
             auto_migrated: self.auto_migrated,
             blocker: self.blocker,
+            advisory: false,
             fix: None,
             cell: None,
             byte_range: (0, 0),
             source_line: String::new(),
             file_region: None,
+            project: 0,
         }
     }
 }

@@ -1,0 +1,128 @@
+//! The two migration styles. A project that imports
+//! `torch_npu.contrib.transfer_to_npu` is on automatic migration: what that
+//! module rewrites at run time (`.cuda()`, `torch.cuda.*`, "cuda" device
+//! strings, "nccl", `torch.cuda.amp`; the rules with `auto_migrated = true`)
+//! is advice there, not work to do. Any other project is migrated by hand,
+//! and every finding keeps its severity. The `migration` setting and the
+//! `--migration` flag can decide the style for every project instead.
+
+use crate::cli::Migration;
+use crate::config::{Origin, Setting};
+use crate::finding::{Finding, Severity};
+
+/// The style a project is migrated in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// `transfer_to_npu` redirects CUDA spellings at run time.
+    Automatic,
+    /// CUDA spellings are changed in the code.
+    Manual,
+}
+
+impl Style {
+    /// `automatic` or `manual`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Automatic => "automatic",
+            Style::Manual => "manual",
+        }
+    }
+}
+
+/// Why a style was assumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// Detected: the project imports `transfer_to_npu` here (path and line as reported).
+    Imported {
+        /// Display path (in a notebook, with its cell).
+        path: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// Detected: no file of the project imports `transfer_to_npu`.
+    NotImported,
+    /// `--migration auto` or `--migration manual`.
+    CommandLine,
+    /// `migration = "auto"` or `"manual"` in this configuration file (its name).
+    Config(String),
+}
+
+/// The style assumed for one project, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assumed {
+    /// The style.
+    pub style: Style,
+    /// Why.
+    pub why: Why,
+}
+
+impl Assumed {
+    /// The style `setting` gives a project whose first `transfer_to_npu`
+    /// import (if any) is at `import`.
+    pub fn decide(setting: &Setting<Migration>, import: Option<(&str, usize)>) -> Self {
+        let set_by = || match &setting.origin {
+            Origin::File(place) => {
+                // `path:line`, shown by the file's name: the full path is in `--show-settings`.
+                let path = place.rsplit_once(':').map_or(place.as_str(), |(path, _)| path);
+                let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+                Why::Config(name.to_string())
+            }
+            Origin::CommandLine | Origin::Default => Why::CommandLine,
+        };
+        match (setting.value, import) {
+            (Migration::Auto, _) => Assumed { style: Style::Automatic, why: set_by() },
+            (Migration::Manual, _) => Assumed { style: Style::Manual, why: set_by() },
+            (Migration::Detect, Some((path, line))) => {
+                Assumed { style: Style::Automatic, why: Why::Imported { path: path.to_string(), line } }
+            }
+            (Migration::Detect, None) => Assumed { style: Style::Manual, why: Why::NotImported },
+        }
+    }
+
+    /// Why, in words: `transfer_to_npu imported in train.py:3`, `set by --migration`.
+    pub fn reason(&self) -> String {
+        match &self.why {
+            Why::Imported { path, line } => format!("transfer_to_npu imported in {path}:{line}"),
+            Why::NotImported => "no transfer_to_npu import found".to_string(),
+            Why::CommandLine => "set by --migration".to_string(),
+            Why::Config(file) => format!("set by `migration` in {file}"),
+        }
+    }
+
+    /// `automatic (transfer_to_npu imported in train.py:3)`.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.style.as_str(), self.reason())
+    }
+
+    /// Makes `f` advice when its project is on automatic migration and the
+    /// rule's pattern is one `transfer_to_npu` handles: severity `info`,
+    /// marked advisory. Its fix stays.
+    pub fn apply(&self, f: &mut Finding) {
+        if self.style == Style::Automatic && f.auto_migrated && !f.blocker {
+            f.advisory = true;
+            f.severity = Severity::Info;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setting(value: Migration, origin: Origin) -> Setting<Migration> {
+        Setting { value, origin }
+    }
+
+    #[test]
+    fn detect_follows_the_import_and_the_setting_overrides_it() {
+        let detect = setting(Migration::Detect, Origin::Default);
+        let found = Assumed::decide(&detect, Some(("a/train.py", 3)));
+        assert_eq!(found.describe(), "automatic (transfer_to_npu imported in a/train.py:3)");
+        assert_eq!(Assumed::decide(&detect, None).describe(), "manual (no transfer_to_npu import found)");
+        let manual = setting(Migration::Manual, Origin::CommandLine);
+        assert_eq!(Assumed::decide(&manual, Some(("a/train.py", 3))).describe(), "manual (set by --migration)");
+        let auto = setting(Migration::Auto, Origin::File("/x/y/npu-mem.toml:4".into()));
+        assert_eq!(Assumed::decide(&auto, None).describe(), "automatic (set by `migration` in npu-mem.toml)");
+    }
+}

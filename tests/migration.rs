@@ -1,0 +1,267 @@
+//! Projects and the two migration styles: each file belongs to the nearest
+//! project directory at or below the scan root, project facts and the
+//! migration style are decided per project, and in a project that imports
+//! `transfer_to_npu` what it handles is advice (info, grouped, not failing
+//! the default gate) while its blockers keep their severity.
+
+mod common;
+
+use common::{npu_mem, npu_mem_in, temp_dir};
+use serde_json::Value;
+use std::path::Path;
+
+const MONOREPO: &str = "fixtures/monorepo";
+const AUTO_APP: &str = "fixtures/monorepo/auto_app";
+const MANUAL_APP: &str = "fixtures/monorepo/manual_app";
+
+/// A JSON scan of `args` (never failing on findings).
+fn json(args: &[&str]) -> Value {
+    common::scan_json(&[&["--no-cache"], args].concat())
+}
+
+/// `(path, code, severity, advisory)` of every finding of a JSON report.
+fn findings(report: &Value) -> Vec<(String, String, String, bool)> {
+    let text = |f: &Value, key: &str| f[key].as_str().unwrap_or_default().to_string();
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (text(f, "path"), text(f, "code"), text(f, "severity"), f["advisory"].as_bool().unwrap()))
+        .collect()
+}
+
+/// The text report, without the scan time.
+fn text(dir: &Path, args: &[&str]) -> (String, i32) {
+    let run = npu_mem_in(dir, &[&["scan", "--no-cache", "--color", "never"], args].concat());
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let re = regex::Regex::new(r"scanned in \d+ ms").unwrap();
+    (re.replace(&run.stdout, "scanned in <time> ms").into_owned(), run.code)
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn each_project_gets_its_own_style_and_facts() {
+    let report = json(&[MONOREPO]);
+    let projects = report["projects"].as_array().unwrap();
+    let summary: Vec<(&str, &str, &str)> = projects
+        .iter()
+        .map(|p| (p["path"].as_str().unwrap(), p["marker"].as_str().unwrap(), p["migration"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        summary,
+        [(AUTO_APP, "pyproject.toml", "automatic"), (MANUAL_APP, "setup.py", "manual")],
+        "{projects:?}"
+    );
+    assert_eq!(projects[0]["transfer_to_npu"]["path"], "fixtures/monorepo/auto_app/train.py");
+    assert_eq!(projects[0]["transfer_to_npu"]["line"], 4);
+    assert_eq!(projects[0]["verdict"]["status"], "blocked");
+    assert_eq!(projects[1]["transfer_to_npu"], Value::Null);
+    assert_eq!(projects[1]["verdict"]["status"], "compatible");
+    let found = findings(&report);
+    let of = |dir: &str, code: &str| -> Vec<(String, bool)> {
+        found.iter().filter(|f| f.0.starts_with(dir) && f.1 == code).map(|f| (f.2.clone(), f.3)).collect()
+    };
+    // automatic migration: `.cuda()` is advice; the `"cuda" in name` test still blocks it.
+    assert_eq!(of(AUTO_APP, "TX001"), vec![("info".to_string(), true); 3]);
+    assert_eq!(of(AUTO_APP, "TX003"), [("error".to_string(), false)]);
+    // manual migration: `.cuda()` stays a warning.
+    assert_eq!(of(MANUAL_APP, "TX001"), vec![("warning".to_string(), false); 2]);
+    // TX015 needs the project to import transfer_to_npu: the other project's import does not count.
+    assert_eq!(of(MANUAL_APP, "TX015"), []);
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("docs/report.schema.json")).unwrap()).unwrap();
+    let mut errors = Vec::new();
+    common::validate(&schema, &schema, &report, "$", &mut errors);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn a_fact_of_one_project_holds_there_only() {
+    // The same TorchScript export in a project that imports transfer_to_npu is TX015.
+    let dir = temp_dir("facts-per-project");
+    common::copy_dir(&repo().join(MONOREPO), &dir);
+    std::fs::copy(dir.join("manual_app/export.py"), dir.join("auto_app/export.py")).unwrap();
+    let report = common::scan_json(&["--no-cache", dir.to_str().unwrap()]);
+    let tx015: Vec<String> = findings(&report).into_iter().filter(|f| f.1 == "TX015").map(|f| f.0).collect();
+    assert_eq!(tx015.len(), 1, "{tx015:?}");
+    assert!(tx015[0].ends_with("auto_app/export.py"), "{tx015:?}");
+}
+
+#[test]
+fn text_report_gives_style_and_verdict_per_project() {
+    let (out, code) = text(repo(), &[MONOREPO]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("monorepo_text", out);
+}
+
+#[test]
+fn one_project_says_its_style_in_the_header() {
+    let (out, _) = text(repo(), &[AUTO_APP]);
+    let header: Vec<&str> = out.lines().take(3).collect();
+    assert_eq!(
+        header[2],
+        "Migration style: automatic (transfer_to_npu imported in fixtures/monorepo/auto_app/train.py:4)"
+    );
+    // The `.cuda()` calls are one line, not three findings with excerpts.
+    let grouped: Vec<&str> = out.lines().filter(|l| l.starts_with("TX001")).collect();
+    assert_eq!(grouped, ["TX001 [info] x3 cuda-call in 1 file: handled by transfer_to_npu at run time"]);
+    assert!(!out.contains("TX001 [info] `.cuda()`"), "{out}");
+    assert!(out.contains("auto_app/model.py:16:8 TX003 [error] [blocker]"), "{out}");
+    assert!(out.contains("  - 3 findings are handled by transfer_to_npu at run time"), "{out}");
+    let (out, _) = text(repo(), &[MANUAL_APP]);
+    assert_eq!(out.lines().nth(2), Some("Migration style: manual (no transfer_to_npu import found)"));
+    assert!(out.contains("manual_app/infer.py:6:11 TX001 [warning]"), "{out}");
+    assert!(out.contains("Turn it on: add `import torch_npu`"), "{out}");
+}
+
+#[test]
+fn only_the_blocker_fails_the_gate_under_automatic_migration() {
+    let code = |args: &[&str]| npu_mem(&[&["scan", "--no-cache", "--format", "concise"], args].concat()).code;
+    assert_eq!(code(&[AUTO_APP]), 1, "TX003 is a blocker and an error");
+    assert_eq!(code(&[AUTO_APP, "--ignore", "TX003"]), 0, "the `.cuda()` calls are advice");
+    assert_eq!(code(&[AUTO_APP, "--ignore", "TX003", "--fail-on", "info"]), 1, "advice is still info");
+    assert_eq!(code(&[AUTO_APP, "--ignore", "TX003", "--migration", "manual"]), 1, "manual: warnings again");
+    assert_eq!(code(&[MANUAL_APP]), 1, "no transfer_to_npu: `.cuda()` warns");
+    assert_eq!(code(&[MANUAL_APP, "--migration", "auto"]), 0);
+    assert_eq!(code(&[MONOREPO, "--ignore", "TX003"]), 1, "the manual project still warns");
+    assert_eq!(code(&[MONOREPO, "--ignore", "TX003", "--migration", "auto"]), 0);
+}
+
+#[test]
+fn the_flag_overrides_detection_both_ways() {
+    let report = json(&[MONOREPO, "--migration", "manual"]);
+    assert!(findings(&report).iter().all(|f| !f.3), "manual: nothing is advice");
+    let styles: Vec<(&str, &str)> = report["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["migration"].as_str().unwrap(), p["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(styles, [("manual", "set by --migration"); 2]);
+    let report = json(&[MONOREPO, "--migration", "auto"]);
+    let tx001: Vec<(String, String, String, bool)> = findings(&report).into_iter().filter(|f| f.1 == "TX001").collect();
+    assert_eq!(tx001.len(), 5);
+    assert!(tx001.iter().all(|f| f.2 == "info" && f.3), "{tx001:?}");
+    let (out, _) = text(repo(), &[MANUAL_APP, "--migration", "auto"]);
+    assert_eq!(out.lines().nth(2), Some("Migration style: automatic (set by --migration)"));
+    let (out, _) = text(repo(), &[AUTO_APP, "--migration", "manual"]);
+    assert_eq!(out.lines().nth(2), Some("Migration style: manual (set by --migration)"));
+    assert!(!out.contains("Turn it on"), "manual was chosen: {out}");
+}
+
+#[test]
+fn the_configuration_sets_the_style_and_the_flag_wins() {
+    let dir = temp_dir("migration-config");
+    common::copy_dir(&repo().join(AUTO_APP), &dir);
+    std::fs::write(dir.join("npu-mem.toml"), "migration = \"manual\"\n").unwrap();
+    let (out, code) = text(&dir, &[".", "--ignore", "TX003"]);
+    assert_eq!(out.lines().nth(2), Some("Migration style: manual (set by `migration` in npu-mem.toml)"));
+    assert_eq!(code, 1, "manual: the `.cuda()` calls warn");
+    let (out, code) = text(&dir, &[".", "--ignore", "TX003", "--migration", "detect"]);
+    assert_eq!(out.lines().nth(2), Some("Migration style: automatic (transfer_to_npu imported in train.py:4)"));
+    assert_eq!(code, 0);
+    let run = npu_mem_in(&dir, &["scan", "--show-settings"]);
+    assert!(run.stdout.contains("migration = manual  ("), "{}", run.stdout);
+    assert!(run.stdout.contains("npu-mem.toml:1)"), "{}", run.stdout);
+    // A severity override does not turn advice back into a warning.
+    std::fs::write(dir.join("npu-mem.toml"), "severity = { TX001 = \"error\" }\n").unwrap();
+    let report = common::scan_json(&["--no-cache", dir.to_str().unwrap()]);
+    let tx001: Vec<_> = findings(&report).into_iter().filter(|f| f.1 == "TX001").map(|f| (f.2, f.3)).collect();
+    assert_eq!(tx001, vec![("info".to_string(), true); 3]);
+    std::fs::write(dir.join("npu-mem.toml"), "migration = \"sometimes\"\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", "--no-cache"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("npu-mem.toml:1"), "{}", run.stderr);
+}
+
+#[test]
+fn projects_are_the_nearest_marked_directories_at_or_below_the_root() {
+    let dir = temp_dir("project-markers");
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let cuda = "import torch\nx = torch.ones(2).cuda()\n";
+    // Above the scan root: not a project of this scan.
+    write("pyproject.toml", "[project]\nname = \"outer\"\n");
+    write("scan/loose.py", cuda);
+    write("scan/worktree/.git", "gitdir: /elsewhere\n");
+    write("scan/worktree/pkg/train.py", cuda);
+    write("scan/reqs/requirements-dev.txt", "torch\n");
+    write("scan/reqs/nested/cfg/setup.cfg", "[metadata]\nname = inner\n");
+    write("scan/reqs/nested/cfg/a.py", cuda);
+    write("scan/reqs/b.py", cuda);
+    // A module named setup.py inside a package does not make a project.
+    write("scan/pkg/__init__.py", "");
+    write("scan/pkg/setup.py", cuda);
+    let report = common::scan_json(&["--no-cache", dir.join("scan").to_str().unwrap()]);
+    let shown = |p: &Value| {
+        let path = p["path"].as_str().unwrap().to_string();
+        let rel = path.rsplit_once("/scan").map_or(path.clone(), |(_, rest)| format!("scan{rest}"));
+        (rel, p["marker"].as_str().map(str::to_string), p["files_scanned"].as_u64().unwrap())
+    };
+    let projects: Vec<(String, Option<String>, u64)> =
+        report["projects"].as_array().unwrap().iter().map(shown).collect();
+    let expected = [
+        ("scan", None, 3),
+        ("scan/reqs", Some("requirements-dev.txt"), 1),
+        ("scan/reqs/nested/cfg", Some("setup.cfg"), 1),
+        ("scan/worktree", Some(".git"), 1),
+    ];
+    let expected: Vec<(String, Option<String>, u64)> =
+        expected.iter().map(|(p, m, n)| (p.to_string(), m.map(str::to_string), *n)).collect();
+    assert_eq!(projects, expected);
+}
+
+#[test]
+fn files_named_on_the_command_line_find_their_project_up_to_the_current_directory() {
+    // As pre-commit runs it: from the repository root, with the staged files.
+    let monorepo = repo().join(MONOREPO);
+    let run = npu_mem_in(
+        &monorepo,
+        &["scan", "--no-cache", "--format", "json", "auto_app/train.py", "auto_app/model.py", "manual_app/infer.py"],
+    );
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let paths: Vec<&str> = report["projects"].as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["auto_app", "manual_app"]);
+    assert!(findings(&report).iter().filter(|f| f.1 == "TX001").all(|f| f.3 == f.0.starts_with("auto_app")));
+}
+
+#[test]
+fn advisory_findings_keep_their_fix_and_baseline() {
+    let run = npu_mem(&["scan", "--no-cache", "--diff", AUTO_APP]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("+    net = TinyNet().npu()"), "{}", run.stdout);
+    let dir = temp_dir("advisory-baseline");
+    common::copy_dir(&repo().join(AUTO_APP), &dir);
+    let run = npu_mem_in(&dir, &["scan", "--no-cache", "--write-baseline", "b.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = npu_mem_in(&dir, &["scan", "--no-cache", "--baseline", "b.json", "--format", "json"]);
+    assert_eq!(run.code, 0, "everything is baselined: {}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let baselined = report["baselined"].as_array().unwrap();
+    assert_eq!(baselined.len(), 4);
+    assert_eq!(baselined.iter().filter(|f| f["advisory"] == true && f["severity"] == "info").count(), 3);
+}
+
+#[test]
+fn sarif_carries_the_severity_assigned() {
+    let run = npu_mem(&["scan", "--no-cache", "--format", "sarif", MONOREPO]);
+    let sarif: Value = serde_json::from_str(&run.stdout).unwrap();
+    let levels: Vec<(String, &str)> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["ruleId"] == "TX001")
+        .map(|r| {
+            let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+            (uri.rsplit('/').nth(1).unwrap().to_string(), r["level"].as_str().unwrap())
+        })
+        .collect();
+    let expected = [("auto_app", "note"); 3].into_iter().chain([("manual_app", "warning"); 2]);
+    assert_eq!(levels, expected.map(|(d, l)| (d.to_string(), l)).collect::<Vec<_>>());
+}
