@@ -126,6 +126,9 @@ impl Compiler {
         if let Some(b) = s.training_loop {
             preds.push(Pred::TrainingLoop(b));
         }
+        if let Some(b) = s.import_used {
+            preds.push(Pred::ImportUsed(b));
+        }
         if let Some(r) = &s.name_regex {
             preds.push(Pred::NameRegex(self.regex(r).map_err(|e| format!("name_regex: {e}"))?));
         }
@@ -353,6 +356,7 @@ fn cost(p: &Pred) -> u8 {
         Pred::InsideLoop(_)
         | Pred::InsideTrainingLoop(_)
         | Pred::TrainingLoop(_)
+        | Pred::ImportUsed(_)
         | Pred::UnderIf(_)
         | Pred::InChainTesting(_)
         | Pred::Signature(_)

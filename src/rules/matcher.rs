@@ -315,17 +315,74 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
 }
 
 /// The tests of every `if` chain and conditional expression that `node` is
-/// (or is part of, in a test or in a branch), out to the enclosing function.
+/// (or is part of, in a test or in a branch), out to the enclosing function,
+/// and of the separate `if` statements that make a dispatch with its
+/// statements (see [`sibling_dispatch_tests`]).
 fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     let mut tests = Vec::new();
+    let mut statement = None;
     for n in cx.self_and_ancestors(node) {
         match n.kind() {
             "if_statement" | "conditional_expression" => tests.extend(chain_tests(n)),
             "function_definition" | "lambda" | "class_definition" => break,
+            "block" | "module" => {
+                if let Some(s) = statement {
+                    tests.extend(sibling_dispatch_tests(n, s, cx.src));
+                }
+            }
             _ => {}
         }
+        statement = Some(n);
     }
     tests
+}
+
+/// A dispatch written as separate `if` statements: the tests of the `if`
+/// statements in `block` that either end in an early exit before `statement`
+/// (`if npu: return "npu"` ... `return "cuda"`), or assign the same name
+/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`).
+fn sibling_dispatch_tests<'t>(block: Node<'t>, statement: Node<'t>, src: &str) -> Vec<Node<'t>> {
+    let assigned = assigned_names(statement, src);
+    let mut out = Vec::new();
+    let mut cursor = block.walk();
+    for sibling in block.named_children(&mut cursor).filter(|s| s.kind() == "if_statement" && *s != statement) {
+        let Some(body) = sibling.field(Field::Consequence) else { continue };
+        // `if not npu: return` leaves the NPU path after it, which is no other arm.
+        let negated = sibling.field(Field::Condition).is_some_and(|t| {
+            let t = text(t, src);
+            t.starts_with("not ") || t.contains("!=") || t.contains(" not in ")
+        });
+        let exits_early = sibling.end_byte() <= statement.start_byte()
+            && !negated
+            && body.named_child(body.named_child_count().saturating_sub(1)).is_some_and(|last| {
+                // Not `raise`: `if device not in (..., "npu"): raise` validates, it does not dispatch.
+                matches!(last.kind(), "return_statement" | "continue_statement" | "break_statement")
+            });
+        let same_target = !assigned.is_empty() && assigned_names(sibling, src).iter().any(|n| assigned.contains(n));
+        if exits_early || same_target {
+            out.extend(chain_tests(sibling));
+        }
+    }
+    out
+}
+
+/// The names a statement assigns: `name = ...` (or `self.name = ...`), or,
+/// for an `if`, what the statements directly in its first branch assign.
+fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
+    let one = |s: Node| -> Option<&'s str> {
+        let assignment = s.named_child(0).filter(|a| s.kind() == "expression_statement" && a.kind() == "assignment")?;
+        let target = assignment.field(Field::Left).filter(|t| matches!(t.kind(), "identifier" | "attribute"))?;
+        Some(text(target, src))
+    };
+    match statement.kind() {
+        "if_statement" => {
+            let Some(body) = statement.field(Field::Consequence) else { return Vec::new() };
+            let mut cursor = body.walk();
+            let names = body.named_children(&mut cursor).filter_map(one).collect();
+            names
+        }
+        _ => one(statement).into_iter().collect(),
+    }
 }
 
 /// Branch values: both results of a conditional expression, or the right-hand
@@ -456,6 +513,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::FunctionHas(m) => super::slots::scope_has(m, node, super::slots::Order::Anywhere, cx, st),
         Pred::Preceded(m) => super::slots::scope_has(m, node, super::slots::Order::Before, cx, st),
         Pred::Followed(m) => super::slots::scope_has(m, node, super::slots::Order::After, cx, st),
+        Pred::ImportUsed(want) => super::slots::import_used(node, cx) == *want,
         Pred::TrainingLoop(want) => cx.model.loops.get(&node.id()).is_some_and(|l| l.training) == *want,
         Pred::NameRegex(re) => {
             let Some(name) = st.get("qualname").map(str::to_string) else { return false };

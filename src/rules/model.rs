@@ -328,6 +328,8 @@ pub enum Pred {
     Followed(Box<Matcher>),
     /// The node is (is not) a training loop.
     TrainingLoop(bool),
+    /// At an import statement: some name it binds is (is not) read in the file.
+    ImportUsed(bool),
     /// Regex on `qualname`; named groups become placeholders.
     NameRegex(LazyRegex),
     /// A text regex with `${placeholder}` back-references, compiled when evaluated.

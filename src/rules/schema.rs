@@ -216,6 +216,8 @@ pub struct MatcherSpec {
     pub project_has: Option<Box<MatcherSpec>>,
     /// The node is a loop whose own body trains (see `inside_training_loop`).
     pub training_loop: Option<bool>,
+    /// At an import statement: some name it binds is (is not) read in the file.
+    pub import_used: Option<bool>,
     /// Regex on the resolved name (`qualname`); named groups become placeholders.
     pub name_regex: Option<String>,
     /// A row of a data table, found by key, must (or must not) exist.

@@ -146,6 +146,40 @@ pub fn flows_into<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> O
     Some(format!("`{function}({args})` on line {}", read.start_position().row + 1))
 }
 
+/// Whether an import statement's names are read anywhere in the file (any
+/// scope, so a name used only in one function counts). Anything that is not
+/// an import, and `from m import *`, counts as used.
+pub fn import_used<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
+    let mut names = Vec::new();
+    let mut cursor = node.walk();
+    match node.kind() {
+        "import_statement" => {
+            for child in node.named_children(&mut cursor) {
+                let bound = match child.kind() {
+                    "aliased_import" => child.field(Field::Alias),
+                    _ => child.named_child(0),
+                };
+                names.extend(bound.map(|n| text(n, cx.src)));
+            }
+        }
+        "import_from_statement" => {
+            for child in node.children_by_field_name("name", &mut cursor) {
+                let bound = match child.kind() {
+                    "aliased_import" => child.field(Field::Alias),
+                    _ => child.named_child(child.named_child_count().saturating_sub(1)),
+                };
+                names.extend(bound.map(|n| text(n, cx.src)));
+            }
+            if names.is_empty() {
+                return true;
+            }
+        }
+        _ => return true,
+    }
+    let uses = cx.model.name_uses(cx.root, cx.src);
+    names.iter().any(|name| uses.reads_name(name))
+}
+
 /// Whether `node` is (inside) a branch value of a conditional expression or
 /// `if` chain whose test calls a name matching `test`.
 pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>) -> bool {

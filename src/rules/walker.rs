@@ -359,10 +359,8 @@ fn make_finding<'t>(
     lines: &LineIndex,
     display: &str,
 ) -> Finding {
-    let severity = match &rule.downgrade {
-        Some((to, when)) if eval(when, anchor, cx, &mut MatchState::default()) => *to,
-        _ => rule.severity,
-    };
+    let downgraded = rule.downgrade.as_ref().filter(|(_, when)| eval(when, anchor, cx, &mut MatchState::default()));
+    let severity = downgraded.map_or(rule.severity, |(to, _)| *to);
     let report_node = cx.root.descendant_for_byte_range(report.0, report.1).unwrap_or(anchor);
     let start = lines.position(cx.src, report.0);
     let end = lines.position(cx.src, report.1);
@@ -374,6 +372,8 @@ fn make_finding<'t>(
     });
     Finding {
         severity,
+        // What makes a finding less severe also keeps it from blocking.
+        blocker: rule.blocker && downgraded.is_none(),
         fix,
         byte_range: report,
         source_line: lines.excerpt(cx.src, start.line),

@@ -53,6 +53,11 @@ impl<'t> NameUses<'t> {
         uses
     }
 
+    /// Whether any variable called `name` is read, in any scope.
+    pub fn reads_name(&self, name: &str) -> bool {
+        self.by_key.iter().any(|(key, reads)| matches!(key, Key::Local(_, n) if n == name) && !reads.is_empty())
+    }
+
     /// The nodes that read `key`.
     pub fn of(&self, key: &Key<'t>) -> &[Node<'t>] {
         self.by_key.get(key).map_or(&[], Vec::as_slice)
@@ -197,6 +202,8 @@ fn is_name(node: Node) -> bool {
         "attribute" => parent.field(Field::Attribute) != Some(node),
         "keyword_argument" => parent.field(Field::Name) != Some(node),
         "function_definition" | "class_definition" => parent.field(Field::Name) != Some(node),
+        // The names of an import statement are bindings, not reads.
+        "dotted_name" | "aliased_import" => false,
         _ => true,
     }
 }

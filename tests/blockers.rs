@@ -1,0 +1,34 @@
+//! What counts as a blocker of automatic migration: a finding at its rule's
+//! full severity. A downgraded one (an import nothing reads) blocks nothing.
+
+mod common;
+
+use common::{npu_mem_in, temp_dir};
+use serde_json::Value;
+
+#[test]
+fn an_unused_cuda_only_import_is_info_and_not_a_blocker() {
+    let dir = temp_dir("blockers-unused-import");
+    let source = "import torch\nimport triton\nimport cupy as cp\nfrom apex.parallel import DistributedDataParallel as DDP\n\nx = cp.zeros(3)\n";
+    std::fs::write(dir.join("m.py"), source).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--format", "json", "--select", "TX010", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let got: Vec<(u64, String, bool)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string(), f["blocker"] == true))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(2, "info".to_string(), false), (3, "error".to_string(), true), (4, "info".to_string(), false)],
+        "triton and DDP are never read; cupy is"
+    );
+    // The gate: only the used import fails it.
+    let gate = npu_mem_in(&dir, &["scan", ".", "--select", "TX010", "--format", "concise"]);
+    assert_eq!(gate.code, 1);
+    std::fs::write(dir.join("m.py"), "import torch\nimport triton\n").unwrap();
+    let passing = npu_mem_in(&dir, &["scan", ".", "--select", "TX010", "--format", "concise"]);
+    assert_eq!(passing.code, 0, "{}", passing.stdout);
+}
