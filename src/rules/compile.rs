@@ -240,6 +240,7 @@ impl Compiler {
             fix,
             origin: origin.to_string(),
             once_per_file: r.once_per_file,
+            once_per_line: r.once_per_line,
             precision,
         })
     }

@@ -239,19 +239,32 @@ impl<'r> Engine<'r> {
         let mut out = walker.finish();
         out.cut_at_line = cut.map(|n| n.start_position().row + 1);
         resolve_file_facts(&mut out);
-        self.keep_first_per_file(&mut out.findings);
+        self.keep_first(&mut out.findings);
         out
     }
 
-    /// Drops findings beyond the first of each `once_per_file` rule.
-    fn keep_first_per_file(&self, findings: &mut Vec<(Finding, Vec<Clause>)>) {
-        let once: HashSet<&str> = self.set.rules.iter().filter(|r| r.once_per_file).map(|r| r.code.as_str()).collect();
-        if once.is_empty() {
+    /// Drops findings beyond the first of each `once_per_file` rule, and
+    /// beyond the first on a line of each `once_per_line` rule.
+    fn keep_first(&self, findings: &mut Vec<(Finding, Vec<Clause>)>) {
+        let per_file: HashSet<&str> =
+            self.set.rules.iter().filter(|r| r.once_per_file).map(|r| r.code.as_str()).collect();
+        let per_line: HashSet<&str> =
+            self.set.rules.iter().filter(|r| r.once_per_line).map(|r| r.code.as_str()).collect();
+        if per_file.is_empty() && per_line.is_empty() {
             return;
         }
         findings.sort_by_key(|a| (a.0.line, a.0.column));
-        let mut seen = HashSet::new();
-        findings.retain(|(f, _)| !once.contains(f.code.as_str()) || seen.insert(f.code.clone()));
+        let mut seen: HashSet<(String, usize)> = HashSet::new();
+        findings.retain(|(f, _)| {
+            let line = if per_file.contains(f.code.as_str()) {
+                0
+            } else if per_line.contains(f.code.as_str()) {
+                f.line
+            } else {
+                return true;
+            };
+            seen.insert((f.code.clone(), line))
+        });
     }
 
     /// Matches environment-variable rules against a shell script.

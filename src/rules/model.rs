@@ -488,6 +488,8 @@ pub struct Rule {
     pub origin: String,
     /// Keep only the first finding per file.
     pub once_per_file: bool,
+    /// Keep only the first finding per line.
+    pub once_per_line: bool,
     /// SARIF precision: `very-high`, `high`, `medium` or `low`.
     pub precision: String,
 }

@@ -98,6 +98,9 @@ pub struct RuleSpec {
     /// Keep only the first finding of this rule in each file.
     #[serde(default)]
     pub once_per_file: bool,
+    /// Keep only the first finding of this rule on each line.
+    #[serde(default)]
+    pub once_per_line: bool,
     /// How often a finding is right: `very-high`, `high` (default), `medium` or `low` (SARIF `precision`).
     #[serde(default)]
     pub precision: Option<String>,

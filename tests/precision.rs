@@ -1,5 +1,6 @@
-//! What counts as a blocker of automatic migration: a finding at its rule's
-//! full severity. A downgraded one (an import nothing reads) blocks nothing.
+//! Precision beyond the fixtures' codes per line: what blocks automatic
+//! migration (a finding at its rule's full severity; a downgraded one, such as
+//! an import nothing reads, blocks nothing) and how many findings a line gets.
 
 mod common;
 
@@ -31,4 +32,16 @@ fn an_unused_cuda_only_import_is_info_and_not_a_blocker() {
     std::fs::write(dir.join("m.py"), "import torch\nimport triton\n").unwrap();
     let passing = npu_mem_in(&dir, &["scan", ".", "--select", "TX010", "--format", "concise"]);
     assert_eq!(passing.code, 0, "{}", passing.stdout);
+}
+
+#[test]
+fn two_host_reads_on_one_line_are_one_finding() {
+    let dir = temp_dir("precision-once-per-line");
+    let source = "import torch\n\ndef train(loader, model, opt):\n    for x in loader:\n        loss = model(x)\n        loss.backward()\n        opt.step()\n        print(loss.item(), x.sum().item())\n        total = loss.item()\n";
+    std::fs::write(dir.join("t.py"), source).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--format", "json", "--select", "TX005", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let lines: Vec<u64> = report["findings"].as_array().unwrap().iter().map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, vec![8, 9]);
 }
