@@ -3,6 +3,7 @@
 
 use crate::finding::Finding;
 use crate::parse::parse_python;
+use crate::parse::KindOf;
 use crate::suppress::Directive;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -80,7 +81,7 @@ fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> R
             let end = offset + body.trim_end().len();
             end > 0
                 && t.root_node().descendant_for_byte_range(end - 1, end).is_some_and(|n| {
-                    matches!(n.kind(), "string_content" | "string_start" | "string")
+                    matches!(n.kind_name(), "string_content" | "string_start" | "string")
                         && n.end_byte() > offset + body.len()
                 })
         });

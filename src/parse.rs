@@ -138,6 +138,26 @@ impl<'t> FieldOf<'t> for tree_sitter::Node<'t> {
     }
 }
 
+/// Node kind names by kind id, read from the grammar once. `Node::kind`
+/// measures and validates the C string on every call, which the analysis,
+/// asking a node's kind millions of times per corpus, felt.
+static KIND_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    (0..language.node_kind_count() as u16).map(|id| language.node_kind_for_id(id).unwrap_or("")).collect()
+});
+
+/// The kind of a node, as [`tree_sitter::Node::kind`] gives it, by table lookup.
+pub trait KindOf {
+    /// The node's kind name (`"call"`, `"identifier"`, ...).
+    fn kind_name(&self) -> &'static str;
+}
+
+impl KindOf for tree_sitter::Node<'_> {
+    fn kind_name(&self) -> &'static str {
+        KIND_NAMES.get(self.kind_id() as usize).copied().unwrap_or("")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +169,27 @@ mod tests {
         let call = tree.root_node().child(0).unwrap().child(0).unwrap();
         assert_eq!(call.field(Field::Function).map(|n| n.kind()), Some("identifier"));
         assert_eq!(call.field(Field::Arguments).map(|n| n.kind()), Some("argument_list"));
+    }
+
+    #[test]
+    fn kind_names_agree_with_tree_sitter() {
+        let text = "import os\n@dec\ndef f(a, *b, c=1, **d):\n    return [x async for x in y if x] or {k: v}\nclass C(B): pass\n";
+        let tree = parse_python(text).unwrap();
+        let mut cursor = tree.root_node().walk();
+        let mut seen = 0;
+        loop {
+            let node = cursor.node();
+            assert_eq!(node.kind_name(), node.kind());
+            seen += 1;
+            if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    assert!(seen > 50, "{seen}");
+                    return;
+                }
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@
 //! that silence nothing, or name no known rule, are reported themselves.
 
 use crate::finding::Finding;
+use crate::parse::KindOf;
 use tree_sitter::Node;
 
 /// The marker that starts a suppression inside a comment.
@@ -52,7 +53,7 @@ pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
     let mut comments = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        if node.kind() == "comment" {
+        if node.kind_name() == "comment" {
             comments.push((node.start_byte(), node.end_byte()));
         } else {
             let mut cursor = node.walk();

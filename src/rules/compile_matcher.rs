@@ -24,9 +24,11 @@ impl Compiler {
                     if m.anchor.is_none() {
                         return Err(format!("any[{i}]: each alternative needs an anchor (call, method, string, ...)"));
                     }
-                    // Shared predicates run first, unless they read what the branch captures.
+                    // Shared and branch predicates together, cheap tests first; a
+                    // predicate that reads a capture still runs after what captures it.
                     let mut shared_m = self.matcher(&shared)?;
                     shared_m.preds.append(&mut m.preds);
+                    shared_m.preds.sort_by_key(cost);
                     m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_provides)
                         .map_err(|e| format!("{e} (alternative any[{i}])"))?;
                     m.set.extend(shared_m.set);

@@ -1,6 +1,7 @@
 //! Where the walker is: the enclosing functions, loops, with-blocks and
 //! `if` branches of the node being matched, and its ancestors.
 
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::FileModel;
@@ -27,7 +28,7 @@ pub enum Frame<'t> {
 
 /// The frame that `node` opens, given its parent.
 pub fn frame_opened<'t>(parent: Option<Node<'t>>, node: Node<'t>) -> Option<Frame<'t>> {
-    match node.kind() {
+    match node.kind_name() {
         "function_definition" => Some(Frame::Function(node)),
         "class_definition" => Some(Frame::Class),
         "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" => {
@@ -36,7 +37,7 @@ pub fn frame_opened<'t>(parent: Option<Node<'t>>, node: Node<'t>) -> Option<Fram
         "block" => {
             let p = parent?;
             let field = |f: Field| p.field(f) == Some(node);
-            match p.kind() {
+            match p.kind_name() {
                 "for_statement" | "while_statement" if field(Field::Body) => Some(Frame::LoopBody(p)),
                 "with_statement" if field(Field::Body) => Some(Frame::With(p)),
                 "if_statement" | "elif_clause" if field(Field::Consequence) => {
@@ -186,7 +187,7 @@ impl<'a, 't> Context<'a, 't> {
         let mut names = Vec::new();
         let mut cursor = comp.walk();
         for clause in comp.named_children(&mut cursor) {
-            if clause.kind() == "for_in_clause" {
+            if clause.kind_name() == "for_in_clause" {
                 if let Some(left) = clause.field(Field::Left) {
                     pattern_names(left, self.src, &mut names);
                 }

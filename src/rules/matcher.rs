@@ -3,6 +3,7 @@
 use super::context::{local, Context, Frame};
 use super::lazy_regex::LazyRegex;
 use super::model::*;
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::imports::import_bindings;
@@ -62,16 +63,16 @@ pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut M
 
 /// The callee of a call node, or the expression of a bare decorator.
 pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
-    match node.kind() {
+    match node.kind_name() {
         "call" => node.field(Field::Function),
-        "decorator" => node.named_child(0).filter(|e| matches!(e.kind(), "identifier" | "attribute")),
+        "decorator" => node.named_child(0).filter(|e| matches!(e.kind_name(), "identifier" | "attribute")),
         _ => None,
     }
 }
 
 /// `(receiver, method name node)` of a method call.
 pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
-    let f = node.field(Field::Function).filter(|f| node.kind() == "call" && f.kind() == "attribute")?;
+    let f = node.field(Field::Function).filter(|f| node.kind_name() == "call" && f.kind_name() == "attribute")?;
     Some((f.field(Field::Object)?, f.field(Field::Attribute)?))
 }
 
@@ -119,7 +120,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             true
         }
         Anchor::EnvVar(re) => {
-            if node.kind() != "string" || cx.model.docstrings.contains(&node.id()) {
+            if node.kind_name() != "string" || cx.model.docstrings.contains(&node.id()) {
                 return false;
             }
             match plain_string(node, src) {
@@ -138,7 +139,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
         }
         Anchor::Compare(test) => compare(test, node, cx, st),
         Anchor::Import(globs) => {
-            if !matches!(node.kind(), "import_statement" | "import_from_statement") {
+            if !matches!(node.kind_name(), "import_statement" | "import_from_statement") {
                 return false;
             }
             let (_, imported) = import_bindings(node, src);
@@ -157,7 +158,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             true
         }
         Anchor::Query(i) => cx.query_hits.get(*i).is_some_and(|hits| hits.contains(&node.id())),
-        Anchor::Kind(kinds) => kinds.iter().any(|k| k == node.kind()),
+        Anchor::Kind(kinds) => kinds.iter().any(|k| k == node.kind_name()),
         Anchor::File { .. } => false,
     }
 }
@@ -166,15 +167,15 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
 /// or of a name imported from a module; `None` for anything else.
 pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> {
     let parent = cx.parent(node);
-    match node.kind() {
+    match node.kind_name() {
         "attribute" => {
-            if parent.is_some_and(|p| p.kind() == "attribute" && p.field(Field::Object) == Some(node)) {
+            if parent.is_some_and(|p| p.kind_name() == "attribute" && p.field(Field::Object) == Some(node)) {
                 return None;
             }
         }
         "identifier" => {
             let p = parent?;
-            let skip = match p.kind() {
+            let skip = match p.kind_name() {
                 "attribute"
                 | "dotted_name"
                 | "aliased_import"
@@ -204,15 +205,16 @@ pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String
 /// The normalised text of a string-like value at `node` (the outermost form:
 /// a string that is the left of `%` or the object of `.format` is read at its parent).
 pub fn string_value<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> {
-    if node.kind() == "string" {
+    if node.kind_name() == "string" {
         if cx.model.docstrings.contains(&node.id()) {
             return None;
         }
         if let Some(p) = cx.parent(node) {
-            let is_left_of_percent =
-                p.kind() == "binary_operator" && p.field(Field::Left) == Some(node) && string_like(p, cx.src).is_some();
+            let is_left_of_percent = p.kind_name() == "binary_operator"
+                && p.field(Field::Left) == Some(node)
+                && string_like(p, cx.src).is_some();
             let is_format_object =
-                p.kind() == "attribute" && cx.text(p).ends_with(".format") && p.field(Field::Object) == Some(node);
+                p.kind_name() == "attribute" && cx.text(p).ends_with(".format") && p.field(Field::Object) == Some(node);
             if is_left_of_percent || is_format_object {
                 return None;
             }
@@ -222,12 +224,12 @@ pub fn string_value<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String> 
 }
 
 fn compare<'t>(test: &CompareTest, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
-    if node.kind() != "comparison_operator" {
+    if node.kind_name() != "comparison_operator" {
         return false;
     }
     let mut cursor = node.walk();
     let ops: Vec<&str> = node.children_by_field_name("operators", &mut cursor).map(|o| cx.text(o)).collect();
-    let operands: Vec<Node> = node.named_children(&mut cursor).filter(|c| c.kind() != "comment").collect();
+    let operands: Vec<Node> = node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").collect();
     for (i, op) in ops.iter().enumerate() {
         let op = op.split_whitespace().collect::<Vec<_>>().join(" ");
         if !test.ops.contains(&op) {
@@ -247,7 +249,7 @@ fn compare<'t>(test: &CompareTest, node: Node<'t>, cx: &Context<'_, 't>, st: &mu
 /// A matching string operand: a literal, or an element of a collection
 /// literal in which at least half the strings match `majority`.
 fn compared_literal(test: &CompareTest, operand: Node, cx: &Context) -> Option<String> {
-    match operand.kind() {
+    match operand.kind_name() {
         "string" => plain_string(operand, cx.src).filter(|s| test.literal.is_match(s)),
         "list" | "tuple" | "set" => {
             let mut cursor = operand.walk();
@@ -280,13 +282,13 @@ fn condition_test<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>
 
 /// The tests of a conditional expression, or of an `if` and its `elif`s.
 pub fn chain_tests(node: Node) -> Vec<Node> {
-    match node.kind() {
+    match node.kind_name() {
         "conditional_expression" => node.named_child(1).into_iter().collect(),
         "if_statement" => {
             let mut tests: Vec<Node> = node.field(Field::Condition).into_iter().collect();
             let mut cursor = node.walk();
             for alt in node.children_by_field_name("alternative", &mut cursor) {
-                if alt.kind() == "elif_clause" {
+                if alt.kind_name() == "elif_clause" {
                     tests.extend(alt.field(Field::Condition));
                 }
             }
@@ -302,7 +304,7 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
     let mut tests = chain_tests(node);
     let mut cur = node;
     for parent in cx.self_and_ancestors(node).skip(1) {
-        match parent.kind() {
+        match parent.kind_name() {
             "parenthesized_expression" => cur = parent,
             "conditional_expression" if parent.named_child(1) != Some(cur) => {
                 tests.extend(parent.named_child(1));
@@ -322,7 +324,7 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
     let mut tests = Vec::new();
     let mut statement = None;
     for n in cx.self_and_ancestors(node) {
-        match n.kind() {
+        match n.kind_name() {
             "if_statement" | "conditional_expression" => tests.extend(chain_tests(n)),
             "function_definition" | "lambda" | "class_definition" => break,
             "block" | "module" => {
@@ -345,7 +347,7 @@ fn sibling_dispatch_tests<'t>(block: Node<'t>, statement: Node<'t>, src: &str) -
     let assigned = assigned_names(statement, src);
     let mut out = Vec::new();
     let mut cursor = block.walk();
-    for sibling in block.named_children(&mut cursor).filter(|s| s.kind() == "if_statement" && *s != statement) {
+    for sibling in block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement" && *s != statement) {
         let Some(body) = sibling.field(Field::Consequence) else { continue };
         // `if not npu: return` leaves the NPU path after it, which is no other arm.
         let negated = sibling.field(Field::Condition).is_some_and(|t| {
@@ -356,7 +358,7 @@ fn sibling_dispatch_tests<'t>(block: Node<'t>, statement: Node<'t>, src: &str) -
             && !negated
             && body.named_child(body.named_child_count().saturating_sub(1)).is_some_and(|last| {
                 // Not `raise`: `if device not in (..., "npu"): raise` validates, it does not dispatch.
-                matches!(last.kind(), "return_statement" | "continue_statement" | "break_statement")
+                matches!(last.kind_name(), "return_statement" | "continue_statement" | "break_statement")
             });
         let same_target = !assigned.is_empty() && assigned_names(sibling, src).iter().any(|n| assigned.contains(n));
         if exits_early || same_target {
@@ -370,11 +372,12 @@ fn sibling_dispatch_tests<'t>(block: Node<'t>, statement: Node<'t>, src: &str) -
 /// for an `if`, what the statements directly in its first branch assign.
 fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
     let one = |s: Node| -> Option<&'s str> {
-        let assignment = s.named_child(0).filter(|a| s.kind() == "expression_statement" && a.kind() == "assignment")?;
-        let target = assignment.field(Field::Left).filter(|t| matches!(t.kind(), "identifier" | "attribute"))?;
+        let assignment =
+            s.named_child(0).filter(|a| s.kind_name() == "expression_statement" && a.kind_name() == "assignment")?;
+        let target = assignment.field(Field::Left).filter(|t| matches!(t.kind_name(), "identifier" | "attribute"))?;
         Some(text(target, src))
     };
-    match statement.kind() {
+    match statement.kind_name() {
         "if_statement" => {
             let Some(body) = statement.field(Field::Consequence) else { return Vec::new() };
             let mut cursor = body.walk();
@@ -388,7 +391,7 @@ fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
 /// Branch values: both results of a conditional expression, or the right-hand
 /// sides of assignments written directly in the branches of an `if` chain.
 fn branch_values(node: Node) -> Vec<Node> {
-    match node.kind() {
+    match node.kind_name() {
         "conditional_expression" => [node.named_child(0), node.named_child(2)].into_iter().flatten().collect(),
         "if_statement" => {
             let mut blocks: Vec<Node> = node.field(Field::Consequence).into_iter().collect();
@@ -402,7 +405,7 @@ fn branch_values(node: Node) -> Vec<Node> {
                 for stmt in block.named_children(&mut c) {
                     if let Some(a) = stmt
                         .named_child(0)
-                        .filter(|a| stmt.kind() == "expression_statement" && a.kind() == "assignment")
+                        .filter(|a| stmt.kind_name() == "expression_statement" && a.kind_name() == "assignment")
                     {
                         values.extend(a.field(Field::Right));
                     }
@@ -420,7 +423,7 @@ fn value_matches(v: Node, re: &LazyRegex, cx: &Context) -> bool {
     if let Some((_, s)) = string_like(v, cx.src) {
         return re.is_match(&s);
     }
-    if v.kind() == "call" {
+    if v.kind_name() == "call" {
         if let Some(first) = CallArgs::of(v, cx.src).positional.first() {
             return string_like(*first, cx.src).is_some_and(|(_, s)| re.is_match(&s));
         }
@@ -431,7 +434,7 @@ fn value_matches(v: Node, re: &LazyRegex, cx: &Context) -> bool {
 /// Whether `node` or a descendant is a call resolving to a name matching `globs`.
 pub fn contains_call<'t>(node: Node<'t>, globs: &super::glob::NameGlobs, cx: &Context<'_, 't>) -> bool {
     any_descendant(node, |n| {
-        n.kind() == "call"
+        n.kind_name() == "call"
             && n.field(Field::Function).and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
     })
 }
@@ -462,7 +465,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::ConditionText(re) => enclosing_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),
         Pred::AssignTarget(want) => {
             let is_target = cx.parent(node).is_some_and(|p| {
-                matches!(p.kind(), "assignment" | "augmented_assignment") && p.field(Field::Left) == Some(node)
+                matches!(p.kind_name(), "assignment" | "augmented_assignment") && p.field(Field::Left) == Some(node)
             });
             is_target == *want
         }
@@ -503,7 +506,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             true
         }
         Pred::Binding(m) => {
-            let bound = matches!(node.kind(), "identifier" | "attribute")
+            let bound = matches!(node.kind_name(), "identifier" | "attribute")
                 .then(|| cx.model.binding(cx.scope_of(node), cx.text(node), node.start_byte()))
                 .flatten();
             bound.is_some_and(|v| eval(m, unparen(v), cx, st))

@@ -5,6 +5,7 @@ use super::lazy_regex::LazyRegex;
 use super::matcher::{callee, chain_tests, method_parts, MatchState};
 use super::model::{EditAction, EditTarget, FixTemplate};
 use crate::finding::{Edit, Fix};
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::flow;
@@ -238,7 +239,7 @@ fn tests_around<'s>(test: Node, cx: &Context<'_, 's>) -> Vec<&'s str> {
     let mut out = Vec::new();
     let mut node = Some(test);
     while let Some(n) = node {
-        match n.kind() {
+        match n.kind_name() {
             "boolean_operator" => out.push(text(n, cx.src)),
             "if_statement" | "conditional_expression" => {
                 out.extend(chain_tests(n).into_iter().map(|t| text(t, cx.src)));
@@ -291,7 +292,7 @@ fn in_line_endings_of(src: &str, lines: &LineIndex, text: String) -> String {
 
 /// The call an argument edit applies to: the node itself, or the expression of a decorator.
 fn call_of(node: Node) -> Node {
-    if node.kind() == "decorator" {
+    if node.kind_name() == "decorator" {
         node.named_child(0).unwrap_or(node)
     } else {
         node
@@ -301,7 +302,7 @@ fn call_of(node: Node) -> Node {
 /// Inserts `value` as the first positional argument of a call.
 fn prepend_arg(node: Node, value: &str, src: &str) -> Option<(usize, usize, String)> {
     let call = call_of(node);
-    let list = CallArgs::of(call, src).list.filter(|l| l.kind() == "argument_list")?;
+    let list = CallArgs::of(call, src).list.filter(|l| l.kind_name() == "argument_list")?;
     let at = list.start_byte() + 1;
     let empty = list.named_child_count() == 0;
     Some((at, at, if empty { value.to_string() } else { format!("{value}, ") }))
@@ -312,18 +313,18 @@ fn prepend_arg(node: Node, value: &str, src: &str) -> Option<(usize, usize, Stri
 /// the only argument empties the parentheses, unless they hold comments,
 /// which stay (and so does the line break before them).
 fn remove_arg(arg: Node, src: &str) -> Option<(usize, usize, String)> {
-    let list = arg.parent().filter(|p| p.kind() == "argument_list")?;
+    let list = arg.parent().filter(|p| p.kind_name() == "argument_list")?;
     let mut cursor = list.walk();
     let children: Vec<Node> = list.named_children(&mut cursor).collect();
-    let has_comments = children.iter().any(|c| c.kind() == "comment");
-    let args: Vec<&Node> = children.iter().filter(|c| c.kind() != "comment").collect();
+    let has_comments = children.iter().any(|c| c.kind_name() == "comment");
+    let args: Vec<&Node> = children.iter().filter(|c| c.kind_name() != "comment").collect();
     let i = args.iter().position(|a| a.id() == arg.id())?;
     let (start, end) = match (i.checked_sub(1).map(|p| args[p]), args.get(i + 1)) {
         (_, Some(next)) => (arg.start_byte(), next.start_byte()),
         (Some(prev), None) => (prev.end_byte(), arg.end_byte()),
         (None, None) if !has_comments => (list.start_byte() + 1, list.end_byte() - 1),
         (None, None) => {
-            let comma = arg.next_sibling().filter(|n| n.kind() == ",");
+            let comma = arg.next_sibling().filter(|n| n.kind_name() == ",");
             let end = comma.map_or(arg.end_byte(), |c| c.end_byte());
             // Drop the whole line when the argument was all there was on it.
             let line_start = line_start_of(arg);
@@ -351,7 +352,7 @@ fn set_keyword(
     src: &str,
 ) -> Option<(usize, usize, String)> {
     let call = call_of(node);
-    if matches!(call.kind(), "identifier" | "attribute") {
+    if matches!(call.kind_name(), "identifier" | "attribute") {
         return Some((call.end_byte(), call.end_byte(), format!("({name}={value})")));
     }
     let args = CallArgs::of(call, src);
@@ -362,9 +363,9 @@ fn set_keyword(
     if let Some(v) = position.and_then(|p| args.positional.get(p)) {
         return Some((v.start_byte(), v.end_byte(), value.to_string()));
     }
-    let list = args.list.filter(|l| l.kind() == "argument_list")?;
+    let list = args.list.filter(|l| l.kind_name() == "argument_list")?;
     let mut cursor = list.walk();
-    let last = list.named_children(&mut cursor).filter(|c| c.kind() != "comment").last();
+    let last = list.named_children(&mut cursor).filter(|c| c.kind_name() != "comment").last();
     match last {
         Some(last) => {
             // One argument per line stays one argument per line.
@@ -376,7 +377,7 @@ fn set_keyword(
             }
             // After a trailing comma, the new line goes below the whole line,
             // so a comment there stays with the argument it is about.
-            if let Some(comma) = last.next_sibling().filter(|n| n.kind() == ",") {
+            if let Some(comma) = last.next_sibling().filter(|n| n.kind_name() == ",") {
                 let rest = src.get(comma.end_byte()..list.end_byte()).unwrap_or_default();
                 if let Some(nl) = rest.find('\n').map(|i| comma.end_byte() + i) {
                     let at = if src[..nl].ends_with('\r') { nl - 1 } else { nl };

@@ -5,6 +5,7 @@ use super::context::{local, Context, Frame};
 use super::glob::NameGlobs;
 use super::matcher::{callee, chain_tests, contains_call, eval, method_parts, MatchState};
 use super::model::{ConditionTest, Matcher, Slot};
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::CallArgs;
 use crate::semantic::values::{plain_string, text, unparen};
@@ -26,14 +27,15 @@ fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
     let mut up = cx.self_and_ancestors(node).skip(1);
     let mut value = node;
     while let Some(parent) = up.next() {
-        match parent.kind() {
+        match parent.kind_name() {
             "parenthesized_expression" => value = parent,
             "conditional_expression" if parent.named_child(1) != Some(value) => value = parent,
-            "pair" if parent.field(Field::Value) == Some(value) => match up.next().filter(|d| d.kind() == "dictionary")
-            {
-                Some(dict) => value = dict,
-                None => return Place::Other,
-            },
+            "pair" if parent.field(Field::Value) == Some(value) => {
+                match up.next().filter(|d| d.kind_name() == "dictionary") {
+                    Some(dict) => value = dict,
+                    None => return Place::Other,
+                }
+            }
             "argument_list" => {
                 let Some(call) = up.next() else { return Place::Other };
                 let args = CallArgs::of(call, cx.src);
@@ -87,7 +89,7 @@ fn slot_matches<'t>(s: &Slot, place: &Place<'t>, cx: &Context<'_, 't>) -> bool {
         }
         Place::Assigned { target } => s.assigned_to.as_ref().is_some_and(|g| {
             let t = text(*target, cx.src);
-            matches!(target.kind(), "identifier" | "attribute") && g.is_match(t.rsplit('.').next().unwrap_or(t))
+            matches!(target.kind_name(), "identifier" | "attribute") && g.is_match(t.rsplit('.').next().unwrap_or(t))
         }),
         Place::Param { name } => s.param.as_ref().is_some_and(|g| g.is_match(name)),
         Place::Other => false,
@@ -152,10 +154,10 @@ pub fn flows_into<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> O
 pub fn import_used<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
     let mut names = Vec::new();
     let mut cursor = node.walk();
-    match node.kind() {
+    match node.kind_name() {
         "import_statement" => {
             for child in node.named_children(&mut cursor) {
-                let bound = match child.kind() {
+                let bound = match child.kind_name() {
                     "aliased_import" => child.field(Field::Alias),
                     _ => child.named_child(0),
                 };
@@ -164,7 +166,7 @@ pub fn import_used<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
         }
         "import_from_statement" => {
             for child in node.children_by_field_name("name", &mut cursor) {
-                let bound = match child.kind() {
+                let bound = match child.kind_name() {
                     "aliased_import" => child.field(Field::Alias),
                     _ => child.named_child(child.named_child_count().saturating_sub(1)),
                 };
@@ -187,7 +189,7 @@ pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, '
     let mut up = cx.self_and_ancestors(node).skip(1);
     let mut value = node;
     while let Some(parent) = up.next() {
-        match parent.kind() {
+        match parent.kind_name() {
             "parenthesized_expression" | "argument_list" | "call" | "keyword_argument" => value = parent,
             "conditional_expression" => {
                 return parent.named_child(1) != Some(value) && tests_call(parent, test, cx);
@@ -195,15 +197,15 @@ pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, '
             "assignment" if parent.field(Field::Right) == Some(value) => {
                 let chain = up
                     .next()
-                    .filter(|s| s.kind() == "expression_statement")
+                    .filter(|s| s.kind_name() == "expression_statement")
                     .and_then(|_| up.next())
-                    .filter(|b| b.kind() == "block")
+                    .filter(|b| b.kind_name() == "block")
                     .and_then(|_| up.next());
                 let chain = match chain {
-                    Some(c) if matches!(c.kind(), "elif_clause" | "else_clause") => up.next(),
+                    Some(c) if matches!(c.kind_name(), "elif_clause" | "else_clause") => up.next(),
                     other => other,
                 };
-                return chain.is_some_and(|c| c.kind() == "if_statement" && tests_call(c, test, cx));
+                return chain.is_some_and(|c| c.kind_name() == "if_statement" && tests_call(c, test, cx));
             }
             _ => return false,
         }
@@ -220,8 +222,8 @@ fn tests_call<'t>(node: Node<'t>, test: &ConditionTest, cx: &Context<'_, 't>) ->
 pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) -> bool {
     let resolves = |expr: Node<'t>| {
         let expr = unparen(expr);
-        let expr = if expr.kind() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
-        let f = if expr.kind() == "call" { expr.field(Field::Function) } else { Some(expr) };
+        let expr = if expr.kind_name() == "as_pattern" { expr.named_child(0).unwrap_or(expr) } else { expr };
+        let f = if expr.kind_name() == "call" { expr.field(Field::Function) } else { Some(expr) };
         f.and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
     };
     let frames = cx.frames_of(node);
@@ -230,7 +232,7 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
             Frame::With(with) => {
                 let mut found = false;
                 let mut cursor = with.walk();
-                for clause in with.named_children(&mut cursor).filter(|c| c.kind() == "with_clause") {
+                for clause in with.named_children(&mut cursor).filter(|c| c.kind_name() == "with_clause") {
                     let mut c2 = clause.walk();
                     for item in clause.named_children(&mut c2) {
                         found |= item.field(Field::Value).is_some_and(resolves);
@@ -241,12 +243,12 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
                 }
             }
             Frame::Function(f) => {
-                let decorated = cx.parent(*f).filter(|p| p.kind() == "decorated_definition");
+                let decorated = cx.parent(*f).filter(|p| p.kind_name() == "decorated_definition");
                 if let Some(d) = decorated {
                     let mut cursor = d.walk();
                     let hit = d
                         .named_children(&mut cursor)
-                        .filter(|c| c.kind() == "decorator")
+                        .filter(|c| c.kind_name() == "decorator")
                         .any(|dec| dec.named_child(0).is_some_and(resolves));
                     if hit {
                         return true;
@@ -264,8 +266,8 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
 pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
     let Some((recv, _)) = method_parts(node) else { return false };
     let recv = unparen(recv);
-    let is_simple = recv.kind() == "identifier"
-        || recv.kind() == "attribute" && recv.field(Field::Object).is_some_and(|o| text(o, cx.src) == "self");
+    let is_simple = recv.kind_name() == "identifier"
+        || recv.kind_name() == "attribute" && recv.field(Field::Object).is_some_and(|o| text(o, cx.src) == "self");
     if !is_simple {
         return false;
     }
@@ -337,7 +339,7 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
             continue;
         }
         out.push(n);
-        match n.kind() {
+        match n.kind_name() {
             "call" => {
                 let name = n.field(Field::Function).map(|f| text(f, cx.src)).unwrap_or("");
                 let last = name.rsplit('.').next().unwrap_or(name);
@@ -360,9 +362,9 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
 /// `os.environ[key] = v`, `os.environ.setdefault(key, v)`, `os.putenv(key, v)`, `{key: v}`.
 pub fn env_value<'t>(key: Node<'t>, cx: &Context<'_, 't>) -> Option<Node<'t>> {
     let parent = cx.parent(key)?;
-    match parent.kind() {
+    match parent.kind_name() {
         "subscript" => {
-            let assignment = cx.parent(parent).filter(|a| a.kind() == "assignment")?;
+            let assignment = cx.parent(parent).filter(|a| a.kind_name() == "assignment")?;
             if assignment.field(Field::Left) != Some(parent) {
                 return None;
             }
@@ -417,7 +419,7 @@ pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_,
         if skip_subtree {
             continue;
         }
-        if n.id() != scope.id() && matches!(n.kind(), "function_definition" | "class_definition" | "lambda") {
+        if n.id() != scope.id() && matches!(n.kind_name(), "function_definition" | "class_definition" | "lambda") {
             continue;
         }
         let in_range = match order {

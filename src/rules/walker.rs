@@ -8,6 +8,7 @@ use super::matcher::{callee, eval, method_parts, MatchState};
 use super::model::*;
 use super::render::{build_fix, render, render_with};
 use crate::finding::Finding;
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::traverse::Visitor;
@@ -149,11 +150,11 @@ impl<'a, 't> Walker<'a, 't> {
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
         self.current_attr = None;
-        match node.kind() {
+        match node.kind_name() {
             "call" | "decorator" => {
                 if let Some(f) = callee(node) {
                     // An imported alias (`DL` for DataLoader) is indexed under the name it stands for.
-                    let last = match f.kind() {
+                    let last = match f.kind_name() {
                         "identifier" => {
                             let name = text(f, self.src);
                             let target = self.model.import_target(name).unwrap_or(name);
@@ -172,7 +173,7 @@ impl<'a, 't> Walker<'a, 't> {
                         candidates.extend(list);
                     }
                 }
-                if node.kind() == "call" {
+                if node.kind_name() == "call" {
                     candidates.extend(&d.string);
                 }
             }
@@ -189,7 +190,7 @@ impl<'a, 't> Walker<'a, 't> {
             "conditional_expression" | "if_statement" => candidates.extend(&d.condition),
             _ => {}
         }
-        if let Some(list) = d.kind.get(node.kind()) {
+        if let Some(list) = d.kind.get(node.kind_name()) {
             candidates.extend(list);
         }
         candidates.extend(&d.query);
@@ -383,9 +384,9 @@ fn make_finding<'t>(
 
 /// The byte range a finding points at.
 fn report_range<'t>(rule: &Rule, anchor: Node<'t>, st: &MatchState<'t>, cx: &Context<'_, 't>) -> (usize, usize) {
-    let natural = match (st.focus, anchor.kind()) {
+    let natural = match (st.focus, anchor.kind_name()) {
         (Some(focus), _) => focus,
-        (None, "call") => cx.parent(anchor).filter(|p| p.kind() == "decorator").unwrap_or(anchor),
+        (None, "call") => cx.parent(anchor).filter(|p| p.kind_name() == "decorator").unwrap_or(anchor),
         _ => anchor,
     };
     let range = |n: Node| (n.start_byte(), n.end_byte());

@@ -1,6 +1,7 @@
 //! The arguments of a call, looked up by keyword or position.
 
 use super::values::text;
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
 
@@ -42,18 +43,18 @@ impl<'t> CallArgs<'t> {
             double_star: false,
             list: None,
         };
-        if call.kind() != "call" {
+        if call.kind_name() != "call" {
             return args;
         }
         let Some(list) = call.field(Field::Arguments) else { return args };
         args.list = Some(list);
-        if list.kind() == "generator_expression" {
+        if list.kind_name() == "generator_expression" {
             args.positional.push(list);
             return args;
         }
         let mut cursor = list.walk();
         for child in list.named_children(&mut cursor) {
-            match child.kind() {
+            match child.kind_name() {
                 "keyword_argument" => {
                     if let Some(name) = child.field(Field::Name) {
                         args.keywords.push((text(name, src), child));

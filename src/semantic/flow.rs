@@ -11,6 +11,7 @@
 
 use super::traverse::{traverse, Visitor};
 use super::values::{plain_string, text, unparen};
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -97,7 +98,7 @@ impl<'t> NameUses<'t> {
 
     /// The key a name, attribute or subscript node stands for.
     fn key_of(&self, node: Node<'t>, src: &'t str) -> Option<Key<'t>> {
-        match node.kind() {
+        match node.kind_name() {
             "identifier" => {
                 let name = text(node, src);
                 Some(Key::Local(self.scope_binding(enclosing_function(node), name), Cow::Borrowed(name)))
@@ -110,10 +111,10 @@ impl<'t> NameUses<'t> {
     pub fn store_key(&self, node: Node<'t>, src: &'t str) -> Option<Key<'t>> {
         let value = value_root(node, src);
         let parent = value.parent()?;
-        match parent.kind() {
+        match parent.kind_name() {
             "assignment" if parent.field(Field::Right) == Some(value) => {
                 let target = parent.field(Field::Left)?;
-                matches!(target.kind(), "identifier" | "attribute" | "subscript")
+                matches!(target.kind_name(), "identifier" | "attribute" | "subscript")
                     .then(|| self.key_of(target, src))
                     .flatten()
             }
@@ -133,7 +134,7 @@ impl<'t> NameUses<'t> {
 /// that spares building the index for values used in place.
 pub fn is_stored(node: Node, src: &str) -> bool {
     let value = value_root(node, src);
-    value.parent().is_some_and(|p| match p.kind() {
+    value.parent().is_some_and(|p| match p.kind_name() {
         "assignment" => p.field(Field::Right) == Some(value),
         "default_parameter" | "typed_default_parameter" | "pair" => p.field(Field::Value) == Some(value),
         "keyword_argument" => {
@@ -147,7 +148,7 @@ pub fn is_stored(node: Node, src: &str) -> bool {
 fn enclosing_function(node: Node) -> usize {
     let mut at = node.parent();
     while let Some(n) = at {
-        if matches!(n.kind(), "function_definition" | "lambda") {
+        if matches!(n.kind_name(), "function_definition" | "lambda") {
             return n.id();
         }
         at = n.parent();
@@ -167,7 +168,7 @@ struct Collector<'t> {
 impl<'t> Visitor<'t> for Collector<'t> {
     fn enter(&mut self, node: Node<'t>) -> bool {
         let scope = self.scopes.last().copied().unwrap_or(MODULE);
-        match node.kind() {
+        match node.kind_name() {
             "function_definition" | "lambda" => {
                 self.uses.outer.insert(node.id(), scope);
                 self.scopes.push(node.id());
@@ -188,7 +189,7 @@ impl<'t> Visitor<'t> for Collector<'t> {
         true
     }
     fn leave(&mut self, node: Node<'t>) {
-        if matches!(node.kind(), "function_definition" | "lambda") {
+        if matches!(node.kind_name(), "function_definition" | "lambda") {
             self.scopes.pop();
         }
     }
@@ -198,7 +199,7 @@ impl<'t> Visitor<'t> for Collector<'t> {
 /// `name=` or a definition.
 fn is_name(node: Node) -> bool {
     let Some(parent) = node.parent() else { return true };
-    match parent.kind() {
+    match parent.kind_name() {
         "attribute" => parent.field(Field::Attribute) != Some(node),
         "keyword_argument" => parent.field(Field::Name) != Some(node),
         "function_definition" | "class_definition" => parent.field(Field::Name) != Some(node),
@@ -213,7 +214,7 @@ fn is_name(node: Node) -> bool {
 fn binds(node: Node) -> bool {
     let mut child = node;
     while let Some(parent) = child.parent() {
-        match parent.kind() {
+        match parent.kind_name() {
             "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression" => child = parent,
             "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause" => {
                 return parent.field(Field::Left) == Some(child)
@@ -233,7 +234,7 @@ fn binds(node: Node) -> bool {
 
 /// The key that an attribute (`obj.name`) or subscript (`obj["name"]`) reads.
 fn member_key<'t>(node: Node<'t>, src: &'t str) -> Option<Key<'t>> {
-    match node.kind() {
+    match node.kind_name() {
         "attribute" => node.field(Field::Attribute).map(|a| Key::Member(Cow::Borrowed(text(a, src)))),
         "subscript" => {
             let index = node.child_by_field_name("subscript")?;
@@ -249,16 +250,16 @@ fn member_key<'t>(node: Node<'t>, src: &'t str) -> Option<Key<'t>> {
 pub fn value_root<'t>(node: Node<'t>, src: &str) -> Node<'t> {
     let mut value = node;
     while let Some(parent) = value.parent() {
-        let through = match parent.kind() {
+        let through = match parent.kind_name() {
             "parenthesized_expression" => true,
             "conditional_expression" => parent.named_child(1) != Some(value),
             "binary_operator" => parent.field(Field::Left) == Some(value) && parent.field(Field::Operator).is_some(),
             "attribute" => {
                 // `"cuda:{}".format(i)`: the value is the call's result.
-                let is_format = value.kind() == "string"
+                let is_format = value.kind_name() == "string"
                     && parent.field(Field::Object) == Some(value)
                     && parent.field(Field::Attribute).is_some_and(|a| text(a, src) == "format");
-                match parent.parent().filter(|c| c.kind() == "call") {
+                match parent.parent().filter(|c| c.kind_name() == "call") {
                     Some(call) if is_format => {
                         value = call;
                         continue;
@@ -283,15 +284,15 @@ fn option_default<'t>(keyword: Node<'t>, src: &'t str) -> Option<Key<'t>> {
         return None;
     }
     let args = keyword.parent()?;
-    let call = args.parent().filter(|c| c.kind() == "call")?;
-    let method = call.field(Field::Function).filter(|f| f.kind() == "attribute")?.field(Field::Attribute)?;
+    let call = args.parent().filter(|c| c.kind_name() == "call")?;
+    let method = call.field(Field::Function).filter(|f| f.kind_name() == "attribute")?.field(Field::Attribute)?;
     if text(method, src) != "add_argument" {
         return None;
     }
     let mut cursor = args.walk();
     let mut long = None;
     for arg in args.named_children(&mut cursor) {
-        if arg.kind() == "keyword_argument" && arg.field(Field::Name).map(|n| text(n, src)) == Some("dest") {
+        if arg.kind_name() == "keyword_argument" && arg.field(Field::Name).map(|n| text(n, src)) == Some("dest") {
             return Some(Key::Member(Cow::Owned(plain_string(arg.field(Field::Value)?, src)?)));
         }
         if long.is_none() {
@@ -312,7 +313,7 @@ pub fn tested_against<'t>(uses: &NameUses<'t>, keys: &[Key<'t>], src: &str) -> V
         for &read in uses.of(key) {
             let (derived, test) = derived_value(read, src);
             let Some(test) = test else { continue };
-            if test.kind() == "comparison_operator" {
+            if test.kind_name() == "comparison_operator" {
                 let mut cursor = test.walk();
                 for side in test.named_children(&mut cursor).filter(|s| *s != derived) {
                     string_elements(unparen(side), test, &mut out);
@@ -336,13 +337,13 @@ pub fn tested_against<'t>(uses: &NameUses<'t>, keys: &[Key<'t>], src: &str) -> V
 fn derived_value<'t>(read: Node<'t>, src: &str) -> (Node<'t>, Option<Node<'t>>) {
     let mut value = read;
     while let Some(parent) = value.parent() {
-        match parent.kind() {
+        match parent.kind_name() {
             "comparison_operator" => return (value, Some(parent)),
             "parenthesized_expression" => value = parent,
             "subscript" if parent.field(Field::Value) == Some(value) => value = parent,
             "attribute" if parent.field(Field::Object) == Some(value) => {
                 let name = parent.field(Field::Attribute).map_or("", |a| text(a, src));
-                match parent.parent().filter(|c| c.kind() == "call" && c.field(Field::Function) == Some(parent)) {
+                match parent.parent().filter(|c| c.kind_name() == "call" && c.field(Field::Function) == Some(parent)) {
                     Some(call) if matches!(name, "startswith" | "endswith") => return (value, Some(call)),
                     Some(call) => value = call,
                     None => value = parent,
@@ -350,8 +351,8 @@ fn derived_value<'t>(read: Node<'t>, src: &str) -> (Node<'t>, Option<Node<'t>>) 
             }
             "argument_list" => {
                 // `str(device)`, `torch.device(device)`: the first argument only.
-                let is_first = parent.named_child(0) == Some(value) && value.kind() != "keyword_argument";
-                match parent.parent().filter(|c| c.kind() == "call") {
+                let is_first = parent.named_child(0) == Some(value) && value.kind_name() != "keyword_argument";
+                match parent.parent().filter(|c| c.kind_name() == "call") {
                     Some(call) if is_first => value = call,
                     _ => return (value, None),
                 }
@@ -364,11 +365,11 @@ fn derived_value<'t>(read: Node<'t>, src: &str) -> (Node<'t>, Option<Node<'t>>) 
 
 /// `node` if it is a string, or the strings of a list, tuple or set literal.
 fn string_elements<'t>(node: Node<'t>, test: Node<'t>, out: &mut Vec<(Node<'t>, Node<'t>)>) {
-    match node.kind() {
+    match node.kind_name() {
         "string" => out.push((node, test)),
         "list" | "tuple" | "set" => {
             let mut cursor = node.walk();
-            out.extend(node.named_children(&mut cursor).filter(|e| e.kind() == "string").map(|e| (e, test)));
+            out.extend(node.named_children(&mut cursor).filter(|e| e.kind_name() == "string").map(|e| (e, test)));
         }
         _ => {}
     }

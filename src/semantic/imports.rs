@@ -1,6 +1,7 @@
 //! Import statements: which local names they bind to which qualified names.
 
 use super::values::text;
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
 
@@ -18,7 +19,7 @@ pub fn import_bindings<'s>(node: Node, src: &'s str) -> (Vec<Binding<'s>>, Vec<S
     let mut bindings = Vec::new();
     let mut imported = Vec::new();
     let mut cursor = node.walk();
-    match node.kind() {
+    match node.kind_name() {
         "import_statement" => {
             for name in node.children_by_field_name("name", &mut cursor) {
                 if let Some((dotted, alias)) = split_alias(name, src) {
@@ -53,7 +54,7 @@ pub fn import_bindings<'s>(node: Node, src: &'s str) -> (Vec<Binding<'s>>, Vec<S
 
 /// `a.b as c` -> (`a.b`, Some(`c`)); `a.b` -> (`a.b`, None).
 fn split_alias<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<&'s str>)> {
-    match node.kind() {
+    match node.kind_name() {
         "dotted_name" => Some((text(node, src), None)),
         "aliased_import" => {
             let name = node.field(Field::Name)?;

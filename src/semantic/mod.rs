@@ -7,6 +7,7 @@ pub mod imports;
 pub mod traverse;
 pub mod values;
 
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use std::collections::{HashMap, HashSet};
 use traverse::{traverse, Visitor};
@@ -174,8 +175,8 @@ impl<'t> Builder<'t> {
     fn note_docstring(&mut self, block: Option<Node<'t>>) {
         let Some(block) = block else { return };
         let Some(first) = block.named_child(0) else { return };
-        if first.kind() == "expression_statement" {
-            if let Some(s) = first.named_child(0).filter(|s| s.kind() == "string") {
+        if first.kind_name() == "expression_statement" {
+            if let Some(s) = first.named_child(0).filter(|s| s.kind_name() == "string") {
                 self.model.docstrings.insert(s.id());
             }
         }
@@ -205,7 +206,7 @@ impl<'t> Builder<'t> {
         if ["optim", "opt", "scaler"].iter().any(|w| last.contains(w)) {
             return true;
         }
-        let bound = self.model.binding(scope, recv_text, receiver.start_byte()).filter(|v| v.kind() == "call");
+        let bound = self.model.binding(scope, recv_text, receiver.start_byte()).filter(|v| v.kind_name() == "call");
         let qual =
             bound.and_then(|call| call.field(Field::Function)).and_then(|f| self.model.resolve_node(f, self.src));
         qual.is_some_and(|q| q.starts_with("torch.optim.") && !q.starts_with("torch.optim.lr_scheduler."))
@@ -218,7 +219,7 @@ impl<'t> Visitor<'t> for Builder<'t> {
             return false;
         }
         let src = self.src;
-        match node.kind() {
+        match node.kind_name() {
             "module" => self.note_docstring(Some(node)),
             "import_statement" | "import_from_statement" => {
                 let (bindings, imported) = imports::import_bindings(node, src);
@@ -240,7 +241,7 @@ impl<'t> Visitor<'t> for Builder<'t> {
                     parameter_names(params, src, &mut names);
                     self.model.params.insert(node.id(), names);
                 }
-                self.frames.push(if node.kind() == "class_definition" {
+                self.frames.push(if node.kind_name() == "class_definition" {
                     Frame::Class(node.id())
                 } else {
                     Frame::Function(node.id())
@@ -262,10 +263,10 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 if let Some(left) = node.field(Field::Left) {
                     pattern_names(left, src, &mut names);
                     let right = node.field(Field::Right);
-                    if let (Some(right), "identifier" | "attribute") = (right, left.kind()) {
-                        if node.kind() == "assignment" {
+                    if let (Some(right), "identifier" | "attribute") = (right, left.kind_name()) {
+                        if node.kind_name() == "assignment" {
                             let scope = self.scope();
-                            let key = if left.kind() == "attribute" { MODULE_SCOPE } else { scope };
+                            let key = if left.kind_name() == "attribute" { MODULE_SCOPE } else { scope };
                             let name = text(left, src);
                             self.model.bindings.entry((key, name)).or_default().push(right);
                         }
@@ -277,7 +278,7 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 let target = node.field(Field::Name).unwrap_or(node);
                 let mut names = Vec::new();
                 pattern_names(target, src, &mut names);
-                if node.kind() == "as_pattern_target" {
+                if node.kind_name() == "as_pattern_target" {
                     if let Some(inner) = node.named_child(0) {
                         pattern_names(inner, src, &mut names);
                     }
@@ -305,12 +306,12 @@ impl<'t> Visitor<'t> for Builder<'t> {
 fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
     let mut cursor = params.walk();
     for p in params.named_children(&mut cursor) {
-        let name = match p.kind() {
+        let name = match p.kind_name() {
             "identifier" => Some(p),
             "default_parameter" | "typed_default_parameter" => p.field(Field::Name),
-            _ => p.named_child(0).filter(|n| n.kind() == "identifier"),
+            _ => p.named_child(0).filter(|n| n.kind_name() == "identifier"),
         };
-        out.extend(name.filter(|n| n.kind() == "identifier").map(|n| text(n, src)));
+        out.extend(name.filter(|n| n.kind_name() == "identifier").map(|n| text(n, src)));
     }
 }
 
@@ -319,14 +320,14 @@ impl<'t> Builder<'t> {
     /// `NativeScaler.__call__`) runs backward and the optimizer step itself.
     fn is_loss_scaler_call(&self, call: Node<'t>) -> bool {
         let Some(func) = call.field(Field::Function) else { return false };
-        let name = match func.kind() {
+        let name = match func.kind_name() {
             "identifier" => text(func, self.src),
             "attribute" => func.field(Field::Attribute).map_or("", |a| text(a, self.src)),
             _ => return false,
         };
         let positional = call.field(Field::Arguments).map_or(0, |args| {
             let mut cursor = args.walk();
-            let count = args.named_children(&mut cursor).filter(|a| a.kind() != "keyword_argument").count();
+            let count = args.named_children(&mut cursor).filter(|a| a.kind_name() != "keyword_argument").count();
             count
         });
         name.to_ascii_lowercase().ends_with("scaler") && positional >= 2
@@ -343,7 +344,7 @@ impl<'t> Builder<'t> {
             }
             return;
         }
-        let Some(func) = call.field(Field::Function).filter(|f| f.kind() == "attribute") else { return };
+        let Some(func) = call.field(Field::Function).filter(|f| f.kind_name() == "attribute") else { return };
         let Some(method) = func.field(Field::Attribute) else { return };
         let Some(loop_id) = self.enclosing_loops().next() else { return };
         let functional =

@@ -1,5 +1,6 @@
 //! Reading values out of syntax: literals, string templates, dotted names.
 
+use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::rules::model::Literal;
 use tree_sitter::Node;
@@ -11,7 +12,7 @@ pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
 
 /// Skips wrapping parentheses.
 pub fn unparen(mut node: Node) -> Node {
-    while node.kind() == "parenthesized_expression" {
+    while node.kind_name() == "parenthesized_expression" {
         match node.named_child(0) {
             Some(inner) => node = inner,
             None => break,
@@ -27,7 +28,7 @@ pub fn literal(node: Node, src: &str) -> Option<Literal> {
     let mut node = unparen(node);
     let mut negative = false;
     let mut signed = false;
-    while node.kind() == "unary_operator" {
+    while node.kind_name() == "unary_operator" {
         match text(node.field(Field::Operator)?, src) {
             "-" => negative = !negative,
             "+" => {}
@@ -36,7 +37,7 @@ pub fn literal(node: Node, src: &str) -> Option<Literal> {
         signed = true;
         node = unparen(node.field(Field::Argument)?);
     }
-    let value = match node.kind() {
+    let value = match node.kind_name() {
         "true" => Literal::Bool(true),
         "false" => Literal::Bool(false),
         "none" => Literal::None,
@@ -73,7 +74,7 @@ pub fn is_literal(node: Node, src: &str) -> bool {
     let mut todo = vec![node];
     while let Some(n) = todo.pop() {
         let n = unparen(n);
-        match n.kind() {
+        match n.kind_name() {
             "list" | "tuple" | "set" => {
                 let mut cursor = n.walk();
                 todo.extend(n.named_children(&mut cursor));
@@ -88,7 +89,7 @@ pub fn is_literal(node: Node, src: &str) -> bool {
 /// The content of a string without interpolation, or `None` for f-strings,
 /// byte strings and concatenations.
 pub fn plain_string(node: Node, src: &str) -> Option<String> {
-    if node.kind() != "string" {
+    if node.kind_name() != "string" {
         return None;
     }
     let prefix = string_prefix(node, src);
@@ -106,13 +107,13 @@ fn string_prefix<'s>(node: Node, src: &'s str) -> &'s str {
 
 /// The text of a string literal with every interpolation written as `{}`.
 pub fn string_template(node: Node, src: &str) -> Option<String> {
-    if node.kind() != "string" {
+    if node.kind_name() != "string" {
         return None;
     }
     let mut out = String::new();
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
-        match child.kind() {
+        match child.kind_name() {
             "string_content" | "escape_sequence" => out.push_str(text(child, src)),
             "interpolation" => out.push_str("{}"),
             _ => {}
@@ -124,7 +125,7 @@ pub fn string_template(node: Node, src: &str) -> Option<String> {
 /// A string-like value: a literal, f-string, `"..." % x` or `"...".format(x)`.
 /// Returns the string node inside and the normalised text (placeholders as `{}`).
 pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
-    match node.kind() {
+    match node.kind_name() {
         "string" => {
             if string_prefix(node, src).contains(['b', 'B']) {
                 return None;
@@ -134,7 +135,7 @@ pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> 
         "binary_operator" => {
             let op = node.field(Field::Operator)?;
             let left = unparen(node.field(Field::Left)?);
-            if text(op, src) != "%" || left.kind() != "string" {
+            if text(op, src) != "%" || left.kind_name() != "string" {
                 return None;
             }
             Some((left, normalise_placeholders(&string_template(left, src)?)))
@@ -143,7 +144,7 @@ pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> 
             let f = node.field(Field::Function)?;
             let obj = unparen(f.field(Field::Object)?);
             let attr = f.field(Field::Attribute)?;
-            if f.kind() != "attribute" || text(attr, src) != "format" || obj.kind() != "string" {
+            if f.kind_name() != "attribute" || text(attr, src) != "format" || obj.kind_name() != "string" {
                 return None;
             }
             Some((obj, normalise_placeholders(&string_template(obj, src)?)))
@@ -182,7 +183,7 @@ pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
     let mut parts = Vec::new();
     let mut cur = node;
     loop {
-        match cur.kind() {
+        match cur.kind_name() {
             "identifier" => {
                 parts.push(text(cur, src));
                 break;
@@ -203,7 +204,7 @@ pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
     // Each step goes one level down the tree, so the loop ends.
     let mut cur = unparen(node);
     loop {
-        match cur.kind() {
+        match cur.kind_name() {
             "identifier" => return Some(text(cur, src)),
             "attribute" => cur = cur.field(Field::Object)?,
             "subscript" => cur = cur.field(Field::Value)?,
@@ -216,7 +217,7 @@ pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
 pub fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match n.kind_name() {
             "identifier" => out.push(text(n, src)),
             "pattern_list"
             | "tuple_pattern"
