@@ -6,7 +6,7 @@ use crate::parse::{Field, FieldOf};
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::FileModel;
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use tree_sitter::Node;
 
 /// One enclosing construct that context predicates care about.
@@ -64,6 +64,24 @@ pub fn local<'f, 't>(frames: &'f [Frame<'t>]) -> impl Iterator<Item = &'f Frame<
     })
 }
 
+/// Values derived from the walker's current node that many matchers ask
+/// for (every `call = "torch.cuda.*"` anchor resolves the same callee): each
+/// is worked out at most once per node.
+#[derive(Default)]
+pub struct NodeMemo {
+    /// The resolved dotted name of the node, set by the walker (attribute anchors).
+    pub attr: Option<String>,
+    callee: OnceCell<Option<String>>,
+    string: OnceCell<Option<String>>,
+}
+
+impl NodeMemo {
+    /// A memo whose resolved dotted name is `attr`.
+    pub fn new(attr: Option<String>) -> Self {
+        NodeMemo { attr, ..NodeMemo::default() }
+    }
+}
+
 /// Everything a matcher may consult while evaluating at one node.
 pub struct Context<'a, 't> {
     /// The file's text.
@@ -84,8 +102,8 @@ pub struct Context<'a, 't> {
     pub target: super::model::Version,
     /// Data tables of the loaded packs.
     pub tables: &'a [(String, super::model::DataTable)],
-    /// The resolved dotted name of `current`, computed once per node by the walker.
-    pub current_attr: Option<&'a str>,
+    /// What is worked out once about `current`.
+    pub memo: &'a NodeMemo,
     /// The line (1-based) of the first node whose scope search stopped at
     /// its bound (`slots::MAX_SCOPE_NODES`), if any: set only then.
     pub scope_search_cut: &'a Cell<Option<usize>>,
@@ -153,6 +171,23 @@ impl<'a, 't> Context<'a, 't> {
             }
         }
         Cow::Owned(frames)
+    }
+
+    /// The qualified name of the callee `f` of `call` ([`Self::resolve_node`]),
+    /// worked out once when `call` is the current node.
+    pub fn callee_name(&self, call: Node<'t>, f: Node<'t>) -> Option<Cow<'a, str>> {
+        if call.id() != self.current.id() {
+            return self.resolve_node(f).map(Cow::Owned);
+        }
+        self.memo.callee.get_or_init(|| self.resolve_node(f)).as_deref().map(Cow::Borrowed)
+    }
+
+    /// `value(node)`, worked out once when `node` is the current node.
+    pub fn string_of(&self, node: Node<'t>, value: impl FnOnce() -> Option<String>) -> Option<Cow<'a, str>> {
+        if node.id() != self.current.id() {
+            return value().map(Cow::Owned);
+        }
+        self.memo.string.get_or_init(value).as_deref().map(Cow::Borrowed)
     }
 
     /// The qualified name of an expression, resolved through imports, unless

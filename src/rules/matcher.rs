@@ -81,13 +81,13 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
     match a {
         Anchor::Call(globs) => {
             let Some(f) = callee(node) else { return false };
-            let Some(q) = cx.resolve_node(f) else { return false };
+            let Some(q) = cx.callee_name(node, f) else { return false };
             if !globs.is_match(&q) {
                 return false;
             }
             st.put("callee", shorten(text(f, src), 60));
             st.put("name", q.rsplit('.').next().unwrap_or(&q).to_string());
-            st.put("qualname", q);
+            st.put("qualname", q.into_owned());
             true
         }
         Anchor::Method(names) => {
@@ -101,7 +101,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             true
         }
         Anchor::Attribute(globs) => {
-            let cached = cx.current_attr.filter(|_| node.id() == cx.current.id());
+            let cached = cx.memo.attr.as_deref().filter(|_| node.id() == cx.current.id());
             let q = cached.map(str::to_string).or_else(|| attribute_name(node, cx));
             let Some(q) = q else { return false };
             if !globs.is_match(&q) {
@@ -112,11 +112,11 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             true
         }
         Anchor::Str(re) => {
-            let Some(value) = string_value(node, cx) else { return false };
+            let Some(value) = cx.string_of(node, || string_value(node, cx)) else { return false };
             if !re.is_match(&value) {
                 return false;
             }
-            st.put("value", value);
+            st.put("value", value.into_owned());
             true
         }
         Anchor::EnvVar(re) => {

@@ -2,7 +2,7 @@
 //! ancestors, hands each node to the entries indexed for its kind, and turns
 //! matches into findings, summary rows, counts and facts.
 
-use super::context::{frame_opened, local, Context, Frame};
+use super::context::{frame_opened, local, Context, Frame, NodeMemo};
 use super::engine::{Engine, Entry, FileAnalysis, Sink, TableRow};
 use super::matcher::{callee, eval, method_parts, MatchState};
 use super::model::*;
@@ -34,8 +34,8 @@ pub struct Walker<'a, 't> {
     frame_ids: Vec<usize>,
     ancestors: Vec<Node<'t>>,
     candidates: Vec<Entry>,
-    /// The resolved dotted name of the node being visited (attribute anchors).
-    current_attr: Option<String>,
+    /// What is worked out once about the node being visited.
+    memo: NodeMemo,
     /// (rule, report start byte) already reported, so alternatives do not repeat a finding.
     seen: HashSet<(usize, usize)>,
     /// (summary sink, node) already counted, for the same reason.
@@ -75,7 +75,7 @@ impl<'a, 't> Walker<'a, 't> {
             frame_ids: Vec::new(),
             ancestors: Vec::new(),
             candidates: Vec::new(),
-            current_attr: None,
+            memo: NodeMemo::default(),
             seen: HashSet::new(),
             seen_summary: HashSet::new(),
             deferred: Vec::new(),
@@ -92,7 +92,8 @@ impl<'a, 't> Walker<'a, 't> {
             if !super::engine::may_hold(&d.st.pending, &self.out.facts) {
                 continue;
             }
-            let cx = self.context_at(d.node, &d.frames, &d.ancestors, d.current_attr.as_deref());
+            let memo = NodeMemo::new(d.current_attr.clone());
+            let cx = self.context_at(d.node, &d.frames, &d.ancestors, &memo);
             let rule = &self.engine.set.rules[d.rule];
             let finding = make_finding(rule, d.node, d.report, &cx, &d.st, self.lines, self.display);
             self.out.findings.insert(d.at, (finding, d.st.pending));
@@ -149,7 +150,7 @@ impl<'a, 't> Walker<'a, 't> {
         let d = &self.engine.dispatch;
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
-        self.current_attr = None;
+        self.memo = NodeMemo::default();
         match node.kind_name() {
             "call" | "decorator" => {
                 if let Some(f) = callee(node) {
@@ -179,8 +180,8 @@ impl<'a, 't> Walker<'a, 't> {
             }
             "attribute" | "identifier" if !d.attribute.is_empty() => {
                 // Resolve once for every attribute anchor; most names resolve to nothing.
-                self.current_attr = self.resolve_attribute(node);
-                if self.current_attr.is_some() {
+                self.memo = NodeMemo::new(self.resolve_attribute(node));
+                if self.memo.attr.is_some() {
                     candidates.extend(&d.attribute);
                 }
             }
@@ -201,7 +202,7 @@ impl<'a, 't> Walker<'a, 't> {
     }
 
     fn context(&self, node: Node<'t>) -> Context<'_, 't> {
-        self.context_at(node, &self.frames, &self.ancestors, self.current_attr.as_deref())
+        self.context_at(node, &self.frames, &self.ancestors, &self.memo)
     }
 
     fn context_at<'c>(
@@ -209,7 +210,7 @@ impl<'a, 't> Walker<'a, 't> {
         node: Node<'t>,
         frames: &'c [Frame<'t>],
         ancestors: &'c [Node<'t>],
-        current_attr: Option<&'c str>,
+        memo: &'c NodeMemo,
     ) -> Context<'c, 't> {
         Context {
             src: self.src,
@@ -221,7 +222,7 @@ impl<'a, 't> Walker<'a, 't> {
             root: self.root,
             target: self.engine.target,
             tables: &self.engine.set.compiler.tables,
-            current_attr,
+            memo,
             scope_search_cut: &self.scope_search_cut,
         }
     }
@@ -269,7 +270,7 @@ impl<'a, 't> Walker<'a, 't> {
                         report,
                         frames: self.frames.clone(),
                         ancestors: self.ancestors.clone(),
-                        current_attr: self.current_attr.clone(),
+                        current_attr: self.memo.attr.clone(),
                         st,
                         at: 0,
                     })));
