@@ -95,7 +95,7 @@ pub struct Context<'a, 't> {
     /// The node the walker is at.
     pub current: Node<'t>,
     /// Node ids captured by each raw query.
-    pub query_hits: &'a [std::collections::HashSet<usize>],
+    pub query_hits: &'a [crate::hash::FastSet<usize>],
     /// The file's root node.
     pub root: Node<'t>,
     /// The torch_npu version advice is for.

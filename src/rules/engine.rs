@@ -8,11 +8,10 @@ use super::model::*;
 use super::render::{build_text_fix, render_with};
 use super::walker::Walker;
 use crate::finding::Finding;
-use crate::semantic::traverse::traverse;
+use crate::hash::{FastMap, FastSet};
 use crate::semantic::FileModel;
 use crate::source::LineIndex;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
-use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, StreamingIterator};
 
 /// Every compiled pack of a run.
@@ -56,16 +55,16 @@ pub(super) struct Entry {
 /// Entries indexed by the kind of node they can match.
 #[derive(Default)]
 pub(super) struct Dispatch {
-    pub call_by_name: HashMap<String, Vec<Entry>>,
+    pub call_by_name: FastMap<String, Vec<Entry>>,
     pub call_any: Vec<Entry>,
-    pub method_by_name: HashMap<String, Vec<Entry>>,
+    pub method_by_name: FastMap<String, Vec<Entry>>,
     pub attribute: Vec<Entry>,
     pub string: Vec<Entry>,
     pub compare: Vec<Entry>,
     pub import: Vec<Entry>,
     pub condition: Vec<Entry>,
     pub query: Vec<Entry>,
-    pub kind: HashMap<String, Vec<Entry>>,
+    pub kind: FastMap<String, Vec<Entry>>,
 }
 
 /// A rule set prepared for one target version.
@@ -194,7 +193,7 @@ impl<'r> Engine<'r> {
                 Fact::Imports(globs) => other(globs.last_segments.clone(), &mut words),
             }
         }
-        let searcher = AhoCorasick::builder().kind(Some(AhoCorasickKind::ContiguousNFA)).build(&words).ok();
+        let searcher = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).ok();
         let triggers = Triggers { searcher, n_words: words.len(), rule_words, always };
         Engine { set, target, dispatch, active, triggers }
     }
@@ -235,9 +234,9 @@ impl<'r> Engine<'r> {
             .collect();
         let out = FileAnalysis { facts, counts: vec![0; self.set.counts.len()], ..FileAnalysis::default() };
         let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, rules, out);
-        let cut = traverse(root, &mut walker);
+        model.tree.visit(&mut walker);
         let mut out = walker.finish();
-        out.cut_at_line = cut.map(|n| n.start_position().row + 1);
+        out.cut_at_line = model.tree.cut().map(|n| n.start_position().row + 1);
         resolve_file_facts(&mut out);
         self.keep_first(&mut out.findings);
         out
@@ -246,15 +245,15 @@ impl<'r> Engine<'r> {
     /// Drops findings beyond the first of each `once_per_file` rule, and
     /// beyond the first on a line of each `once_per_line` rule.
     fn keep_first(&self, findings: &mut Vec<(Finding, Vec<Clause>)>) {
-        let per_file: HashSet<&str> =
+        let per_file: FastSet<&str> =
             self.set.rules.iter().filter(|r| r.once_per_file).map(|r| r.code.as_str()).collect();
-        let per_line: HashSet<&str> =
+        let per_line: FastSet<&str> =
             self.set.rules.iter().filter(|r| r.once_per_line).map(|r| r.code.as_str()).collect();
         if per_file.is_empty() && per_line.is_empty() {
             return;
         }
         findings.sort_by_key(|a| (a.0.line, a.0.column));
-        let mut seen: HashSet<(String, usize)> = HashSet::new();
+        let mut seen: FastSet<(String, usize)> = FastSet::default();
         findings.retain(|(f, _)| {
             let line = if per_file.contains(f.code.as_str()) {
                 0
@@ -334,10 +333,10 @@ impl<'r> Engine<'r> {
         }
     }
 
-    fn run_queries(&self, root: Node, src: &str) -> Vec<HashSet<usize>> {
+    fn run_queries(&self, root: Node, src: &str) -> Vec<FastSet<usize>> {
         let mut hits = Vec::new();
         for (query, capture) in &self.set.compiler.queries {
-            let mut set = HashSet::new();
+            let mut set = FastSet::default();
             let mut cursor = tree_sitter::QueryCursor::new();
             let mut matches = cursor.matches(query, root, src.as_bytes());
             while let Some(m) = matches.next() {

@@ -204,7 +204,7 @@ fn comparison_edits(subs: &[(LazyRegex, String)], value: Node, cx: &Context) -> 
     if !flow::is_stored(value, cx.src) {
         return Vec::new();
     }
-    let uses = cx.model.name_uses(cx.root, cx.src);
+    let uses = cx.model.name_uses(cx.src);
     let Some(key) = uses.store_key(value, cx.src) else { return Vec::new() };
     let keys = uses.copies(key, cx.src);
     let mut out = Vec::new();

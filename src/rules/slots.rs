@@ -129,7 +129,7 @@ pub fn flows_into<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> O
     if !crate::semantic::flow::is_stored(node, cx.src) {
         return None;
     }
-    let uses = cx.model.name_uses(cx.root, cx.src);
+    let uses = cx.model.name_uses(cx.src);
     let key = uses.store_key(node, cx.src)?;
     let read =
         uses.copies(key, cx.src).iter().find_map(|k| uses.of(k).iter().copied().find(|r| in_slot(slots, *r, cx)))?;
@@ -178,7 +178,7 @@ pub fn import_used<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
         }
         _ => return true,
     }
-    let uses = cx.model.name_uses(cx.root, cx.src);
+    let uses = cx.model.name_uses(cx.src);
     names.iter().any(|name| uses.reads_name(name))
 }
 

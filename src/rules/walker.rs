@@ -8,6 +8,7 @@ use super::matcher::{callee, eval, method_parts, MatchState};
 use super::model::*;
 use super::render::{build_fix, render, render_with};
 use crate::finding::Finding;
+use crate::hash::FastSet;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
@@ -16,7 +17,6 @@ use crate::semantic::values::{shorten, text};
 use crate::semantic::FileModel;
 use crate::shell::EnvMention;
 use crate::source::LineIndex;
-use std::collections::HashSet;
 use tree_sitter::Node;
 
 /// The visitor of the matching pass.
@@ -27,7 +27,7 @@ pub struct Walker<'a, 't> {
     model: &'a FileModel<'t>,
     lines: &'a LineIndex,
     display: &'a str,
-    query_hits: &'a [HashSet<usize>],
+    query_hits: &'a [FastSet<usize>],
     /// Rules whose trigger words occur in this file.
     rule_active: &'a [bool],
     frames: Vec<Frame<'t>>,
@@ -37,9 +37,9 @@ pub struct Walker<'a, 't> {
     /// What is worked out once about the node being visited.
     memo: NodeMemo,
     /// (rule, report start byte) already reported, so alternatives do not repeat a finding.
-    seen: HashSet<(usize, usize)>,
+    seen: FastSet<(usize, usize)>,
     /// (summary sink, node) already counted, for the same reason.
-    seen_summary: HashSet<(u8, usize, usize)>,
+    seen_summary: FastSet<(u8, usize, usize)>,
     /// Matches that wait for the file's facts before their findings are built.
     deferred: Vec<Deferred<'t>>,
     /// The line of the first node whose scope search stopped at its bound, if any.
@@ -58,7 +58,7 @@ impl<'a, 't> Walker<'a, 't> {
         model: &'a FileModel<'t>,
         lines: &'a LineIndex,
         display: &'a str,
-        query_hits: &'a [HashSet<usize>],
+        query_hits: &'a [FastSet<usize>],
         rule_active: &'a [bool],
         out: FileAnalysis,
     ) -> Self {
@@ -76,8 +76,8 @@ impl<'a, 't> Walker<'a, 't> {
             ancestors: Vec::new(),
             candidates: Vec::new(),
             memo: NodeMemo::default(),
-            seen: HashSet::new(),
-            seen_summary: HashSet::new(),
+            seen: FastSet::default(),
+            seen_summary: FastSet::default(),
             deferred: Vec::new(),
             scope_search_cut: std::cell::Cell::new(None),
             out,

@@ -9,12 +9,12 @@
 //! the value on to another key. Being flow-insensitive, the analysis treats
 //! two variables of one name in different functions as one.
 
-use super::traverse::{traverse, Visitor};
+use super::traverse::{FlatTree, Visitor};
 use super::values::{plain_string, text, unparen};
+use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use tree_sitter::Node;
 
 /// The scope id of the module: names no function binds.
@@ -33,18 +33,18 @@ pub enum Key<'t> {
 /// built on first use.
 #[derive(Default)]
 pub struct NameUses<'t> {
-    by_key: HashMap<Key<'t>, Vec<Node<'t>>>,
+    by_key: FastMap<Key<'t>, Vec<Node<'t>>>,
     /// Names each function assigns or takes as parameters, by node id.
-    bound: HashMap<usize, HashSet<&'t str>>,
+    bound: FastMap<usize, FastSet<&'t str>>,
     /// The function (or `MODULE`) each function is defined in.
-    outer: HashMap<usize, usize>,
+    outer: FastMap<usize, usize>,
 }
 
 impl<'t> NameUses<'t> {
     /// Indexes the names, attributes and string-keyed subscripts of the file.
-    pub fn build(root: Node<'t>, src: &'t str) -> Self {
+    pub fn build(tree: &FlatTree<'t>, src: &'t str) -> Self {
         let mut collector = Collector { src, uses: NameUses::default(), scopes: vec![MODULE], names: Vec::new() };
-        traverse(root, &mut collector);
+        tree.visit(&mut collector);
         let Collector { mut uses, names, .. } = collector;
         for (scope, node) in names {
             let name = text(node, src);
@@ -68,7 +68,7 @@ impl<'t> NameUses<'t> {
     /// (`b = a`, `self.device = device`), transitively. Each key is visited
     /// once, so the search ends on any file.
     pub fn copies(&self, key: Key<'t>, src: &'t str) -> Vec<Key<'t>> {
-        let mut seen: HashSet<Key<'t>> = HashSet::from([key.clone()]);
+        let mut seen: FastSet<Key<'t>> = [key.clone()].into_iter().collect();
         let mut order = vec![key];
         let mut next = 0;
         while let Some(k) = order.get(next).cloned() {

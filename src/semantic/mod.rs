@@ -7,10 +7,10 @@ pub mod imports;
 pub mod traverse;
 pub mod values;
 
+use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
-use std::collections::{HashMap, HashSet};
-use traverse::{traverse, Visitor};
+use traverse::{FlatTree, Visitor};
 use tree_sitter::Node;
 use values::{base_name, dotted_parts, pattern_names, text};
 
@@ -25,7 +25,7 @@ pub struct LoopInfo<'t> {
     /// Names bound by the loop header (`for x, y in ...`).
     pub targets: Vec<&'t str>,
     /// Names (and `self.attr`s) assigned anywhere in the loop.
-    pub assigned: HashSet<&'t str>,
+    pub assigned: FastSet<&'t str>,
     /// The iterable of a `for` loop.
     pub iterable: Option<Node<'t>>,
     /// The function scope the loop is in.
@@ -35,34 +35,39 @@ pub struct LoopInfo<'t> {
 /// Everything known about one file before rules run.
 #[derive(Default)]
 pub struct FileModel<'t> {
-    imports: HashMap<&'t str, String>,
+    imports: FastMap<&'t str, String>,
     /// Every qualified name the file imports (modules and names).
     pub imported: Vec<String>,
-    defined: HashSet<&'t str>,
-    bindings: HashMap<(usize, &'t str), Vec<Node<'t>>>,
+    defined: FastSet<&'t str>,
+    bindings: FastMap<(usize, &'t str), Vec<Node<'t>>>,
     /// Loops by node id.
-    pub loops: HashMap<usize, LoopInfo<'t>>,
+    pub loops: FastMap<usize, LoopInfo<'t>>,
     /// Node ids of docstrings.
-    pub docstrings: HashSet<usize>,
+    pub docstrings: FastSet<usize>,
     /// Parameter names of each function or lambda, by node id.
-    pub params: HashMap<usize, Vec<&'t str>>,
+    pub params: FastMap<usize, Vec<&'t str>>,
     /// Imported names that some function also takes as a parameter (rare; checked per use).
-    pub shadowable: HashSet<&'t str>,
+    pub shadowable: FastSet<&'t str>,
     /// Where each name is read, for value flow; built on first use.
     name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
+    /// The file's named nodes, for every pass over them.
+    pub tree: FlatTree<'t>,
 }
 
 impl<'t> FileModel<'t> {
     /// Builds the model of a parsed file.
     pub fn build(root: Node<'t>, src: &'t str) -> Self {
+        let tree = FlatTree::new(root);
         let mut builder = Builder { src, model: FileModel::default(), frames: Vec::new(), steps: Vec::new() };
-        traverse(root, &mut builder);
-        builder.finish()
+        tree.visit(&mut builder);
+        let mut model = builder.finish();
+        model.tree = tree;
+        model
     }
 
     /// Where each name of the file is read (built the first time a rule asks).
-    pub fn name_uses(&self, root: Node<'t>, src: &'t str) -> &flow::NameUses<'t> {
-        self.name_uses.get_or_init(|| flow::NameUses::build(root, src))
+    pub fn name_uses(&self, src: &'t str) -> &flow::NameUses<'t> {
+        self.name_uses.get_or_init(|| flow::NameUses::build(&self.tree, src))
     }
 
     /// The qualified name of a dotted chain, resolved through imports.

@@ -18,34 +18,83 @@ pub trait Visitor<'t> {
     fn leave(&mut self, node: Node<'t>);
 }
 
-/// Visits `root` and every descendant up to `MAX_DEPTH` levels down, in
-/// source order. Returns the first node whose children were not visited
-/// because they lie deeper.
-pub fn traverse<'t>(root: Node<'t>, visitor: &mut impl Visitor<'t>) -> Option<Node<'t>> {
-    let mut cursor = root.walk();
-    let mut depth = 0;
-    let mut cut = None;
-    loop {
-        let node = cursor.node();
-        if visitor.enter(node) {
-            if depth < MAX_DEPTH && cursor.goto_first_child() {
-                depth += 1;
+/// The named nodes of a file in source order, read with one cursor walk and
+/// then visited by every pass (the model, the value flow, the matching), which
+/// costs a fraction of walking the tree again each time. Anonymous tokens are
+/// left out: no pass looks at them.
+#[derive(Default)]
+pub struct FlatTree<'t> {
+    /// Each named node with the index just past its named descendants.
+    nodes: Vec<(Node<'t>, u32)>,
+    /// The first node whose children lie deeper than `MAX_DEPTH` and were left out.
+    cut: Option<Node<'t>>,
+}
+
+impl<'t> FlatTree<'t> {
+    /// Reads `root` and its named descendants up to `MAX_DEPTH` levels down.
+    pub fn new(root: Node<'t>) -> Self {
+        let mut nodes: Vec<(Node<'t>, u32)> = Vec::new();
+        // Indices of the nodes whose subtrees are still open, one per tree level
+        // (only named nodes are entered).
+        let mut open: Vec<usize> = Vec::new();
+        let mut cut = None;
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            let named = node.is_named();
+            if named {
+                nodes.push((node, 0));
+            }
+            // Anonymous tokens have no named children, so their subtrees are not entered.
+            if named && open.len() < MAX_DEPTH && cursor.goto_first_child() {
+                open.push(nodes.len() - 1);
                 continue;
             }
-            if depth >= MAX_DEPTH && node.child_count() > 0 {
+            if named && open.len() >= MAX_DEPTH && node.child_count() > 0 {
                 cut.get_or_insert(node);
             }
+            if named {
+                let last = nodes.len() - 1;
+                nodes[last].1 = nodes.len() as u32;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return FlatTree { nodes, cut };
+                }
+                if let Some(i) = open.pop() {
+                    nodes[i].1 = nodes.len() as u32;
+                }
+            }
         }
-        visitor.leave(node);
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
+    }
+
+    /// The first node whose children were left out because they lie deeper than `MAX_DEPTH`.
+    pub fn cut(&self) -> Option<Node<'t>> {
+        self.cut
+    }
+
+    /// Visits every node in source order, as a depth-first walk would.
+    pub fn visit(&self, visitor: &mut impl Visitor<'t>) {
+        let mut open: Vec<(u32, Node<'t>)> = Vec::new();
+        let mut i = 0;
+        while let Some(&(node, end)) = self.nodes.get(i) {
+            while let Some(&(_, above)) = open.last().filter(|(end, _)| *end as usize <= i) {
+                visitor.leave(above);
+                open.pop();
             }
-            if !cursor.goto_parent() {
-                return cut;
+            if visitor.enter(node) {
+                open.push((end, node));
+                i += 1;
+            } else {
+                visitor.leave(node);
+                i = end as usize;
             }
-            depth -= 1;
-            visitor.leave(cursor.node());
+        }
+        while let Some((_, node)) = open.pop() {
+            visitor.leave(node);
         }
     }
 }
@@ -68,4 +117,60 @@ pub fn any_descendant<'t>(node: Node<'t>, mut test: impl FnMut(Node<'t>) -> bool
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse_python, KindOf};
+
+    /// Records enters and leaves, and skips the children of calls.
+    struct Events(Vec<String>);
+
+    impl<'t> Visitor<'t> for Events {
+        fn enter(&mut self, node: Node<'t>) -> bool {
+            self.0.push(format!("+{}@{}", node.kind_name(), node.start_byte()));
+            node.kind_name() != "call"
+        }
+        fn leave(&mut self, node: Node<'t>) {
+            self.0.push(format!("-{}@{}", node.kind_name(), node.start_byte()));
+        }
+    }
+
+    /// The same walk, written the obvious recursive way.
+    fn reference<'t>(node: Node<'t>, events: &mut Events) {
+        if events.enter(node) {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                reference(child, events);
+            }
+        }
+        events.leave(node);
+    }
+
+    #[test]
+    fn visits_like_a_recursive_walk() {
+        let text = "import os\n@dec(1)\ndef f(a, b=2):\n    # note\n    return [g(x) for x in a if x] or {k: v}\nclass C(B):\n    y = f(1)(2)\n";
+        let tree = parse_python(text).unwrap();
+        let mut flat = Events(Vec::new());
+        FlatTree::new(tree.root_node()).visit(&mut flat);
+        let mut expected = Events(Vec::new());
+        reference(tree.root_node(), &mut expected);
+        assert!(flat.0.len() > 40, "{:?}", flat.0);
+        assert_eq!(flat.0, expected.0);
+    }
+
+    #[test]
+    fn leaves_out_what_lies_too_deep_and_says_where() {
+        let depth = MAX_DEPTH + 50;
+        let text = format!("x = {}1{}\n", "(".repeat(depth), ")".repeat(depth));
+        let tree = parse_python(&text).unwrap();
+        let flat = FlatTree::new(tree.root_node());
+        let cut = flat.cut().expect("a cut");
+        assert_eq!(cut.kind_name(), "parenthesized_expression");
+        let mut events = Events(Vec::new());
+        flat.visit(&mut events);
+        assert!(!events.0.iter().any(|e| e.starts_with("+integer")), "the innermost literal is too deep");
+        assert_eq!(events.0.iter().filter(|e| e.starts_with('+')).count(), events.0.len() / 2);
+    }
 }
