@@ -14,7 +14,7 @@
 #   text    full scan, text report to a file, no cache
 #   warm    full scan, JSON to a file, with a cache filled by the warm-up
 # Then: --threads 1 vs --threads 2 (JSON), determinism of the JSON across
-# thread counts, and peak memory on the corpus copied 4 times over.
+# thread counts, and peak memory on the corpus copied 4 and 8 times over.
 # Prints a Markdown summary for bench/RESULTS.md.
 set -euo pipefail
 
@@ -64,10 +64,12 @@ if cmp -s "$WORK/t1.json" "$WORK/t2.json" && cmp -s "$WORK/t1.json" "$WORK/repor
     deterministic=yes
 fi
 
-# Memory must not grow with the repository: the corpus 4 times (hard links).
-mkdir -p "$WORK/x4"
-for i in 1 2 3 4; do cp -al "$SRC" "$WORK/x4/copy$i"; done
-run x4 "$WORK/x4" --no-cache --format json -o "$WORK/x4.json"
+# Memory must not grow with the repository: the corpus 4 and 8 times (hard links).
+for n in 4 8; do
+    mkdir -p "$WORK/x$n"
+    for i in $(seq "$n"); do cp -al "$SRC" "$WORK/x$n/copy$i"; done
+    run "x$n" "$WORK/x$n" --no-cache --format json -o "$WORK/x$n.json"
+done
 
 python3 - "$WORK" "$SRC" "$RUNS" "$deterministic" <<'EOF'
 import json, os, statistics, sys
@@ -91,7 +93,8 @@ for name in ["parse", "json", "text", "warm"]:
 print()
 print(f"- text report over JSON: {100 * (med['text'] / med['json'] - 1):+.1f}%")
 print(f"- --threads 1 / --threads 2 (JSON, 3 runs each): {med['threads1']:.2f} s / {med['threads2']:.2f} s = {med['threads1'] / med['threads2']:.2f}x")
-print(f"- corpus x4 ({4 * files} files): {med['x4']:.2f} s, peak RSS {peak['x4']:.0f} MiB (x1: {peak['json']:.0f} MiB)")
+for n in (4, 8):
+    print(f"- corpus x{n} ({n * files} files): {med[f'x{n}']:.2f} s, peak RSS {peak[f'x{n}']:.0f} MiB (x1: {peak['json']:.0f} MiB)")
 print(f"- findings: {len(report['findings'])}; files with errors: {len(report['errors'])}")
 print(f"- JSON byte-identical across --threads 1, --threads 2, default and warm cache: {deterministic}")
 EOF
