@@ -59,16 +59,20 @@ MIGRATION_RE = re.compile(
     re.I)
 
 # Categories of a missed migration line, first match wins (see categorise).
+# "cuda-api-unflagged" is tested on the original line only: a CUDA name the
+# tool could have reported.  The others say what the engineers wrote instead.
 CATEGORIES = [
-    ("npu-op-or-fused-optimizer", r"(?<![a-z])npu_\w+|(?-i:Npu[A-Z]\w*)|Fused\w*|combine_grad|torch_npu\.contrib|roi_align|nms"),
-    ("amp-apex-precision", r"\bapex\b|\bamp\b|autocast|GradScaler|scale_loss|loss_scale|opt_level|\.half\(|float16|fp16|bf16|bfloat16"),
-    ("distributed-launch-backend", r"nccl|hccl|gloo|DistributedDataParallel|DataParallel|init_process_group|world_size|local_rank|rank\b|MASTER_|\bdist\.|device_ids|spawn"),
-    ("dtype-cast", r"int64|int32|\.long\(|\.int\(|\bdtype\b|\.float\(|double"),
+    ("cuda-api-unflagged", r"cuda|nccl|cudnn"),
+    ("fused-optimizer", r"NpuFused\w*|Fused(Adam|SGD|LAMB|Lamb|AdamW|RMSprop)\w*|combine_grad|apex\.optimizers"),
+    ("amp-apex-added", r"amp\.initialize|scale_loss|\bapex\b|\bamp\b|opt_level|loss_scale|GradScaler|autocast|\.half\(|float16|fp16|bf16|bfloat16"),
+    ("npu-op-substitution", r"(?<![a-z])npu_\w+|(?-i:Npu[A-Z]\w*)|torch_npu\.\w+|FusedLayerNorm|roi_align|\bnms\b|format_cast"),
+    ("distributed-launch", r"hccl|gloo|DistributedDataParallel|DataParallel|init_process_group|world_size|local_rank|\brank\b|MASTER_|\bdist\.|device_ids|spawn|DistributedSampler"),
     ("dataloader-host-pipeline", r"pin_memory|num_workers|drop_last|persistent_workers|prefetch_factor|DataLoader|sampler"),
-    ("sync-timing-profiling", r"synchronize|\bEvent\b|profiler|\bstream\b|time\.time"),
-    ("backend-flags-determinism", r"cudnn|deterministic|benchmark|jit\.|manual_seed"),
+    ("dtype-cast", r"int64|int32|\.long\(|\.int\(|\bdtype\b|\.float\(|double"),
+    ("sync-timing-profiling", r"synchronize|\bEvent\b|profiler|profile|\bstream\b|time\.time"),
+    ("backend-flags-determinism", r"deterministic|benchmark|jit\.|manual_seed"),
     ("memory-api", r"empty_cache|max_memory|memory_allocated|memory_reserved"),
-    ("device-placement", r"cuda|(?<![a-z])npu|\bdevice\b|\.to\(|set_device"),
+    ("device-plumbing", r"(?<![a-z])npu|\bdevice\b|\.to\(|set_device"),
 ]
 CATEGORIES = [(n, re.compile(p, re.I)) for n, p in CATEGORIES]
 
@@ -241,13 +245,21 @@ def scan(binary, root, extra=()):
 def categorise(orig_line, port_text, small=True):
     """What the engineers did: the port's side of a small hunk first, then the
     original line; for a large hunk the original line first."""
+    m = CATEGORIES[0][1].search(orig_line)
+    if m:
+        return CATEGORIES[0][0], m.group(0)
     texts = (port_text, orig_line) if small else (orig_line, port_text)
     for text in texts:
-        for name, rx in CATEGORIES:
+        for name, rx in CATEGORIES[1:]:
             m = rx.search(text)
             if m:
                 return name, m.group(0)
     return "other", ""
+
+
+def ranked(counter):
+    """A counter as a dict, most frequent first, ties by name (deterministic)."""
+    return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def key(*parts):
@@ -380,7 +392,7 @@ def main():
                 codes = by_line.get((urel, n))
                 if codes:
                     hit_mig += 1
-                    hit_codes.update(set(codes))
+                    hit_codes.update(sorted(set(codes)))
                 else:
                     cat, tok = categorise(ol[n - 1], ptext, small)
                     missed_rows.append(dict(set=p["set"], model=model, category=cat, token=tok,
@@ -399,8 +411,8 @@ def main():
                              migration_lines=n_mig, migration_hit=hit_mig, fix_overlap=fix_mig,
                              inserted_migration_lines=sum(1 for r in inserted_rows if r["model"] == model),
                              orig_findings=len(orig_f), port_findings=len(port_f),
-                             port_codes=dict(collections.Counter(f["code"] for f in port_f).most_common()),
-                             hit_codes=dict(hit_codes.most_common())))
+                             port_codes=ranked(collections.Counter(f["code"] for f in port_f)),
+                             hit_codes=ranked(hit_codes)))
         pp = per_pair[-1]
         print(f"{p['set']:8} {model:22} files {files_changed:3}/{len(mapping):3}  migration {hit_mig:4}/{n_mig:4}"
               f"  nontrivial {hit_nontriv:4}/{n_nontriv:4}  fix {fix_mig:4}  port findings {len(port_f)}", file=sys.stderr)
@@ -427,8 +439,8 @@ def main():
                              orig_findings=s["orig_findings"], port_findings=s["port_findings"],
                              pair_recall_mean=round(sum(ratio(pp["migration_hit"], pp["migration_lines"]) or 0
                                                          for pp in per_pair if pp["set"] == name) / s["pairs"], 3))
-        summary[name]["port_codes"] = dict(collections.Counter(
-            f["code"] for f in port_findings_all if f["set"] == name).most_common())
+        summary[name]["port_codes"] = ranked(collections.Counter(
+            f["code"] for f in port_findings_all if f["set"] == name))
 
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(dict(sets=summary, pairs=per_pair), f, indent=1, sort_keys=False)
@@ -453,7 +465,7 @@ def main():
         for sname in sets:
             rows = [r for r in missed_rows if r["set"] == sname]
             cnt = collections.Counter(r["category"] for r in rows)
-            for cat, c in cnt.most_common():
+            for cat, c in ranked(cnt).items():
                 rs = [r for r in rows if r["category"] == cat]
                 models = sorted({r["model"] for r in rs})
                 ex = sorted(rs, key=lambda r: key(r["model"], r["orig"]))
@@ -462,7 +474,7 @@ def main():
                     if r["model"] in seen:
                         continue
                     seen.add(r["model"])
-                    exs.append(f"{r['port']} ({r['token']})")
+                    exs.append(f"{r['port']} (orig {r['orig']}, {r['token']})")
                     if len(exs) == 3:
                         break
                 f.write(f"{sname}\t{cat}\t{c}\t{len(models)}\t{'; '.join(exs)}\n")
@@ -471,7 +483,7 @@ def main():
         for sname in sets:
             rows = [r for r in inserted_rows if r["set"] == sname]
             cnt = collections.Counter(r["category"] for r in rows)
-            for cat, c in cnt.most_common():
+            for cat, c in ranked(cnt).items():
                 f.write(f"{sname}\t{cat}\t{c}\t{len({r['model'] for r in rows if r['category'] == cat})}\n")
     for sname in sets:
         smp = sample([f for f in port_findings_all if f["set"] == sname], args.sample)
