@@ -486,7 +486,15 @@ def main():
             for cat, c in ranked(cnt).items():
                 f.write(f"{sname}\t{cat}\t{c}\t{len({r['model'] for r in rows if r['category'] == cat})}\n")
     for sname in sets:
-        smp = sample([f for f in port_findings_all if f["set"] == sname], args.sample)
+        found = [f for f in port_findings_all if f["set"] == sname]
+        smp = sample(found, args.sample)
+        # then every code the round-robin missed, up to 2 findings each, so
+        # that each code of the set is judged at least once
+        have = {f["code"] for f in smp}
+        for code in sorted({f["code"] for f in found} - have):
+            extra = sorted((f for f in found if f["code"] == code),
+                           key=lambda f: key(f["model"], f["path"], f["line"], f["code"]))
+            smp.extend(extra[:2])
         pdir = {p["model"]: p["port_dir"] for p in pairs}
         with open(os.path.join(args.out, f"sample-{sname}.tsv"), "w") as f:
             f.write("id\tset\tmodel\tcode\tseverity\tlocation\tmessage\n")

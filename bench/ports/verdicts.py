@@ -3,6 +3,7 @@
 overall, by severity and by code.  Usage: verdicts.py verdicts-*.tsv
 (joins with results/sample-<set>.tsv for the severity)."""
 import collections
+import json
 import os
 import sys
 
@@ -27,5 +28,15 @@ for path in sys.argv[1:]:
     by_code = collections.defaultdict(lambda: [0, 0])
     for r in rows:
         by_code[r[2]][r[4] == "false"] += 1
+    # The sample is stratified (round-robin over pairs and codes), so its raw
+    # rate over-weights rare codes; weight each code's sampled rate by how
+    # many findings of that code the set has (summary.json).
+    summ = os.path.join(os.path.dirname(path), "results", "summary.json")
+    pop = json.load(open(summ))["sets"][sset]["port_codes"]
+    covered = {c: n for c, n in pop.items() if c in by_code}
+    est = sum(n * by_code[c][1] / sum(by_code[c]) for c, n in covered.items())
+    tot = sum(covered.values())
+    print(f"  weighted by code frequency: {est / tot:.1%} of {tot} findings "
+          f"({sum(pop.values()) - tot} findings of unsampled codes left out)")
     print("  false by code: " + ", ".join(f"{c} {f}/{t + f}" for c, (t, f) in
                                           sorted(by_code.items(), key=lambda kv: (-kv[1][1], kv[0])) if f))
