@@ -7,7 +7,9 @@ port are materialised from local git mirrors (no network), then:
 (a) recall: "migration lines" of the original (defined below) that carry a
     finding of any code when the original is scanned;
 (b) findings on the ported side, with a deterministic sample for a human
-    verdict (sample-<set>.tsv);
+    verdict (sample-<set>.tsv: round-robin over pairs, then over codes, then
+    up to 2 findings of each code not yet drawn; messages keep quoted names
+    but not quoted code, so no third-party source is committed);
 (c) fix overlap: the fraction of migration lines that
     `scan --fix --unsafe-fixes` on a copy of the original also changes.
 
@@ -257,6 +259,18 @@ def categorise(orig_line, port_text, small=True):
     return "other", ""
 
 
+def no_source(message):
+    """Keep third-party code out of committed results: a message's quoted
+    spans stay only when they are a name (dotted identifier, a call of one
+    without arguments, or a short string literal); other quoted code becomes `...`."""
+    def keep(m):
+        span = m.group(1)
+        if re.fullmatch(r"[\w.]+(\(\))?|'[\w:.-]{0,20}'|\"[\w:.-]{0,20}\"", span):
+            return m.group(0)
+        return "`...`"
+    return re.sub(r"`([^`]*)`", keep, message)
+
+
 def ranked(counter):
     """A counter as a dict, most frequent first, ties by name (deterministic)."""
     return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -499,7 +513,7 @@ def main():
         with open(os.path.join(args.out, f"sample-{sname}.tsv"), "w") as f:
             f.write("id\tset\tmodel\tcode\tseverity\tlocation\tmessage\n")
             for i, x in enumerate(smp, 1):
-                msg = x["message"].replace("\t", " ").replace("\n", " ")
+                msg = no_source(x["message"].replace("\t", " ").replace("\n", " "))
                 f.write(f"{sname[0]}{i:03d}\t{sname}\t{x['model']}\t{x['code']}\t{x['severity']}\t"
                         f"{pdir[x['model']]}/{x['path']}:{x['line']}\t{msg}\n")
     json.dump(summary, sys.stdout, indent=1)
