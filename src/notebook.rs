@@ -53,9 +53,9 @@ pub struct Notebook {
 pub struct Locator<'n> {
     nb: &'n Notebook,
     raw_lines: LineIndex,
-    /// Per (cell, source piece) with escapes: the escaped width of each
-    /// character prefix. Pieces without a backslash need none.
-    escaped: std::collections::HashMap<(usize, usize), Vec<u32>>,
+    /// Per (cell, source piece): the escaped width of each
+    /// character prefix, or `None` for a piece without a backslash.
+    escaped: std::collections::HashMap<(usize, usize), Option<Vec<u32>>>,
 }
 
 impl Locator<'_> {
@@ -69,8 +69,9 @@ impl Locator<'_> {
         let contents = &self.nb.raw[piece.0 + 1..piece.1];
         let before = column.max(1) - 1;
         // Characters before the column, counted in the JSON string's escaped form.
-        let escaped = if contents.contains('\\') {
-            let prefix = self.escaped.entry((index, piece_index)).or_insert_with(|| {
+        // Worked out once per piece: a minified notebook holds a cell in one huge piece.
+        let prefix = self.escaped.entry((index, piece_index)).or_insert_with(|| {
+            contents.contains('\\').then(|| {
                 let mut sum = 0u32;
                 std::iter::once(0)
                     .chain(json_spans::escaped_widths(contents).map(|w| {
@@ -78,10 +79,11 @@ impl Locator<'_> {
                         sum
                     }))
                     .collect()
-            });
-            prefix.get(before).or(prefix.last()).map_or(0, |w| *w as usize)
-        } else {
-            before.min(contents.len())
+            })
+        });
+        let escaped = match prefix {
+            Some(prefix) => prefix.get(before).or(prefix.last()).map_or(0, |w| *w as usize),
+            None => before.min(contents.len()),
         };
         Some((start.line, start.column + 1 + escaped))
     }

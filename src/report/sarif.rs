@@ -127,20 +127,23 @@ fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value 
 }
 
 /// Renders the SARIF log (pretty-printed, with a trailing newline).
+///
+/// Each result is rendered to text as soon as it is built: a `Value` tree
+/// costs more than ten times its text, and a run can have tens of thousands
+/// of results.
 pub fn render(report: &Report) -> String {
     let set = report.engine.set;
     let rules: Vec<&Rule> = report.engine.active.iter().map(|&i| &set.rules[i]).collect();
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code.as_str(), i)).collect();
+    let mut results = ResultsText::default();
     let findings = &report.outcome.findings;
-    let mut results: Vec<Value> = findings
-        .iter()
-        .zip(fingerprints(findings))
-        .map(|(f, fp)| result(f, index.get(f.code.as_str()).copied(), fp))
-        .collect();
+    for (f, fp) in findings.iter().zip(fingerprints(findings)) {
+        results.push(&result(f, index.get(f.code.as_str()).copied(), fp));
+    }
     for (f, fp) in report.outcome.baselined.iter().zip(fingerprints(&report.outcome.baselined)) {
         let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
         r["suppressions"] = json!([{ "kind": "external", "justification": "recorded in the npu-mem baseline" }]);
-        results.push(r);
+        results.push(&r);
     }
     // Suppressed findings stay in the log, marked as such, so viewers can show them.
     let suppressed: Vec<Finding> = report.outcome.suppressed.iter().map(|(f, _)| f.clone()).collect();
@@ -151,11 +154,11 @@ pub fn render(report: &Report) -> String {
             suppression["justification"] = json!(reason);
         }
         r["suppressions"] = json!([suppression]);
-        results.push(r);
+        results.push(&r);
     }
     let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let root = format!("file://{}/", encode(cwd.trim_end_matches('/')));
-    let doc = json!({
+    let mut doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -167,15 +170,50 @@ pub fn render(report: &Report) -> String {
             } },
             "originalUriBaseIds": { "SRCROOT": { "uri": root } },
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": [RESULTS_MARK],
         }],
     });
-    let mut doc = doc;
     // Only a real project page belongs here: set `homepage` in Cargo.toml to fill it.
     if !env!("CARGO_PKG_HOMEPAGE").is_empty() {
         doc["runs"][0]["tool"]["driver"]["informationUri"] = json!(env!("CARGO_PKG_HOMEPAGE"));
     }
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let frame = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let mark = format!("{RESULTS_INDENT}\"{RESULTS_MARK}\"");
+    let mut out = match frame.split_once(&mark) {
+        // `[\n` and `\n      ]` around the mark close up into `[]`, as for an empty array.
+        Some((before, after)) if results.text.is_empty() => [before.trim_end(), after.trim_start()].concat(),
+        Some((before, after)) => [before, &results.text, after].concat(),
+        None => frame,
+    };
     out.push('\n');
     out
+}
+
+/// The place of the results in the rendered frame: a string alone on its
+/// line at the results' depth, which nothing else in the log can be.
+const RESULTS_MARK: &str = "npu-mem: results go here";
+/// The indentation of a result in the pretty-printed log.
+const RESULTS_INDENT: &str = "        ";
+
+/// The results array's items as pretty-printed text, one result at a time.
+#[derive(Default)]
+struct ResultsText {
+    text: String,
+}
+
+impl ResultsText {
+    fn push(&mut self, result: &Value) {
+        if !self.text.is_empty() {
+            self.text.push_str(",\n");
+        }
+        // JSON strings escape their newlines, so lines are the printer's own.
+        let pretty = serde_json::to_string_pretty(result).unwrap_or_default();
+        for (i, line) in pretty.lines().enumerate() {
+            if i > 0 {
+                self.text.push('\n');
+            }
+            self.text.push_str(RESULTS_INDENT);
+            self.text.push_str(line);
+        }
+    }
 }

@@ -329,7 +329,7 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
             "function_definition" | "lambda" | "class_definition" => break,
             "block" | "module" => {
                 if let Some(s) = statement {
-                    tests.extend(sibling_dispatch_tests(n, s, cx.src));
+                    tests.extend(sibling_dispatch_tests(&cx.model.if_statements_in(n), s, cx.src));
                 }
             }
             _ => {}
@@ -340,14 +340,13 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
 }
 
 /// A dispatch written as separate `if` statements: the tests of the `if`
-/// statements in `block` that either end in an early exit before `statement`
+/// statements `ifs` (of one block) that either end in an early exit before `statement`
 /// (`if npu: return "npu"` ... `return "cuda"`), or assign the same name
 /// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`).
-fn sibling_dispatch_tests<'t>(block: Node<'t>, statement: Node<'t>, src: &str) -> Vec<Node<'t>> {
+fn sibling_dispatch_tests<'t>(ifs: &[Node<'t>], statement: Node<'t>, src: &str) -> Vec<Node<'t>> {
     let assigned = assigned_names(statement, src);
     let mut out = Vec::new();
-    let mut cursor = block.walk();
-    for sibling in block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement" && *s != statement) {
+    for &sibling in ifs.iter().filter(|s| **s != statement) {
         let Some(body) = sibling.field(Field::Consequence) else { continue };
         // `if not npu: return` leaves the NPU path after it, which is no other arm.
         let negated = sibling.field(Field::Condition).is_some_and(|t| {

@@ -50,6 +50,8 @@ pub struct FileModel<'t> {
     pub shadowable: FastSet<&'t str>,
     /// Where each name is read, for value flow; built on first use.
     name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
+    /// The `if` statements directly in each block, by the block's node id; found on first use.
+    if_statements: std::cell::RefCell<FastMap<usize, std::rc::Rc<[Node<'t>]>>>,
     /// The file's named nodes, for every pass over them.
     pub tree: FlatTree<'t>,
 }
@@ -68,6 +70,20 @@ impl<'t> FileModel<'t> {
     /// Where each name of the file is read (built the first time a rule asks).
     pub fn name_uses(&self, src: &'t str) -> &flow::NameUses<'t> {
         self.name_uses.get_or_init(|| flow::NameUses::build(&self.tree, src))
+    }
+
+    /// The `if` statements directly in `block` (a block or the module), in
+    /// order. Found once per block: a rule that asks for each statement of a
+    /// block thousands of statements long must not read it each time.
+    pub fn if_statements_in(&self, block: Node<'t>) -> std::rc::Rc<[Node<'t>]> {
+        if let Some(found) = self.if_statements.borrow().get(&block.id()) {
+            return found.clone();
+        }
+        let mut cursor = block.walk();
+        let found: std::rc::Rc<[Node<'t>]> =
+            block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement").collect();
+        self.if_statements.borrow_mut().insert(block.id(), found.clone());
+        found
     }
 
     /// The qualified name of a dotted chain, resolved through imports.
