@@ -67,6 +67,8 @@ fn each_project_gets_its_own_style_and_facts() {
     // automatic migration: `.cuda()` is advice; the `"cuda" in name` test still blocks it.
     assert_eq!(of(AUTO_APP, "TX001"), vec![("info".to_string(), true); 3]);
     assert_eq!(of(AUTO_APP, "TX003"), [("error".to_string(), false)]);
+    // pinning asks torch.cuda.is_available(), which transfer_to_npu (imported by another file) answers.
+    assert_eq!(of(AUTO_APP, "DL007"), [("info".to_string(), true)]);
     // manual migration: `.cuda()` stays a warning.
     assert_eq!(of(MANUAL_APP, "TX001"), vec![("warning".to_string(), false); 2]);
     // TX015 needs the project to import transfer_to_npu: the other project's import does not count.
@@ -110,7 +112,7 @@ fn one_project_says_its_style_in_the_header() {
     assert_eq!(grouped, ["TX001 [info] x3 cuda-call in 1 file: handled by transfer_to_npu at run time"]);
     assert!(!out.contains("TX001 [info] `.cuda()`"), "{out}");
     assert!(out.contains("auto_app/model.py:16:8 TX003 [error] [blocker]"), "{out}");
-    assert!(out.contains("  - 3 findings are handled by transfer_to_npu at run time"), "{out}");
+    assert!(out.contains("  - 4 findings are handled by transfer_to_npu at run time"), "{out}");
     let (out, _) = text(repo(), &[MANUAL_APP]);
     assert_eq!(out.lines().nth(2), Some("Migration style: manual (no transfer_to_npu import found)"));
     assert!(out.contains("manual_app/infer.py:6:11 TX001 [warning]"), "{out}");
@@ -244,8 +246,8 @@ fn advisory_findings_keep_their_fix_and_baseline() {
     assert_eq!(run.code, 0, "everything is baselined: {}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let baselined = report["baselined"].as_array().unwrap();
-    assert_eq!(baselined.len(), 4);
-    assert_eq!(baselined.iter().filter(|f| f["advisory"] == true && f["severity"] == "info").count(), 3);
+    assert_eq!(baselined.len(), 5);
+    assert_eq!(baselined.iter().filter(|f| f["advisory"] == true && f["severity"] == "info").count(), 4);
 }
 
 #[test]
