@@ -6,9 +6,8 @@ use super::model::*;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
-use crate::semantic::imports::import_bindings;
 use crate::semantic::traverse::any_descendant;
-use crate::semantic::values::{dotted_parts, is_literal, literal, plain_string, shorten, string_like, text, unparen};
+use crate::semantic::values::{is_literal, literal, plain_string, shorten, string_like, text, unparen};
 use tree_sitter::Node;
 
 /// A disjunction of facts still to decide: `(scope, fact index, expected value)`.
@@ -142,10 +141,9 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             if !matches!(node.kind_name(), "import_statement" | "import_from_statement") {
                 return false;
             }
-            let (_, imported) = import_bindings(node, src);
-            match imported.into_iter().find(|q| globs.is_match(q)) {
+            match cx.model.imported_by(node).iter().find(|q| globs.is_match(q)) {
                 Some(q) => {
-                    st.put("name", q);
+                    st.put("name", q.as_str());
                     true
                 }
                 None => false,
@@ -195,8 +193,12 @@ pub fn attribute_name<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<String
         }
         _ => return None,
     }
-    let parts = dotted_parts(node, cx.src)?;
-    if !cx.model.is_imported_name(parts[0]) {
+    // The chain's root, found without collecting its parts: most chains (`self.x`) start with no import.
+    let mut root = node;
+    while root.kind_name() == "attribute" {
+        root = root.field(Field::Object)?;
+    }
+    if root.kind_name() != "identifier" || !cx.model.is_imported_name(text(root, cx.src)) {
         return None;
     }
     cx.resolve_node(node)

@@ -38,6 +38,8 @@ pub struct FileModel<'t> {
     imports: FastMap<&'t str, String>,
     /// Every qualified name the file imports (modules and names).
     pub imported: Vec<String>,
+    /// The qualified names each import statement imports, by its node id.
+    imported_by: FastMap<usize, Vec<String>>,
     defined: FastSet<&'t str>,
     bindings: FastMap<(usize, &'t str), Vec<Node<'t>>>,
     /// Loops by node id.
@@ -70,6 +72,11 @@ impl<'t> FileModel<'t> {
     /// Where each name of the file is read (built the first time a rule asks).
     pub fn name_uses(&self, src: &'t str) -> &flow::NameUses<'t> {
         self.name_uses.get_or_init(|| flow::NameUses::build(&self.tree, src))
+    }
+
+    /// The qualified names that import statement `node` imports (none for any other node).
+    pub fn imported_by(&self, node: Node) -> &[String] {
+        self.imported_by.get(&node.id()).map_or(&[], Vec::as_slice)
     }
 
     /// The `if` statements directly in `block` (a block or the module), in
@@ -247,7 +254,8 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 for b in bindings {
                     self.model.imports.entry(b.local).or_insert(b.qualified);
                 }
-                self.model.imported.extend(imported);
+                self.model.imported.extend(imported.iter().cloned());
+                self.model.imported_by.insert(node.id(), imported);
                 return false;
             }
             "function_definition" | "class_definition" => {
