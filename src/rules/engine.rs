@@ -56,6 +56,9 @@ pub(super) struct Entry {
 #[derive(Default)]
 pub(super) struct Dispatch {
     pub call_by_name: FastMap<String, Vec<Entry>>,
+    /// Call anchors whose names end in a wildcard (`torch.cuda.*`), by the
+    /// literal first segment of their names: only calls that resolve under it are tried.
+    pub call_by_root: FastMap<String, Vec<Entry>>,
     pub call_any: Vec<Entry>,
     pub method_by_name: FastMap<String, Vec<Entry>>,
     pub attribute: Vec<Entry>,
@@ -400,9 +403,10 @@ fn index_anchor(d: &mut Dispatch, e: Entry, anchor: Option<&Anchor>) -> Option<V
     };
     match anchor? {
         Anchor::Call(g) => {
-            match &g.last_segments {
-                Some(keys) => keys.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e)),
-                None => d.call_any.push(e),
+            match (&g.last_segments, &g.first_segments) {
+                (Some(keys), _) => keys.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e)),
+                (None, Some(roots)) => roots.iter().for_each(|r| d.call_by_root.entry(r.clone()).or_default().push(e)),
+                (None, None) => d.call_any.push(e),
             }
             last_literal(g)
         }

@@ -12,6 +12,9 @@ pub struct NameGlobs {
     /// Literal last dotted segments of every glob, or `None` when some glob's
     /// last segment is a wildcard (then it must be tried on every name).
     pub last_segments: Option<Vec<String>>,
+    /// Literal first dotted segments of every glob (`torch` for
+    /// `torch.cuda.*`), or `None` when some glob's first segment is a wildcard.
+    pub first_segments: Option<Vec<String>>,
     /// The globs as written, for messages.
     pub source: Vec<String>,
 }
@@ -24,22 +27,22 @@ impl NameGlobs {
             return Err("needs at least one name".to_string());
         }
         let mut alternatives = Vec::new();
-        let mut keys = Some(Vec::new());
         for glob in globs {
             alternatives.push(glob_to_regex(glob)?);
-            let last = glob.rsplit('.').next().unwrap_or(glob);
-            match expand_braces(last) {
-                Some(words) if !words.iter().any(|w| w.contains(['*', '?'])) => {
-                    if let Some(k) = keys.as_mut() {
-                        k.extend(words);
-                    }
-                }
-                _ => keys = None,
-            }
         }
+        let literal = |segment: fn(&String) -> &str| -> Option<Vec<String>> {
+            let mut words = Vec::new();
+            for glob in globs {
+                let expanded = expand_braces(segment(glob)).filter(|ws| !ws.iter().any(|w| w.contains(['*', '?'])))?;
+                words.extend(expanded);
+            }
+            Some(words)
+        };
+        let last_segments = literal(|g| g.rsplit('.').next().unwrap_or(g));
+        let first_segments = literal(|g| g.split('.').next().unwrap_or(g));
         let pattern = format!("^(?:{})$", alternatives.join("|"));
         let regex = regex(&pattern)?;
-        Ok(NameGlobs { regex, last_segments: keys, source: globs.to_vec() })
+        Ok(NameGlobs { regex, last_segments, first_segments, source: globs.to_vec() })
     }
 
     /// Whether `name` matches one of the globs.
@@ -101,6 +104,17 @@ mod tests {
         assert_eq!(g.last_segments, None);
         let g = NameGlobs::new(&["torch.{zeros,ones}".into(), "a.b".into()], LazyRegex::compiled).unwrap();
         assert_eq!(g.last_segments, Some(vec!["zeros".into(), "ones".into(), "b".into()]));
+    }
+
+    #[test]
+    fn first_segments_are_the_literal_roots() {
+        let g = NameGlobs::new(&["torch.cuda.*".into(), "{apex,amp}.x.*".into()], LazyRegex::compiled).unwrap();
+        assert_eq!(g.first_segments, Some(vec!["torch".into(), "apex".into(), "amp".into()]));
+        // A root a wildcard can reach, or braces across a dot: no literal root.
+        let g = NameGlobs::new(&["torch.cuda.*".into(), "*.cuda".into()], LazyRegex::compiled).unwrap();
+        assert_eq!(g.first_segments, None);
+        let g = NameGlobs::new(&["{torch.cuda,torch.npu}.*".into()], LazyRegex::compiled).unwrap();
+        assert_eq!(g.first_segments, None);
     }
 
     #[test]

@@ -167,6 +167,15 @@ impl<'a, 't> Walker<'a, 't> {
                     if let Some(list) = last.and_then(|l| d.call_by_name.get(l)) {
                         candidates.extend(list);
                     }
+                    if !d.call_by_root.is_empty() {
+                        // Resolved once here; the anchors read the same memo.
+                        let cx = self.context(node);
+                        let root = cx.callee_name(node, f);
+                        let root = root.as_deref().map(|q| q.split('.').next().unwrap_or(q));
+                        if let Some(list) = root.and_then(|r| d.call_by_root.get(r)) {
+                            candidates.extend(list);
+                        }
+                    }
                     candidates.extend(&d.call_any);
                 }
                 if let Some((_, name)) = method_parts(node) {
