@@ -367,3 +367,21 @@ fn inserted_lines_keep_the_block_indentation() {
         "def f():\n    import torch\n    import torch_npu\n\n    if torch.npu.is_available():\n        return 1\n"
     );
 }
+
+/// DL002's fix pins the loader; up to torch 2.6 a pinned loader also needs
+/// `pin_memory_device` (DL007), so the fix brings that along there and only there.
+#[test]
+fn pinning_fix_sets_the_pin_memory_device_where_the_target_needs_it() {
+    let source = "from torch.utils.data import DataLoader\n\n\ndef make(ds):\n    return DataLoader(ds, batch_size=8, num_workers=2, persistent_workers=True)\n";
+    for (target, wants_device) in [("2.1", true), ("2.6", true), ("2.14", false)] {
+        let dir = temp_dir(&format!("pin-fix-{target}"));
+        std::fs::write(dir.join("data.py"), source).unwrap();
+        let run = npu_mem_in(&dir, &["scan", "data.py", "--target", target, "--fix", "--unsafe-fixes"]);
+        assert_eq!(run.code, 0, "{target}: {} {}", run.stdout, run.stderr);
+        let fixed = std::fs::read_to_string(dir.join("data.py")).unwrap();
+        assert!(fixed.contains("pin_memory=True"), "{target}: {fixed}");
+        assert_eq!(fixed.contains("pin_memory_device=\"npu\""), wants_device, "{target}: {fixed}");
+        let rescan = npu_mem_in(&dir, &["scan", "data.py", "--target", target, "--format", "concise"]);
+        assert!(!rescan.stdout.contains("DL007") && !rescan.stdout.contains("DL002"), "{target}: {}", rescan.stdout);
+    }
+}
