@@ -20,6 +20,11 @@ use std::collections::HashSet;
 /// Passes after which a file whose fixes keep producing new fixes is given up.
 pub const MAX_PASSES: usize = 8;
 
+/// How long fixing one file may take in all. Each pass parses the file twice;
+/// a broken file on which tree-sitter's error recovery is slow (the fuzzer
+/// found one that takes 10 s a parse) would otherwise take minutes.
+pub const FIX_TIME_LIMIT: std::time::Duration = crate::parse::PARSE_TIME_LIMIT;
+
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Which fixes to apply.
@@ -143,7 +148,17 @@ fn fix_file(
     let mut companions = HashSet::new();
     // Companion fixes are for findings the fixes create, not ones already there.
     let mut present_before: Option<HashSet<String>> = None;
+    let started = std::time::Instant::now();
+    let out_of_time = || {
+        format!(
+            "fixing took more than {} s (the file is slow to parse); the file was left alone",
+            FIX_TIME_LIMIT.as_secs()
+        )
+    };
     for _ in 0..MAX_PASSES {
+        if started.elapsed() > FIX_TIME_LIMIT {
+            return Err(out_of_time());
+        }
         let outcome = analyse_text(file, &text, engine);
         let findings = file_findings(&outcome, facts, engine).kept;
         let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
@@ -173,6 +188,9 @@ fn fix_file(
         if new_text == text {
             let codes: Vec<&str> = applied.iter().map(|f| f.code.as_str()).collect();
             return Err(format!("the fixes for {} change nothing; the file was left alone", codes.join(", ")));
+        }
+        if started.elapsed() > FIX_TIME_LIMIT {
+            return Err(out_of_time());
         }
         if doc.syntax_errors(&new_text)? > errors_before {
             let at: Vec<String> = applied.iter().map(|f| format!("{} at line {}", f.code, f.line)).collect();
