@@ -11,7 +11,7 @@ use crate::finding::{Applicability, FileProblem, Finding, ProblemKind};
 use crate::notebook::Notebook;
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
-use crate::scan::{analyse_text, file_findings, FileOutcome, PerFileIgnores, ProjectFacts};
+use crate::scan::{analyse_text, file_findings, FileOutcome, KeptOutcome, PerFileIgnores, ProjectFacts};
 use crate::source::decode;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
@@ -20,10 +20,11 @@ use std::collections::HashSet;
 /// Passes after which a file whose fixes keep producing new fixes is given up.
 pub const MAX_PASSES: usize = 8;
 
-/// How long fixing one file may take in all. Each pass parses the file twice;
-/// a broken file on which tree-sitter's error recovery is slow (the fuzzer
-/// found one that takes 10 s a parse) would otherwise take minutes.
-pub const FIX_TIME_LIMIT: std::time::Duration = crate::parse::PARSE_TIME_LIMIT;
+/// A file that takes longer than this to parse is not fixed: each pass parses
+/// it twice, so a broken file on which tree-sitter's error recovery is slow
+/// (the fuzzer found one that takes 10 s a parse) would take minutes. Sound
+/// files of any realistic size parse in well under a second.
+pub const SLOW_PARSE: std::time::Duration = std::time::Duration::from_secs(2);
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -75,7 +76,7 @@ pub struct FixRun {
 /// file that cannot be written keeps its outcome and becomes a problem.
 pub fn fix_files(
     files: &[ScanFile],
-    outcomes: &mut [FileOutcome],
+    outcomes: &mut [KeptOutcome],
     facts: &ProjectFacts,
     engine: &Engine,
     mode: FixMode,
@@ -87,14 +88,14 @@ pub fn fix_files(
     let results: Vec<_> = files
         .par_iter()
         .zip(outcomes.par_iter_mut())
-        .filter(|(_, o)| file_findings(o, facts, engine).kept.iter().any(fixable))
+        .filter(|(_, o)| o.full().is_some_and(|o| file_findings(o, facts, engine).kept.iter().any(fixable)))
         .map(|(file, outcome)| {
             let fixed = fix_file(file, facts, engine, &wanted).and_then(|fixed| {
                 let Some((f, new_outcome)) = fixed else { return Ok(None) };
                 if write {
                     crate::write::replace_file(&f.path, &f.original, &f.fixed)?;
                 }
-                *outcome = new_outcome;
+                *outcome = KeptOutcome::keep(new_outcome);
                 Ok(Some(f))
             });
             (file, fixed)
@@ -139,7 +140,17 @@ fn fix_file(
     let bom = original.starts_with(BOM);
     let mut text = decode(original.clone()).map_err(|e| e.to_string())?.text;
     let doc = Document::of(file.kind);
+    let parse_started = std::time::Instant::now();
     let errors_before = doc.syntax_errors(&text)?;
+    let parse_time = parse_started.elapsed();
+    if parse_time > SLOW_PARSE {
+        return Err(format!(
+            "the file took {:.1} s to parse (tree-sitter's error recovery is slow on some broken code), and fixing \
+             parses it up to {} times; the file was left alone",
+            parse_time.as_secs_f64(),
+            2 * MAX_PASSES
+        ));
+    }
     let mut fixed: Vec<Finding> = Vec::new();
     let mut follow_ups: Vec<String> = Vec::new();
     // The fixable findings of the first analysis, by code and start, with the
@@ -148,17 +159,7 @@ fn fix_file(
     let mut companions = HashSet::new();
     // Companion fixes are for findings the fixes create, not ones already there.
     let mut present_before: Option<HashSet<String>> = None;
-    let started = std::time::Instant::now();
-    let out_of_time = || {
-        format!(
-            "fixing took more than {} s (the file is slow to parse); the file was left alone",
-            FIX_TIME_LIMIT.as_secs()
-        )
-    };
     for _ in 0..MAX_PASSES {
-        if started.elapsed() > FIX_TIME_LIMIT {
-            return Err(out_of_time());
-        }
         let outcome = analyse_text(file, &text, engine);
         let findings = file_findings(&outcome, facts, engine).kept;
         let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
@@ -188,9 +189,6 @@ fn fix_file(
         if new_text == text {
             let codes: Vec<&str> = applied.iter().map(|f| f.code.as_str()).collect();
             return Err(format!("the fixes for {} change nothing; the file was left alone", codes.join(", ")));
-        }
-        if started.elapsed() > FIX_TIME_LIMIT {
-            return Err(out_of_time());
         }
         if doc.syntax_errors(&new_text)? > errors_before {
             let at: Vec<String> = applied.iter().map(|f| format!("{} at line {}", f.code, f.line)).collect();

@@ -141,7 +141,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });
     if let Some(cache) = &cache {
-        if let Err(e) = cache.save(scan::cache_entries(&outcomes)) {
+        if let Err(e) = cache.save(scan::cache_entries(&walked.files, &outcomes)) {
             output::warn(&format!("{e}; run with --no-cache or --cache-dir DIR"));
         }
     }

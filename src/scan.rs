@@ -93,6 +93,58 @@ pub struct FileOutcome {
     project: usize,
 }
 
+/// A file's outcome as the scan keeps it until the merge. Most files of a
+/// large repository report nothing; of those only what the merge counts is
+/// kept, so memory grows by a few bytes per such file, not by an outcome.
+pub enum KeptOutcome {
+    /// Analysed, with nothing to report: no finding, summary entry, count,
+    /// fact, suppression comment or problem (and not a notebook).
+    Quiet {
+        /// The file's project.
+        project: usize,
+        /// The content analysed, when there is a cache to store it in.
+        content: Option<ContentId>,
+    },
+    /// Everything else.
+    Full(Box<FileOutcome>),
+}
+
+impl KeptOutcome {
+    /// Keeps `o` whole only if it has something to report.
+    pub fn keep(o: FileOutcome) -> Self {
+        let a = &o.analysis;
+        let quiet = o.scanned
+            && o.problem.is_none()
+            && o.notebook.is_none()
+            && o.directives.is_empty()
+            && a.findings.is_empty()
+            && a.rows.is_empty()
+            && a.sites.is_empty()
+            && a.groups.is_empty()
+            && a.counts.iter().all(|&c| c == 0)
+            && !a.facts.iter().any(|&f| f);
+        match quiet {
+            true => KeptOutcome::Quiet { project: o.project, content: o.content },
+            false => KeptOutcome::Full(Box::new(o)),
+        }
+    }
+
+    /// The whole outcome of a file that has something to report.
+    pub fn full(&self) -> Option<&FileOutcome> {
+        match self {
+            KeptOutcome::Quiet { .. } => None,
+            KeptOutcome::Full(o) => Some(o),
+        }
+    }
+
+    fn project(&self) -> usize {
+        match self {
+            KeptOutcome::Quiet { project, .. } => *project,
+            KeptOutcome::Full(o) => o.project,
+        }
+    }
+}
+
 /// Analyses every file the walk found with `engine`, each project in the style `migration` gives it.
 pub fn scan(walked: &WalkResult, engine: &Engine, migration: &Setting<Migration>) -> ScanOutcome {
     merge(analyse_files(&walked.files, engine, &Progress::default(), None), engine, &walked.projects, migration)
@@ -100,29 +152,43 @@ pub fn scan(walked: &WalkResult, engine: &Engine, migration: &Setting<Migration>
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
 /// `progress`; files whose content `cache` has seen are not analysed again.
+/// The outcomes are in `files` order.
 pub fn analyse_files(
     files: &[ScanFile],
     engine: &Engine,
     progress: &Progress,
     cache: Option<&Cache>,
-) -> Vec<FileOutcome> {
+) -> Vec<KeptOutcome> {
     files
         .par_iter()
         .map(|f| {
-            let outcome = scan_file(f, engine, cache);
+            let outcome = KeptOutcome::keep(scan_file(f, engine, cache));
             progress.tick();
             outcome
         })
         .collect()
 }
 
-/// What to store in the cache: every file analysed from disk content.
-pub fn cache_entries(outcomes: &[FileOutcome]) -> std::collections::BTreeMap<String, StoredOutcome> {
-    outcomes
+/// What to store in the cache: every file analysed from disk content
+/// (`outcomes` are in `files` order).
+pub fn cache_entries(
+    files: &[ScanFile],
+    outcomes: &[KeptOutcome],
+) -> std::collections::BTreeMap<String, StoredOutcome> {
+    let nothing = FileAnalysis::default();
+    let stored = |content, o: Option<&FileOutcome>| {
+        let parts = match o {
+            Some(o) => Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem },
+            None => Parts { directives: &[], analysis: &nothing, problem: &None },
+        };
+        StoredOutcome::new(content, parts)
+    };
+    files
         .iter()
-        .filter_map(|o| {
-            let parts = Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem };
-            Some((o.path.clone(), StoredOutcome::new(o.content?, parts)))
+        .zip(outcomes)
+        .filter_map(|(f, kept)| match kept {
+            KeptOutcome::Quiet { content, .. } => Some((f.display.clone(), stored((*content)?, None))),
+            KeptOutcome::Full(o) => Some((o.path.clone(), stored(o.content?, Some(o)))),
         })
         .collect()
 }
@@ -284,10 +350,10 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
 }
 
 /// The project facts: which facts hold in at least one file of each project.
-pub fn project_facts(outcomes: &[FileOutcome], engine: &Engine) -> ProjectFacts {
-    let n_projects = outcomes.iter().map(|o| o.project + 1).max().unwrap_or(0);
+pub fn project_facts(outcomes: &[KeptOutcome], engine: &Engine) -> ProjectFacts {
+    let n_projects = outcomes.iter().map(|o| o.project() + 1).max().unwrap_or(0);
     let mut facts = vec![vec![false; engine.set.compiler.facts.len()]; n_projects];
-    for o in outcomes {
+    for o in outcomes.iter().filter_map(KeptOutcome::full) {
         for (i, f) in o.analysis.facts.iter().enumerate() {
             facts[o.project][i] |= *f;
         }
@@ -345,7 +411,7 @@ fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex, locator: &m
 /// Merges per-file outcomes into the scan's result, in a deterministic order;
 /// `projects` are the walk's, and `migration` decides each one's style.
 pub fn merge(
-    outcomes: Vec<FileOutcome>,
+    outcomes: Vec<KeptOutcome>,
     engine: &Engine,
     projects: &[Project],
     migration: &Setting<Migration>,
@@ -378,7 +444,17 @@ pub fn merge(
         projects: Vec::new(),
     };
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
-    for o in outcomes {
+    for kept in outcomes {
+        let o = match kept {
+            KeptOutcome::Quiet { project, .. } => {
+                result.files_scanned += 1;
+                if let Some(p) = per_project.get_mut(project) {
+                    p.files_scanned += 1;
+                }
+                continue;
+            }
+            KeptOutcome::Full(o) => *o,
+        };
         result.files_scanned += usize::from(o.scanned);
         if let Some(p) = per_project.get_mut(o.project) {
             p.files_scanned += usize::from(o.scanned);
