@@ -342,9 +342,12 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
 }
 
 /// A dispatch written as separate `if` statements: the tests of the `if`
-/// statements `ifs` (of one block) that either end in an early exit before `statement`
-/// (`if npu: return "npu"` ... `return "cuda"`), or assign the same name
-/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`).
+/// statements `ifs` (of one block) that end in an early exit before `statement`
+/// (`if npu: return "npu"` ... `return "cuda"`), assign the same name
+/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`),
+/// or stand next to `statement` when it is an `if` that tests for CUDA
+/// (`if cuda: ...` directly followed by `if npu: ...`, comments between them
+/// allowed; `if kind == "a": ...` next to `if kind == "npu": ...` is no dispatch).
 fn sibling_dispatch_tests<'t>(ifs: &[Node<'t>], statement: Node<'t>, src: &str) -> Vec<Node<'t>> {
     let assigned = assigned_names(statement, src);
     let mut out = Vec::new();
@@ -362,11 +365,32 @@ fn sibling_dispatch_tests<'t>(ifs: &[Node<'t>], statement: Node<'t>, src: &str) 
                 matches!(last.kind_name(), "return_statement" | "continue_statement" | "break_statement")
             });
         let same_target = !assigned.is_empty() && assigned_names(sibling, src).iter().any(|n| assigned.contains(n));
-        if exits_early || same_target {
+        let next_to = tests_cuda(statement, src)
+            && !negated
+            && (next_statement(sibling) == Some(statement) || next_statement(statement) == Some(sibling));
+        if exits_early || same_target || next_to {
             out.extend(chain_tests(sibling));
         }
     }
     out
+}
+
+/// Whether `statement` is an `if` whose test names CUDA (`cuda`, `gpu` or `nccl`).
+fn tests_cuda(statement: Node, src: &str) -> bool {
+    statement.kind_name() == "if_statement"
+        && statement.field(Field::Condition).is_some_and(|t| {
+            let t = text(t, src).to_ascii_lowercase();
+            ["cuda", "gpu", "nccl"].iter().any(|w| t.contains(w))
+        })
+}
+
+/// The statement after `statement` in its block, skipping comments.
+fn next_statement(statement: Node) -> Option<Node> {
+    let mut next = statement.next_named_sibling();
+    while let Some(n) = next.filter(|n| n.kind_name() == "comment") {
+        next = n.next_named_sibling();
+    }
+    next
 }
 
 /// The names a statement assigns: `name = ...` (or `self.name = ...`), or,
