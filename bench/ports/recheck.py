@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Re-checks the read sample of port findings against another npu-mem build.
+
+    python3 bench/ports/recheck.py BIN [--mirrors DIR]
+
+The verdicts in bench/ports/verdicts-*.tsv were read on the ported side with
+the build that bench/RESULTS.md names. This scans each ported tree again with
+BIN and says, for every read finding, whether BIN still reports it (same code,
+file and line): false alarms that went away, and true findings that were lost.
+It does not read new findings; a fresh sample needs bench/ports.sh and reading.
+Standard library only; uses the mirrors bench/ports.sh uses.
+"""
+import argparse
+import collections
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402  (the same materialise/scan as the benchmark)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_tsv(path):
+    rows, header = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if header is None:
+                header = cols
+                continue
+            rows.append(dict(zip(header, cols)))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("binary")
+    ap.add_argument("--mirrors", default=os.environ.get("PORTS_MIRRORS", "/work/.mirror"))
+    args = ap.parse_args()
+    binary = os.path.abspath(args.binary)
+    pairs = {p["model"]: p for p in read_tsv(os.path.join(HERE, "pairs.tsv"))}
+    verdicts = []
+    for name in ("verdicts-classic.tsv", "verdicts-modern.tsv"):
+        verdicts += read_tsv(os.path.join(HERE, name))
+    by_model = collections.defaultdict(list)
+    for v in verdicts:
+        by_model[v["model"]].append(v)
+
+    outcome = collections.Counter()
+    changed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model, rows in sorted(by_model.items()):
+            p = pairs[model]
+            root = os.path.join(tmp, model.replace("/", "_"))
+            gd = measure.mirror_git_dir(args.mirrors, p["port_repo"])
+            measure.materialise(gd, p["port_commit"], p["port_dir"], root)
+            found = {(f["code"], f["path"], f["line"]) for f in measure.scan(binary, root)}
+            prefix = p["port_dir"].rstrip("/") + "/"
+            for v in rows:
+                path, line = v["location"].rsplit(":", 1)
+                rel = path[len(prefix):] if path.startswith(prefix) else path
+                still = (v["code"], rel, int(line)) in found
+                outcome[(v["verdict"], still)] += 1
+                if not still:
+                    changed.append(f"{v['id']}\t{v['code']}\t{v['verdict']}\tgone\t{v['reason']}")
+    total = sum(outcome.values())
+    false_still = outcome[("false", True)]
+    still = outcome[("false", True)] + outcome[("true", True)]
+    print(f"read findings: {total}")
+    print(f"  false alarms still reported: {false_still}, gone: {outcome[('false', False)]}")
+    print(f"  true findings still reported: {outcome[('true', True)]}, gone: {outcome[('true', False)]}")
+    if still:
+        print(f"  false share among the read findings still reported: {false_still}/{still} = {false_still / still:.1%}")
+    print("\nfindings no longer reported:")
+    print("\n".join(changed))
+
+
+if __name__ == "__main__":
+    main()
