@@ -95,6 +95,21 @@ def mirror_git_dir(root, repo):
     return None
 
 
+def read_tsv(path):
+    """Rows of a tab-separated file as dicts keyed by its header; `#` lines are comments."""
+    rows, header = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if header is None:
+                header = cols
+                continue
+            rows.append(dict(zip(header, cols)))
+    return rows
+
+
 def git(gd, *args, text=True):
     return subprocess.run(["git", "--git-dir=" + gd, *args], check=True, capture_output=True, text=text).stdout
 
@@ -319,17 +334,7 @@ def main():
     if not os.access(binary, os.X_OK):
         die(f"no executable npu-mem at {binary} (cargo build --release)")
 
-    pairs = []
-    with open(args.pairs) as f:
-        header = None
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if header is None:
-                header = cols
-                continue
-            pairs.append(dict(zip(header, cols)))
+    pairs = read_tsv(args.pairs)
     if args.only:
         keep = set(args.only.split(","))
         pairs = [p for p in pairs if p["model"] in keep]

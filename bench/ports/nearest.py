@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from measure import mirror_git_dir  # noqa: E402
+from measure import mirror_git_dir, read_tsv  # noqa: E402
 
 
 def batch_read(gd, specs):
@@ -56,16 +56,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--window", type=int, default=60)
     args = ap.parse_args()
-    pairs = []
-    header = None
-    for line in open(args.pairs):
-        if line.startswith("#") or not line.strip():
-            continue
-        cols = line.rstrip("\n").split("\t")
-        if header is None:
-            header = cols
-            continue
-        pairs.append(dict(zip(header, cols)))
+    pairs = read_tsv(args.pairs)
     if args.only:
         pairs = [p for p in pairs if p["model"] in set(args.only.split(","))]
     print("set\tmodel\tnamed\tnamed_distance\tnearest\tnearest_date\tnearest_distance\tcommits_tried")

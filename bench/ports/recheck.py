@@ -22,30 +22,16 @@ import measure  # noqa: E402  (the same materialise/scan as the benchmark)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def read_tsv(path):
-    rows, header = [], None
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if header is None:
-                header = cols
-                continue
-            rows.append(dict(zip(header, cols)))
-    return rows
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("binary")
     ap.add_argument("--mirrors", default=os.environ.get("PORTS_MIRRORS", "/work/.mirror"))
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
-    pairs = {p["model"]: p for p in read_tsv(os.path.join(HERE, "pairs.tsv"))}
+    pairs = {p["model"]: p for p in measure.read_tsv(os.path.join(HERE, "pairs.tsv"))}
     verdicts = []
     for name in ("verdicts-classic.tsv", "verdicts-modern.tsv"):
-        verdicts += read_tsv(os.path.join(HERE, name))
+        verdicts += measure.read_tsv(os.path.join(HERE, name))
     by_model = collections.defaultdict(list)
     for v in verdicts:
         by_model[v["model"]].append(v)
