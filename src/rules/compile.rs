@@ -202,6 +202,9 @@ impl Compiler {
             },
         };
         let target = r.target.as_deref().map(parse_version_req).transpose().map_err(|e| format!("target: {e}"))?;
+        // Facts that the conditions below add are tested once the file has
+        // been walked (see `Rule::conditions_read_file`).
+        let facts_before = self.facts.len();
         let downgrade = match r.downgrade {
             Some(d) => {
                 let when = self.matcher(&d.when).map_err(|e| format!("downgrade.when.{e}"))?;
@@ -217,6 +220,7 @@ impl Compiler {
             let captured = |name: &str| alternatives.iter().any(|m| provided(m).contains_key(name));
             check_filled(when, captured).map_err(|e| format!("fix.when.{e}"))?;
         }
+        let conditions_read_file = self.facts.len() > facts_before;
         let precision = r.precision.unwrap_or_else(|| "high".to_string());
         if !["very-high", "high", "medium", "low"].contains(&precision.as_str()) {
             return Err(format!("precision: `{precision}` is not one of very-high, high, medium, low"));
@@ -238,6 +242,7 @@ impl Compiler {
             report,
             downgrade,
             fix,
+            conditions_read_file,
             origin: origin.to_string(),
             once_per_file: r.once_per_file,
             once_per_line: r.once_per_line,

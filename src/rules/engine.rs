@@ -369,6 +369,13 @@ impl<'r> Engine<'r> {
     }
 }
 
+/// Whether `clauses` hold for sure given the file's `facts`: every clause has
+/// a true file-scope literal. Project-scope literals are not known while a
+/// file is analysed, so a condition that needs one does not hold here.
+pub fn holds_in_file(clauses: &[Clause], facts: &[bool]) -> bool {
+    clauses.iter().all(|clause| clause.iter().any(|(scope, i, want)| *scope == Scope::File && facts[*i] == *want))
+}
+
 /// Whether `clauses` can still hold given the file's `facts`: false when a
 /// clause has only file-scope literals and all of them are false.
 pub fn may_hold(clauses: &[Clause], facts: &[bool]) -> bool {

@@ -568,15 +568,63 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
                 return true;
             }
             // Holds for sure: the match is dropped. Holds only if some facts
-            // are true: keep the match on condition that one of them is false.
-            if sub.pending.is_empty() || sub.pending.iter().any(|c| c.len() != 1) {
-                return false;
+            // are true: keep the match on condition that they are not, with
+            // the negation written as clauses again: not (a and b) is one
+            // clause (not a or not b), not (a or b) is two (not a, not b).
+            let negated = |(scope, i, want): &(Scope, usize, bool)| (*scope, *i, !*want);
+            match sub.pending.as_slice() {
+                [] => false,
+                [one] => {
+                    st.pending.extend(one.iter().map(|l| vec![negated(l)]));
+                    true
+                }
+                all if all.iter().all(|c| c.len() == 1) => {
+                    st.pending.push(all.iter().map(|c| negated(&c[0])).collect());
+                    true
+                }
+                _ => false,
             }
-            st.pending.push(sub.pending.iter().map(|c| (c[0].0, c[0].1, !c[0].2)).collect());
-            true
         }
-        Pred::Any(ms) => ms.iter().any(|m| eval(m, node, cx, st)),
+        Pred::Any(ms) => any_of(ms, node, cx, st),
     }
+}
+
+/// `any`: the first alternative that holds. When it holds only if some facts
+/// do (`file_has`, ...), the later alternatives are tried too: one that holds
+/// for sure wins, and the single-clause conditions of the others are joined
+/// into one clause (`any = [file_has A, file_has B]` is "A or B", not "A").
+fn any_of<'t>(ms: &[Matcher], node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+    let mark = (st.captures.len(), st.pending.len(), st.nodes.len());
+    let Some(first) = ms.iter().position(|m| eval(m, node, cx, st)) else { return false };
+    if st.pending.len() == mark.1 {
+        return true;
+    }
+    let mut joined: Option<Clause> = (st.pending.len() == mark.1 + 1).then(|| st.pending[mark.1].clone());
+    for m in &ms[first + 1..] {
+        let mut sub = MatchState {
+            captures: st.captures[..mark.0].to_vec(),
+            nodes: st.nodes[..mark.2].to_vec(),
+            focus: st.focus,
+            pending: Vec::new(),
+        };
+        if !eval(m, node, cx, &mut sub) {
+            continue;
+        }
+        if sub.pending.is_empty() {
+            st.pending.truncate(mark.1);
+            (st.captures, st.nodes, st.focus) = (sub.captures, sub.nodes, sub.focus);
+            return true;
+        }
+        match (&mut joined, sub.pending.as_slice()) {
+            (Some(clause), [only]) => clause.extend(only.iter().copied()),
+            _ => joined = None,
+        }
+    }
+    if let Some(clause) = joined {
+        st.pending.truncate(mark.1);
+        st.pending.push(clause);
+    }
+    true
 }
 
 fn arg_check<'t>(c: &ArgCheck, args: &CallArgs<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {

@@ -484,6 +484,9 @@ pub struct Rule {
     pub downgrade: Option<(Severity, Matcher)>,
     /// Fix.
     pub fix: Option<FixTemplate>,
+    /// `downgrade.when` or `fix.when` tests a fact of the whole file
+    /// (`file_has`): its findings are built once the file has been walked.
+    pub conditions_read_file: bool,
     /// The pack it came from (file name or `builtin:NAME`).
     pub origin: String,
     /// Keep only the first finding per file.

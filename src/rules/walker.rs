@@ -95,7 +95,7 @@ impl<'a, 't> Walker<'a, 't> {
             let memo = NodeMemo::new(d.current_attr.clone());
             let cx = self.context_at(d.node, &d.frames, &d.ancestors, &memo);
             let rule = &self.engine.set.rules[d.rule];
-            let finding = make_finding(rule, d.node, d.report, &cx, &d.st, self.lines, self.display);
+            let finding = make_finding(rule, d.node, d.report, &cx, &d.st, &self.out.facts, self.lines, self.display);
             self.out.findings.insert(d.at, (finding, d.st.pending));
         }
         self.out.scope_search_cut_at_line = self.scope_search_cut.get();
@@ -272,7 +272,7 @@ impl<'a, 't> Walker<'a, 't> {
                 if self.seen.contains(&(i, report.0)) {
                     return None;
                 }
-                if st.pending.iter().flatten().any(|(scope, _, _)| *scope == Scope::File) {
+                if rule.conditions_read_file || st.pending.iter().flatten().any(|(scope, _, _)| *scope == Scope::File) {
                     return Some(Outcome::Deferred(Box::new(Deferred {
                         rule: i,
                         node,
@@ -284,7 +284,8 @@ impl<'a, 't> Walker<'a, 't> {
                         at: 0,
                     })));
                 }
-                let finding = make_finding(rule, node, report, &cx, &st, self.lines, self.display);
+                // Not deferred: the rule's conditions read no fact of the file.
+                let finding = make_finding(rule, node, report, &cx, &st, &[], self.lines, self.display);
                 Outcome::Finding(i, report.0, Box::new(finding), st.pending)
             }
             Sink::Table(i) => Outcome::Row(table_row(&set.tables[i], i, node, &cx, self.lines)),
@@ -360,17 +361,25 @@ fn summary_key(sink: Sink) -> Option<(u8, usize)> {
     }
 }
 
-/// Builds the finding for a match of `rule`.
+/// Builds the finding for a match of `rule`; `facts` are the file's facts,
+/// complete when the rule's conditions read them (`Rule::conditions_read_file`).
+#[allow(clippy::too_many_arguments)]
 fn make_finding<'t>(
     rule: &Rule,
     anchor: Node<'t>,
     report: (usize, usize),
     cx: &Context<'_, 't>,
     st: &MatchState<'t>,
+    facts: &[bool],
     lines: &LineIndex,
     display: &str,
 ) -> Finding {
-    let downgraded = rule.downgrade.as_ref().filter(|(_, when)| eval(when, anchor, cx, &mut MatchState::default()));
+    // A condition holds if it matches and the file facts it depends on are true.
+    let holds = |when: &Matcher, state: &mut MatchState<'t>| {
+        let before = state.pending.len();
+        eval(when, anchor, cx, state) && super::engine::holds_in_file(&state.pending[before..], facts)
+    };
+    let downgraded = rule.downgrade.as_ref().filter(|(_, when)| holds(when, &mut MatchState::default()));
     let severity = downgraded.map_or(rule.severity, |(to, _)| *to);
     let report_node = cx.root.descendant_for_byte_range(report.0, report.1).unwrap_or(anchor);
     let start = lines.position(cx.src, report.0);
@@ -378,7 +387,7 @@ fn make_finding<'t>(
     // The fix's `when` may capture nodes its edits refer to, so it extends the match's state.
     let fix = rule.fix.as_ref().and_then(|t| {
         let mut fix_state = st.clone();
-        let applies = t.when.as_ref().is_none_or(|w| eval(w, anchor, cx, &mut fix_state));
+        let applies = t.when.as_ref().is_none_or(|w| holds(w, &mut fix_state));
         applies.then(|| build_fix(t, &fix_state, anchor, report_node, cx, lines)).flatten()
     });
     Finding {
