@@ -17,7 +17,7 @@ fn read(path: &Path) -> String {
 fn embedded_tables_equal_the_fact_files() {
     let facts = Path::new(ROOT).join("../shared/facts");
     assert!(facts.is_dir(), "the fact files are expected at {} (shared/ beside the repository)", facts.display());
-    for name in ["torch_npu_names.tsv", "torch_cuda_to_npu.tsv"] {
+    for name in ["torch_npu_names.tsv", "torch_cuda_to_npu.tsv", "torch_npu_ops.tsv"] {
         let ours = read(&Path::new(ROOT).join("rules/data").join(name));
         let theirs = read(&facts.join(name));
         assert!(ours == theirs, "rules/data/{name} differs from ../shared/facts/{name}: copy it again");
