@@ -62,14 +62,11 @@ fn print_or_fail(text: &str) -> Result<u8, String> {
     }
 }
 
+/// `npu-mem scan`, stage by stage: settings, inputs and outputs, walk,
+/// analysis, fixes, report.
 fn run_scan(args: ScanArgs) -> Result<u8, String> {
     let started = std::time::Instant::now();
-    let file = match &args.config {
-        Some(path) => {
-            Some(config::read(path)?.ok_or_else(|| format!("{}: has no [tool.npu-mem] table", path.display()))?)
-        }
-        None => config::discover(args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path()))?,
-    };
+    let file = config_file(&args)?;
     let settings = config::resolve(&args, file.as_ref());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.map_or(0, usize::from))
@@ -81,59 +78,33 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     if args.show_settings {
         return print_or_fail(&config::show(&settings, file.as_ref()));
     }
-    if args.statistics && !matches!(args.format, Format::Text | Format::Concise) {
-        return Err("--statistics prints a table in place of the report; leave out --format, or use --output-json FILE (and the like) for the machine-readable reports".into());
-    }
+    let fix_mode = check_flags(&args)?;
     let target = parse_version(&settings.target.value)?;
-    let fix_mode = match (args.fix || args.diff, args.unsafe_fixes) {
-        (false, true) => {
-            return Err("--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them".into())
-        }
-        (false, false) => None,
-        (true, unsafe_fixes) => Some(if unsafe_fixes { fix::FixMode::Unsafe } else { fix::FixMode::Safe }),
-    };
     // Every input read and every output opened before the first file is written.
     let recorded = args.baseline.as_deref().map(baseline::read).transpose()?;
-    let open = |path: &Option<std::path::PathBuf>| path.as_deref().map(ReportFile::open).transpose();
-    let report_files = ReportFiles {
-        report: open(&args.output)?,
-        sarif: open(&args.output_sarif)?,
-        json: open(&args.output_json)?,
-        markdown: open(&args.output_markdown)?,
-        gitlab: open(&args.output_gitlab)?,
-    };
+    let report_files = ReportFiles::open(&args)?;
     let (select, ignore) = (&settings.select.value, &settings.ignore.value);
     let enabled = |code: &str| {
         (select.is_empty() || select.iter().any(|s| code.starts_with(s.as_str())))
             && !ignore.iter().any(|s| code.starts_with(s.as_str()))
     };
     let engine = Engine::new(&set, target, &enabled);
+
     let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions).map_err(|e| e.0)?;
     if args.parse_only {
         let parsed = pool.install(|| scan::parse_only(&walked.files));
-        output::status(&format!(
-            "parsed {parsed} of {} files in {} ms",
-            walked.files.len(),
-            started.elapsed().as_millis()
-        ));
+        let ms = started.elapsed().as_millis();
+        output::status(&format!("parsed {parsed} of {} files in {ms} ms", walked.files.len()));
         return Ok(0);
     }
+
     let cache_dir = args.cache_dir.clone().unwrap_or_else(|| std::path::PathBuf::from(".npu-mem-cache"));
     let cache = (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value));
     if let Some(note) = cache.as_ref().and_then(|c| c.note.as_ref()) {
         output::warn(note);
     }
-    let progress = npu_mem::progress::Progress::default();
-    let analyse = || pool.install(|| scan::analyse_files(&walked.files, &engine, &progress, cache.as_ref()));
-    let machine_stdout =
-        matches!(args.format, Format::Json | Format::Sarif | Format::Github | Format::Gitlab) && args.output.is_none();
-    let mut outcomes = if !args.quiet && !machine_stdout && std::io::stderr().is_terminal() {
-        // NPU_MEM_PROGRESS_DELAY_MS shortens the delay before the bar, for the test that checks it.
-        let delay = std::env::var("NPU_MEM_PROGRESS_DELAY_MS").ok().and_then(|v| v.parse().ok());
-        progress.show_while(walked.files.len(), delay.map(std::time::Duration::from_millis), analyse)
-    } else {
-        analyse()
-    };
+    let mut outcomes = analyse(&args, &walked, &engine, &pool, cache.as_ref());
+
     let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
         let facts = scan::project_facts(&outcomes, &engine);
@@ -148,21 +119,14 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     if args.diff {
         return print_diff(fix_run.unwrap_or_default(), args.quiet);
     }
+
     let written: Vec<String> = match (&fix_run, args.fix) {
         (Some(run), true) => run.files.iter().map(|f| f.display.clone()).collect(),
         _ => Vec::new(),
     };
     let mut outcome = scan::merge(outcomes, &engine, &walked.projects, &settings.migration);
     if let Some(run) = fix_run {
-        outcome.fixed_follow_ups = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
-        outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
-        outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        outcome.problems.extend(run.problems);
-        if args.format != Format::Text && !args.quiet {
-            // The text report says it in its footer; other formats leave stdout to machines.
-            let counts = fix::describe_count(outcome.fixed.len(), &outcome.fixed_follow_ups);
-            output::status(&format!("fixed {counts} in {}", plural(written.len(), "file")));
-        }
+        record_fixes(&mut outcome, run, &args, written.len());
     }
     let finished =
         Finished { args: &args, settings: &settings, engine: &engine, ignores: &ignores, started, walked: &walked };
@@ -172,6 +136,60 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     })
 }
 
+/// The configuration file: the one `--config` names, or the nearest one above the first path.
+fn config_file(args: &ScanArgs) -> Result<Option<config::Loaded>, String> {
+    match &args.config {
+        Some(path) => {
+            Ok(Some(config::read(path)?.ok_or_else(|| format!("{}: has no [tool.npu-mem] table", path.display()))?))
+        }
+        None => config::discover(args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path())),
+    }
+}
+
+/// Rejects flags that do not go together; the fix mode `--fix`/`--diff` ask for.
+fn check_flags(args: &ScanArgs) -> Result<Option<fix::FixMode>, String> {
+    if args.statistics && !matches!(args.format, Format::Text | Format::Concise) {
+        return Err("--statistics prints a table in place of the report; leave out --format, or use --output-json FILE (and the like) for the machine-readable reports".into());
+    }
+    match (args.fix || args.diff, args.unsafe_fixes) {
+        (false, true) => Err("--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them".into()),
+        (false, false) => Ok(None),
+        (true, unsafe_fixes) => Ok(Some(if unsafe_fixes { fix::FixMode::Unsafe } else { fix::FixMode::Safe })),
+    }
+}
+
+/// Analyses every walked file in the pool, with a progress bar where one is wanted.
+fn analyse(
+    args: &ScanArgs,
+    walked: &walk::WalkResult,
+    engine: &Engine,
+    pool: &rayon::ThreadPool,
+    cache: Option<&Cache>,
+) -> Vec<scan::KeptOutcome> {
+    let progress = npu_mem::progress::Progress::default();
+    let run = || pool.install(|| scan::analyse_files(&walked.files, engine, &progress, cache));
+    let machine_stdout =
+        matches!(args.format, Format::Json | Format::Sarif | Format::Github | Format::Gitlab) && args.output.is_none();
+    if npu_mem::progress::wanted(args.quiet, machine_stdout, std::io::stderr().is_terminal()) {
+        progress.show_while(walked.files.len(), run)
+    } else {
+        run()
+    }
+}
+
+/// Adds what `--fix` changed to the outcome, and says so where the report will not.
+fn record_fixes(outcome: &mut scan::ScanOutcome, run: fix::FixRun, args: &ScanArgs, files_written: usize) {
+    outcome.fixed_follow_ups = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
+    outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
+    outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    outcome.problems.extend(run.problems);
+    if args.format != Format::Text && !args.quiet {
+        // The text report says it in its footer; other formats leave stdout to machines.
+        let counts = fix::describe_count(outcome.fixed.len(), &outcome.fixed_follow_ups);
+        output::status(&format!("fixed {counts} in {}", plural(files_written, "file")));
+    }
+}
+
 /// The files `-o` and `--output-*` name, opened before anything is written.
 struct ReportFiles {
     report: Option<ReportFile>,
@@ -179,6 +197,19 @@ struct ReportFiles {
     json: Option<ReportFile>,
     markdown: Option<ReportFile>,
     gitlab: Option<ReportFile>,
+}
+
+impl ReportFiles {
+    fn open(args: &ScanArgs) -> Result<Self, String> {
+        let open = |path: &Option<std::path::PathBuf>| path.as_deref().map(ReportFile::open).transpose();
+        Ok(ReportFiles {
+            report: open(&args.output)?,
+            sarif: open(&args.output_sarif)?,
+            json: open(&args.output_json)?,
+            markdown: open(&args.output_markdown)?,
+            gitlab: open(&args.output_gitlab)?,
+        })
+    }
 }
 
 /// What the last stage needs of the run: after analysis and fixing, the

@@ -170,39 +170,6 @@ fn rules_list_as_json_for_tools() {
     assert_eq!(dl007["target"], "<=2.6");
 }
 
-/// Runs `npu-mem` under `script(1)`, which gives it a terminal; returns what the terminal showed.
-fn on_a_terminal(args: &str) -> String {
-    let command = format!("{} {args}", env!("CARGO_BIN_EXE_npu-mem"));
-    let out = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("NPU_MEM_PROGRESS_DELAY_MS", "0")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("script(1) from util-linux runs");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-#[test]
-fn progress_bar_only_on_a_terminal_and_never_over_machine_output() {
-    let shown = on_a_terminal("scan fixtures/demo -o /dev/null");
-    assert!(shown.contains(" files/s") && shown.contains("/5 files"), "{shown:?}");
-    assert!(shown.ends_with("\r\u{1b}[2K") || shown.contains("\r\u{1b}[2K"), "the bar is cleared: {shown:?}");
-    for quiet in [
-        "scan fixtures/demo -o /dev/null --quiet",
-        "scan fixtures/demo --format json",
-        "scan fixtures/demo --format sarif",
-    ] {
-        assert!(!on_a_terminal(quiet).contains("files/s"), "{quiet}");
-    }
-    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_npu-mem"))
-        .args(["scan", "fixtures/demo"])
-        .env("NPU_MEM_PROGRESS_DELAY_MS", "0")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(!String::from_utf8_lossy(&piped.stderr).contains("files/s"), "not a terminal: no bar");
-}
-
 /// A 100,000-level nested expression and a long single line with thousands of
 /// findings are scanned without a stack overflow; findings on a line longer
 /// than 1,000 bytes carry no source excerpt (the fix for a 10 MB line whose
