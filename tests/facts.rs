@@ -88,3 +88,36 @@ fn set_memory_strategy_does_not_exist() {
     );
     assert!(run.stdout.contains("closest real name is `torch.npu."), "{}", run.stdout);
 }
+
+/// Every torch_npu operator that rules/data/torchvision_ops_on_npu.tsv names as a
+/// counterpart (API011's advice) exists in every torch_npu version of the ops
+/// table, so the advice holds for each `--target`.
+#[test]
+fn vision_op_counterparts_exist_in_every_target() {
+    let ops = read(&Path::new(ROOT).join("rules/data/torch_npu_ops.tsv"));
+    let present: BTreeSet<&str> = ops
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('\t').collect();
+            (cells.len() == 5 && cells[2..].iter().all(|c| *c == "yes")).then_some(cells[0])
+        })
+        .collect();
+    let vision = read(&Path::new(ROOT).join("rules/data/torchvision_ops_on_npu.tsv"));
+    let mut named = 0;
+    for row in vision.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cells: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cells.len(), 5, "row `{row}` should have 5 cells");
+        let npu_op = cells[3];
+        if npu_op != "-" {
+            named += 1;
+            assert!(
+                present.contains(npu_op),
+                "`{npu_op}` (for `{}`) is not present in all torch_npu versions",
+                cells[0]
+            );
+            assert!(cells[4].contains(npu_op), "the remedy for `{}` should name `{npu_op}`", cells[0]);
+        }
+    }
+    assert!(named >= 3, "expected the table to name torch_npu counterparts, found {named}");
+}

@@ -191,13 +191,14 @@ impl<'a, 't> Context<'a, 't> {
     }
 
     /// The qualified name of an expression, resolved through imports, unless
-    /// its root is a parameter of an enclosing function (`def f(torch): torch.cuda...`).
+    /// its root is a local name of an enclosing function: a parameter
+    /// (`def f(torch): torch.cuda...`) or a function defined in it.
     pub fn resolve_node(&self, node: Node<'t>) -> Option<String> {
         let parts = crate::semantic::values::dotted_parts(node, self.src)?;
         if self.model.shadowable.contains(parts[0]) {
             let frames = self.frames_of(node);
             let shadowed = frames.iter().any(|f| match f {
-                Frame::Function(fun) => self.model.params.get(&fun.id()).is_some_and(|ps| ps.contains(&parts[0])),
+                Frame::Function(fun) => self.model.locals.get(&fun.id()).is_some_and(|ps| ps.contains(&parts[0])),
                 _ => false,
             });
             if shadowed {

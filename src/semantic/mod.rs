@@ -46,9 +46,10 @@ pub struct FileModel<'t> {
     pub loops: FastMap<usize, LoopInfo<'t>>,
     /// Node ids of docstrings.
     pub docstrings: FastSet<usize>,
-    /// Parameter names of each function or lambda, by node id.
-    pub params: FastMap<usize, Vec<&'t str>>,
-    /// Imported names that some function also takes as a parameter (rare; checked per use).
+    /// Names local to each function or lambda, by node id: its parameters and
+    /// the functions and classes defined directly in its body.
+    pub locals: FastMap<usize, Vec<&'t str>>,
+    /// Imported names that some function also binds locally (rare; checked per use).
     pub shadowable: FastSet<&'t str>,
     /// Where each name is read, for value flow; built on first use.
     name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
@@ -212,7 +213,7 @@ impl<'t> Builder<'t> {
 
     fn finish(mut self) -> FileModel<'t> {
         let model = &mut self.model;
-        model.shadowable = model.params.values().flatten().copied().filter(|p| model.imports.contains_key(p)).collect();
+        model.shadowable = model.locals.values().flatten().copied().filter(|p| model.imports.contains_key(p)).collect();
         for (loop_id, receiver, scope) in std::mem::take(&mut self.steps) {
             if self.is_optimizer(receiver, scope) {
                 if let Some(info) = self.model.loops.get_mut(&loop_id) {
@@ -259,16 +260,21 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 return false;
             }
             "function_definition" | "class_definition" => {
-                if self.at_module_level() {
-                    if let Some(name) = node.field(Field::Name) {
-                        self.model.defined.insert(text(name, src));
+                if let Some(name) = node.field(Field::Name).map(|n| text(n, src)) {
+                    if self.at_module_level() {
+                        self.model.defined.insert(name);
+                    } else if let Some(Frame::Function(outer)) =
+                        self.frames.iter().rev().find(|f| !matches!(f, Frame::Loop(_)))
+                    {
+                        // `def nms(...)` inside a function hides an imported `nms` there.
+                        self.model.locals.entry(*outer).or_default().push(name);
                     }
                 }
                 self.note_docstring(node.field(Field::Body));
                 if let Some(params) = node.field(Field::Parameters) {
                     let mut names = Vec::new();
                     parameter_names(params, src, &mut names);
-                    self.model.params.insert(node.id(), names);
+                    self.model.locals.entry(node.id()).or_default().extend(names);
                 }
                 self.frames.push(if node.kind_name() == "class_definition" {
                     Frame::Class(node.id())
