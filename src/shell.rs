@@ -1,5 +1,7 @@
-//! Environment variables in shell scripts: assignments (`export X=v`,
-//! `X=v cmd`, `env X=v cmd`) and reads (`$X`, `${X}`, `${X:-d}`).
+//! Shell scripts as rules see them: environment variables, with their
+//! assignments (`export X=v`, `X=v cmd`, `env X=v cmd`) and reads (`$X`,
+//! `${X}`, `${X:-d}`), and simple commands (`nvidia-smi -L`,
+//! `python -m torch.distributed.launch ...`).
 //! Comments and single-quoted text are skipped; this is a scanner for launch
 //! scripts, not a shell parser.
 
@@ -103,6 +105,131 @@ pub fn env_mentions(text: &str) -> Vec<EnvMention> {
     out
 }
 
+/// One simple command of a shell script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCommand {
+    /// The command from its command word to its end, after leading
+    /// assignments and wrappers (`env`, `sudo`, `exec`, `nohup`, `time`).
+    pub text: String,
+    /// Byte range of `text`.
+    pub range: (usize, usize),
+    /// The script allows for the command failing or missing: it tests the
+    /// command (`if X`, `X || ...`, `! X`) or whether it exists
+    /// (`command -v X`, `which X`, `type X`, `hash X`).
+    pub guarded: bool,
+}
+
+/// Words that run the next word as the command, or open a compound statement.
+const PREFIXES: &[&str] = &["env", "sudo", "exec", "nohup", "time", "then", "do", "else", "{"];
+/// Words whose command is tested, so its failure is expected.
+const TESTS: &[&str] = &["if", "elif", "while", "until", "!"];
+/// Commands that test whether their argument is an installed command.
+const LOOKUPS: &[&str] = &["command", "which", "type", "hash"];
+
+/// Every simple command in `text`, in order. Commands end at `;`, `&`, `|`,
+/// `(`, `)`, a backquote, `$(` and unescaped newlines; a comment ends a line.
+pub fn commands(text: &str) -> Vec<ShellCommand> {
+    let b = text.as_bytes();
+    // (start, end, separator before, separator after)
+    let mut segments: Vec<(usize, usize, &str, &str)> = Vec::new();
+    let (mut start, mut before) = (0, "");
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < b.len() {
+        let c = b[i];
+        if let Some(q) = quote {
+            if c == b'\\' && q == b'"' {
+                i += 1;
+            } else if c == q {
+                quote = None;
+            }
+            i += 1;
+            continue;
+        }
+        let at_word = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(');
+        let sep: Option<(&str, usize)> = match c {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'\'' | b'"' => {
+                quote = Some(c);
+                i += 1;
+                continue;
+            }
+            b'#' if at_word => {
+                let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                segments.push((start, i, before, "\n"));
+                (start, before) = (end, "\n");
+                i = end;
+                continue;
+            }
+            b'|' if b.get(i + 1) == Some(&b'|') => Some(("||", 2)),
+            b'&' if b.get(i + 1) == Some(&b'&') => Some(("&&", 2)),
+            b'$' if b.get(i + 1) == Some(&b'(') => Some(("$(", 2)),
+            b';' | b'&' | b'|' | b'(' | b')' | b'`' | b'\n' => Some((&text[i..i + 1], 1)),
+            _ => None,
+        };
+        match sep {
+            Some((s, len)) => {
+                segments.push((start, i, before, s));
+                (start, before) = (i + len, s);
+                i += len;
+            }
+            None => i += 1,
+        }
+    }
+    segments.push((start, b.len(), before, ""));
+
+    let mut out = Vec::new();
+    let mut looked_up: Vec<&str> = Vec::new();
+    for (start, end, before, after) in segments {
+        let mut words = words_of(text, start, end);
+        let mut guarded = before == "!" || after == "||";
+        while let Some(&(w, _)) = words.first() {
+            if PREFIXES.contains(&w) || is_assignment(w) {
+                words.remove(0);
+            } else if TESTS.contains(&w) {
+                guarded = true;
+                words.remove(0);
+            } else {
+                break;
+            }
+        }
+        let Some(&(word, from)) = words.first() else { continue };
+        if LOOKUPS.contains(&word) {
+            looked_up.extend(words.iter().skip(1).map(|(w, _)| *w).filter(|w| !w.starts_with('-')));
+        }
+        let to = text[from..end].trim_end().len() + from;
+        out.push(ShellCommand { text: text[from..to].to_string(), range: (from, to), guarded });
+    }
+    for cmd in &mut out {
+        let word = cmd.text.split_whitespace().next().unwrap_or("");
+        cmd.guarded |= looked_up.contains(&word);
+    }
+    out
+}
+
+/// The unquoted words of `text[start..end]` with their offsets (quoted words are kept whole).
+fn words_of(text: &str, start: usize, end: usize) -> Vec<(&str, usize)> {
+    let mut words = Vec::new();
+    let mut offset = start;
+    for part in text[start..end].split([' ', '\t', '\n']) {
+        if !part.is_empty() && part != "\\" {
+            words.push((part, offset));
+        }
+        offset += part.len() + 1;
+    }
+    words
+}
+
+/// `NAME=value` as the first words of a command.
+fn is_assignment(word: &str) -> bool {
+    let b = word.as_bytes();
+    let end = name_end(b, 0);
+    end > 0 && b.get(end) == Some(&b'=')
+}
+
 fn name_end(b: &[u8], start: usize) -> usize {
     if start >= b.len() || !is_name_start(b[start]) {
         return start;
@@ -159,6 +286,36 @@ mod tests {
             ("F".into(), Some("3".into())),
         ];
         assert_eq!(got, want);
+    }
+
+    fn command_texts(t: &str) -> Vec<(String, bool)> {
+        commands(t).into_iter().map(|c| (c.text, c.guarded)).collect()
+    }
+
+    #[test]
+    fn commands_after_assignments_and_wrappers() {
+        let got = command_texts(
+            "#!/bin/bash\n# nvidia-smi in a comment\nexport A=1\nCUDA_VISIBLE_DEVICES=0 sudo python -m torch.distributed.launch \\\n  --nproc_per_node 8 train.py\necho \"$(nvidia-smi -L | wc -l)\"; nvidia-smi\n",
+        );
+        let want: Vec<(String, bool)> = vec![
+            ("export A=1".into(), false),
+            ("python -m torch.distributed.launch \\\n  --nproc_per_node 8 train.py".into(), false),
+            ("echo \"$(nvidia-smi -L | wc -l)\"".into(), false),
+            ("nvidia-smi".into(), false),
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn commands_whose_failure_is_allowed_for_are_guarded() {
+        let got =
+            command_texts("if command -v nvidia-smi >/dev/null; then\n  nvidia-smi\nfi\nfoo || true\n! bar\nbaz\n");
+        let guarded: Vec<&str> = got.iter().filter(|(_, g)| *g).map(|(t, _)| t.as_str()).collect();
+        assert_eq!(guarded, ["command -v nvidia-smi >/dev/null", "nvidia-smi", "foo", "bar"]);
+        assert!(got.iter().any(|(t, g)| t == "baz" && !g));
+        // An unterminated quote runs to the end; text that is not ASCII is cut on character boundaries.
+        assert_eq!(command_texts("'x; y"), [("'x; y".to_string(), false)]);
+        assert_eq!(command_texts("é; nvidia-smi"), [("é".to_string(), false), ("nvidia-smi".to_string(), false)]);
     }
 
     #[test]

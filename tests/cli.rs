@@ -248,3 +248,37 @@ fn a_parse_over_the_time_limit_skips_the_file_and_says_why() {
     assert!(report["errors"][0]["message"].as_str().unwrap().contains("parsing stops after 20 s"));
     assert_eq!(report["findings"].as_array().unwrap().len(), 0);
 }
+
+/// A user pack can match shell commands; without `triggers` such a rule is a
+/// pack error that says what to add.
+#[test]
+fn shell_command_rules_in_user_packs() {
+    let dir = temp_dir("shell-command");
+    std::fs::write(
+        dir.join("launch.sh"),
+        "export X=1\nmpirun -np 8 python train.py\nif mpirun --version; then :; fi\n",
+    )
+    .unwrap();
+    let pack = dir.join("org.toml");
+    let rule = "[pack]\nname = \"org\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"no-mpirun\"\nsection = \"transfer\"\nseverity = \"info\"\nmessage = \"`{text}`\"\n{triggers}docs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }\nmatch = { shell_command = '^mpirun\\s' }\n";
+    std::fs::write(&pack, rule.replace("{triggers}", "triggers = [\"mpirun\"]\n")).unwrap();
+    let run = npu_mem(&[
+        "scan",
+        dir.to_str().unwrap(),
+        "--rules",
+        pack.to_str().unwrap(),
+        "--select",
+        "ORG001",
+        "--format",
+        "concise",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().filter(|l| l.contains("ORG001")).collect();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert!(lines[0].contains("launch.sh:2:1") && lines[0].contains("`mpirun -np 8 python train.py`"), "{}", lines[0]);
+
+    std::fs::write(&pack, rule.replace("{triggers}", "")).unwrap();
+    let run = npu_mem(&["scan", dir.to_str().unwrap(), "--rules", pack.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("ORG001") && run.stderr.contains("needs `triggers`"), "{}", run.stderr);
+}

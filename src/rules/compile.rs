@@ -226,6 +226,12 @@ impl Compiler {
             return Err(format!("precision: `{precision}` is not one of very-high, high, medium, low"));
         }
         check_placeholders(&r.message, &alternatives).map_err(|e| format!("message: {e}"))?;
+        if r.triggers.is_none() && alternatives.iter().any(|m| matches!(m.anchor, Some(Anchor::ShellCommand(_)))) {
+            return Err(
+                "a `shell_command` rule needs `triggers`: the words a script must contain for the rule to be tried"
+                    .into(),
+            );
+        }
         Ok(Rule {
             code: r.code,
             name: r.name,

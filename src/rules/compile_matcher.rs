@@ -41,7 +41,7 @@ impl Compiler {
             _ => {
                 let m = self.matcher(spec)?;
                 if m.anchor.is_none() {
-                    return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, file, condition, kind, query".into());
+                    return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, shell_command, file, condition, kind, query".into());
                 }
                 check_filled(&m, |_| false)?;
                 Ok(vec![m])
@@ -263,6 +263,8 @@ impl Compiler {
             Anchor::Import(globs(g, "import")?)
         } else if let Some(r) = &s.env_var {
             Anchor::EnvVar(self.regex(r).map_err(|e| format!("env_var: {e}"))?)
+        } else if let Some(r) = &s.shell_command {
+            Anchor::ShellCommand(self.regex(r).map_err(|e| format!("shell_command: {e}"))?)
         } else if let Some(g) = &s.file {
             let list = g.to_vec();
             let mut extensions = Vec::new();
@@ -401,6 +403,7 @@ fn anchor_count(s: &MatcherSpec) -> usize {
         s.compare.is_some(),
         s.import.is_some(),
         s.env_var.is_some(),
+        s.shell_command.is_some(),
         s.file.is_some(),
         s.condition.is_some(),
         s.query.is_some(),

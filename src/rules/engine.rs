@@ -6,7 +6,7 @@ use super::compile::Compiler;
 use super::matcher::Clause;
 use super::model::*;
 use super::render::{build_text_fix, render_with};
-use super::walker::Walker;
+use super::walker::{shell_match, ShellItem, Walker};
 use crate::finding::Finding;
 use crate::hash::{FastMap, FastSet};
 use crate::semantic::FileModel;
@@ -277,17 +277,16 @@ impl<'r> Engine<'r> {
             ..FileAnalysis::default()
         };
         let mentions = crate::shell::env_mentions(src);
+        let commands = crate::shell::commands(src);
+        let items: Vec<ShellItem> =
+            mentions.iter().map(ShellItem::Env).chain(commands.iter().map(ShellItem::Command)).collect();
         for &i in &self.active {
             let rule = &self.set.rules[i];
-            for mention in &mentions {
+            for &item in &items {
                 let tables = &self.set.compiler.tables;
-                let hit =
-                    rule.alternatives.iter().find_map(|m| super::walker::shell_match(m, mention, tables, self.target));
+                let hit = rule.alternatives.iter().find_map(|m| shell_match(m, item, tables, self.target));
                 let Some(captures) = hit else { continue };
-                let range = match &rule.report {
-                    ReportAt::Capture(name) if name == "value" => mention.value_range.unwrap_or(mention.range),
-                    _ => mention.range,
-                };
+                let range = item.range(matches!(&rule.report, ReportAt::Capture(name) if name == "value"));
                 let lookup = |name: &str| {
                     captures.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
                 };
@@ -449,6 +448,7 @@ fn index_anchor(d: &mut Dispatch, e: Entry, anchor: Option<&Anchor>) -> Option<V
             kinds.iter().for_each(|k| d.kind.entry(k.clone()).or_default().push(e));
             None
         }
-        Anchor::File { .. } => Some(Vec::new()),
+        // Never matched in Python: no node needs to be offered.
+        Anchor::File { .. } | Anchor::ShellCommand(_) => Some(Vec::new()),
     }
 }

@@ -157,7 +157,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
         }
         Anchor::Query(i) => cx.query_hits.get(*i).is_some_and(|hits| hits.contains(&node.id())),
         Anchor::Kind(kinds) => kinds.iter().any(|k| k == node.kind_name()),
-        Anchor::File { .. } => false,
+        Anchor::File { .. } | Anchor::ShellCommand(_) => false,
     }
 }
 

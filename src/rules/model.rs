@@ -51,6 +51,9 @@ pub enum Anchor {
     Import(NameGlobs),
     /// An environment variable (Python string literal or shell word).
     EnvVar(LazyRegex),
+    /// A command in a shell script, from its command word on, that the script
+    /// does not guard (see `shell::ShellCommand::guarded`).
+    ShellCommand(LazyRegex),
     /// A file whose name matches (`extensions` tells the walker what to collect).
     File { globs: NameGlobs, extensions: Vec<String> },
     /// A conditional expression or `if` chain whose test calls a matching name.

@@ -183,6 +183,7 @@ fn anchor_names(a: Option<&Anchor>) -> (&'static str, &'static [&'static str]) {
         Some(Anchor::Attribute(_)) => ("attribute", &["name", "qualname"]),
         Some(Anchor::Str(_)) => ("string", &["value"]),
         Some(Anchor::EnvVar(_)) => ("env_var", &["name", "value"]),
+        Some(Anchor::ShellCommand(_)) => ("shell_command", &["command"]),
         Some(Anchor::Compare(_)) => ("compare", &["literal", "op"]),
         Some(Anchor::Import(_)) => ("import", &["name"]),
         Some(Anchor::Condition(_)) => ("condition", &["condition"]),

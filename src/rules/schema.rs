@@ -163,6 +163,8 @@ pub struct MatcherSpec {
     pub import: Option<OneOrMany>,
     /// An environment variable named in Python (whole string literal) or a shell script.
     pub env_var: Option<String>,
+    /// A simple command in a shell script whose text matches a regex.
+    pub shell_command: Option<String>,
     /// A file whose name matches a glob (reported at line 1).
     pub file: Option<OneOrMany>,
     /// A conditional expression or `if`/`elif` chain whose test calls something.

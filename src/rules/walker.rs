@@ -15,7 +15,7 @@ use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::traverse::Visitor;
 use crate::semantic::values::{shorten, text};
 use crate::semantic::FileModel;
-use crate::shell::EnvMention;
+use crate::shell::{EnvMention, ShellCommand};
 use crate::source::LineIndex;
 use tree_sitter::Node;
 
@@ -445,28 +445,55 @@ fn table_row(t: &Table, index: usize, node: Node, cx: &Context, lines: &LineInde
     TableRow { table: index, line: lines.position(cx.src, node.start_byte()).line, cells }
 }
 
-/// Matches an environment-variable alternative against a shell mention. Only
-/// the anchor, `options` and `set` apply in shell scripts; an alternative with
-/// other predicates does not match there. Returns the placeholders.
+/// What a rule can match in a shell script.
+#[derive(Clone, Copy)]
+pub enum ShellItem<'a> {
+    /// An environment variable, for `env_var` anchors.
+    Env(&'a EnvMention),
+    /// A simple command, for `shell_command` anchors.
+    Command(&'a ShellCommand),
+}
+
+impl ShellItem<'_> {
+    /// The byte range a finding on this item reports, given where the rule reports.
+    pub fn range(&self, report_value: bool) -> (usize, usize) {
+        match self {
+            ShellItem::Env(m) if report_value => m.value_range.unwrap_or(m.range),
+            ShellItem::Env(m) => m.range,
+            ShellItem::Command(c) => c.range,
+        }
+    }
+}
+
+/// Matches an `env_var` or `shell_command` alternative against a shell item.
+/// Only the anchor, `options` and `set` apply in shell scripts; an alternative
+/// with other predicates does not match there. Returns the placeholders.
 pub fn shell_match(
     m: &Matcher,
-    mention: &EnvMention,
+    item: ShellItem,
     tables: &[(String, DataTable)],
     target: Version,
 ) -> Option<Vec<(String, String)>> {
-    let Some(Anchor::EnvVar(re)) = &m.anchor else { return None };
-    if !re.is_match(&mention.name) {
-        return None;
-    }
     let mut st = MatchState::default();
-    st.captures.push(("name".into(), mention.name.clone()));
-    st.captures.push(("text".into(), mention.name.clone()));
-    st.captures.push(("target".into(), format!("{}.{}", target.0, target.1)));
-    // Only a literal value can be checked: `$OTHER` or `$(cmd)` is unknown.
-    if let Some(v) = mention.value.as_ref().filter(|v| !v.contains(['$', '`'])) {
-        st.captures.push(("value".into(), v.clone()));
+    match (&m.anchor, item) {
+        (Some(Anchor::EnvVar(re)), ShellItem::Env(mention)) if re.is_match(&mention.name) => {
+            st.captures.push(("name".into(), mention.name.clone()));
+            st.captures.push(("text".into(), mention.name.clone()));
+            // Only a literal value can be checked: `$OTHER` or `$(cmd)` is unknown.
+            if let Some(v) = mention.value.as_ref().filter(|v| !v.contains(['$', '`'])) {
+                st.captures.push(("value".into(), v.clone()));
+            }
+        }
+        (Some(Anchor::ShellCommand(re)), ShellItem::Command(cmd)) if !cmd.guarded && re.is_match(&cmd.text) => {
+            let first_line = cmd.text.lines().next().unwrap_or_default();
+            st.captures.push(("command".into(), cmd.text.clone()));
+            st.captures.push(("text".into(), shorten(first_line, 60)));
+        }
+        _ => return None,
     }
-    if !shell_preds(&m.preds, mention, tables, target, &mut st) {
+    st.captures.push(("target".into(), format!("{}.{}", target.0, target.1)));
+    let assignment = matches!(item, ShellItem::Env(m) if m.value.is_some());
+    if !shell_preds(&m.preds, assignment, tables, target, &mut st) {
         return None;
     }
     for (k, v) in &m.set {
@@ -480,16 +507,16 @@ pub fn shell_match(
 /// do not hold there, so an `unless` made of them does.
 fn shell_preds(
     preds: &[Pred],
-    mention: &EnvMention,
+    assignment: bool,
     tables: &[(String, DataTable)],
     target: Version,
     st: &mut MatchState,
 ) -> bool {
     preds.iter().all(|p| match p {
         Pred::Options(o) => super::data::options(o, tables, target, st),
-        Pred::ShellAssignmentsOnly => mention.value.is_some(),
+        Pred::ShellAssignmentsOnly => assignment,
         Pred::Unless(inner) => {
-            !(inner.anchor.is_none() && shell_preds(&inner.preds, mention, tables, target, &mut st.clone()))
+            !(inner.anchor.is_none() && shell_preds(&inner.preds, assignment, tables, target, &mut st.clone()))
         }
         _ => false,
     })
