@@ -19,11 +19,11 @@ const IMPORTS: &[&str] = &[
 ];
 
 /// How many findings of `code` a scan of `text` has at `target`. A text whose
-/// first line starts with `export ` is a shell script; any other is Python,
-/// after the [`IMPORTS`] it lacks.
+/// first line starts with `export ` or `#!` is a shell script; any other is
+/// Python, after the [`IMPORTS`] it lacks.
 fn findings_of(code: &str, which: &str, text: &str, target: &str) -> usize {
     let dir = common::temp_dir(&format!("rule-docs-{code}-{which}"));
-    let file = if text.trim_start().starts_with("export ") {
+    let file = if text.trim_start().starts_with("export ") || text.starts_with("#!") {
         std::fs::write(dir.join("run.sh"), text).unwrap();
         "run.sh"
     } else {

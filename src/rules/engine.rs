@@ -285,10 +285,10 @@ impl<'r> Engine<'r> {
             for &item in &items {
                 let tables = &self.set.compiler.tables;
                 let hit = rule.alternatives.iter().find_map(|m| shell_match(m, item, tables, self.target));
-                let Some(captures) = hit else { continue };
-                let range = item.range(matches!(&rule.report, ReportAt::Capture(name) if name == "value"));
+                let Some(hit) = hit else { continue };
+                let range = hit.range(&rule.report);
                 let lookup = |name: &str| {
-                    captures.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
+                    hit.captures.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
                 };
                 out.findings.push((self.plain_finding(rule, range, src, lines, display, &lookup), Vec::new()));
             }

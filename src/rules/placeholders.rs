@@ -21,6 +21,9 @@ pub(super) fn matcher_reads(anchor: Option<&Anchor>, preds: &[Pred]) -> Places {
 pub(super) fn provided(m: &Matcher) -> Places {
     let (key, names) = anchor_names(m.anchor.as_ref());
     let mut out: Places = names.iter().map(|n| (n.to_string(), key.to_string())).collect();
+    if let Some(Anchor::ShellCommand(re)) = &m.anchor {
+        out.extend(re.group_names().into_iter().map(|g| (g, key.to_string())));
+    }
     for p in &m.preds {
         extend(&mut out, pred_provides(p));
     }

@@ -454,29 +454,41 @@ pub enum ShellItem<'a> {
     Command(&'a ShellCommand),
 }
 
-impl ShellItem<'_> {
-    /// The byte range a finding on this item reports, given where the rule reports.
-    pub fn range(&self, report_value: bool) -> (usize, usize) {
-        match self {
-            ShellItem::Env(m) if report_value => m.value_range.unwrap_or(m.range),
-            ShellItem::Env(m) => m.range,
-            ShellItem::Command(c) => c.range,
-        }
+/// A match in a shell script.
+pub struct ShellMatch {
+    /// The placeholders, in the order they were captured.
+    pub captures: Vec<(String, String)>,
+    /// The byte range of the item, and of captures a rule can report
+    /// (`report = "capture:value"`, or a named group of a `shell_command` regex).
+    ranges: Vec<(String, (usize, usize))>,
+}
+
+impl ShellMatch {
+    /// Where a finding is reported: the capture `report` names, else the whole item.
+    pub fn range(&self, report: &ReportAt) -> (usize, usize) {
+        let named = match report {
+            ReportAt::Capture(name) => self.ranges.iter().find(|(k, _)| k == name),
+            _ => None,
+        };
+        named.or(self.ranges.first()).map_or((0, 0), |(_, r)| *r)
     }
 }
 
 /// Matches an `env_var` or `shell_command` alternative against a shell item.
 /// Only the anchor, `options` and `set` apply in shell scripts; an alternative
-/// with other predicates does not match there. Returns the placeholders.
+/// with other predicates does not match there.
 pub fn shell_match(
     m: &Matcher,
     item: ShellItem,
     tables: &[(String, DataTable)],
     target: Version,
-) -> Option<Vec<(String, String)>> {
+) -> Option<ShellMatch> {
     let mut st = MatchState::default();
+    let mut ranges = Vec::new();
     match (&m.anchor, item) {
         (Some(Anchor::EnvVar(re)), ShellItem::Env(mention)) if re.is_match(&mention.name) => {
+            ranges.push((String::new(), mention.range));
+            ranges.extend(mention.value_range.map(|r| ("value".to_string(), r)));
             st.captures.push(("name".into(), mention.name.clone()));
             st.captures.push(("text".into(), mention.name.clone()));
             // Only a literal value can be checked: `$OTHER` or `$(cmd)` is unknown.
@@ -484,7 +496,15 @@ pub fn shell_match(
                 st.captures.push(("value".into(), v.clone()));
             }
         }
-        (Some(Anchor::ShellCommand(re)), ShellItem::Command(cmd)) if !cmd.guarded && re.is_match(&cmd.text) => {
+        (Some(Anchor::ShellCommand(re)), ShellItem::Command(cmd)) if !cmd.guarded => {
+            let caps = re.get()?.captures(&cmd.text)?;
+            ranges.push((String::new(), cmd.range));
+            for group in re.get()?.capture_names().flatten() {
+                if let Some(m) = caps.name(group) {
+                    st.captures.push((group.to_string(), m.as_str().to_string()));
+                    ranges.push((group.to_string(), (cmd.range.0 + m.start(), cmd.range.0 + m.end())));
+                }
+            }
             let first_line = cmd.text.lines().next().unwrap_or_default();
             st.captures.push(("command".into(), cmd.text.clone()));
             st.captures.push(("text".into(), shorten(first_line, 60)));
@@ -500,7 +520,7 @@ pub fn shell_match(
         let value = render_with(v, |name| st.get(name).unwrap_or_default().to_string());
         st.captures.push((k.clone(), value));
     }
-    Some(st.captures)
+    Some(ShellMatch { captures: st.captures, ranges })
 }
 
 /// Whether predicates hold for a shell mention. Predicates about Python syntax
