@@ -27,12 +27,84 @@
 //! need no more than [`crate::atomic::write_whole`].
 
 use crate::atomic::Temporary;
+use std::fmt;
 use std::fs::{File, Metadata};
 use std::io::{Read, Seek};
 use std::path::Path;
 
+/// Why a file was not replaced. Every message says what became of the file
+/// and, where the user can act, what to do.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The file could not be found, opened, read or examined before writing.
+    Unreadable { path: String, action: &'static str, source: std::io::Error },
+    /// It no longer holds the text the fixes were computed from.
+    Changed { path: String },
+    /// It was removed while npu-mem worked.
+    Removed { path: String },
+    /// It is read-only.
+    ReadOnly { path: String },
+    /// It has other hard links, which replacing it would split.
+    HardLinks { path: String, links: u64 },
+    /// Its owner cannot be given to the new file.
+    Owner { path: String, uid: u32, gid: u32, source: std::io::Error },
+    /// It could not be read or examined again just before the rename.
+    Unverifiable { path: String, action: &'static str, source: std::io::Error },
+    /// The system refused writing the new text.
+    Io { path: String, source: std::io::Error },
+    /// Someone wrote to it during the rename; `restored` tells whether their
+    /// text was put back in place of the fixed one.
+    EditedDuringWrite { path: String, restored: bool },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            WriteError::Unreadable { path, action, source } => {
+                write!(f, "cannot {action} {path}: {source}; it was not written")
+            }
+            WriteError::Changed { path } => {
+                write!(f, "{path} changed on disk while npu-mem was working; it was not written (run the fix again)")
+            }
+            WriteError::Removed { path } => write!(f, "{path} was removed while npu-mem worked; it was not written"),
+            WriteError::ReadOnly { path } => write!(f, "{path} is read-only; it was not written"),
+            WriteError::HardLinks { path, links } => write!(
+                f,
+                "{path} has {links} hard links, and replacing it would split them; it was not written (see the \
+                 change with --diff and apply it by hand)"
+            ),
+            WriteError::Owner { path, uid, gid, source } => write!(
+                f,
+                "{path} is owned by {uid}:{gid} and npu-mem may not give a new file that owner ({source}); it was \
+                 not written (fix it as that user)"
+            ),
+            WriteError::Unverifiable { path, action, source } => {
+                write!(f, "{path} cannot be {action} before writing ({source}); it was not written")
+            }
+            WriteError::Io { path, source } => write!(f, "cannot write {path}: {source}; it was left as it was"),
+            WriteError::EditedDuringWrite { path, restored: true } => {
+                write!(f, "{path} was edited while npu-mem wrote it; the edit was kept and the fixes were not applied")
+            }
+            WriteError::EditedDuringWrite { path, restored: false } => write!(
+                f,
+                "{path} was edited while npu-mem wrote it, and the edited text could not be put back; compare the \
+                 file with your editor's copy"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Callers that collect problems as text.
+impl From<WriteError> for String {
+    fn from(e: WriteError) -> String {
+        e.to_string()
+    }
+}
+
 /// Replaces `path`'s contents with `new`, if the file still holds `expected`.
-pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), String> {
+pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), WriteError> {
     replace_file_observed(path, expected, new, &mut |_| {})
 }
 
@@ -51,36 +123,35 @@ fn replace_file_observed(
     expected: &[u8],
     new: &[u8],
     observe: &mut dyn FnMut(Stage),
-) -> Result<(), String> {
-    let shown = path.display();
-    let target = std::fs::canonicalize(path).map_err(|e| format!("cannot find {shown}: {e}; it was not written"))?;
+) -> Result<(), WriteError> {
+    let shown = path.display().to_string();
+    let unreadable = |action: &'static str| {
+        let path = shown.clone();
+        move |source| WriteError::Unreadable { path, action, source }
+    };
+    let target = std::fs::canonicalize(path).map_err(unreadable("find"))?;
     // Kept open to the end: an edit written through a handle opened before the
     // rename lands in this file, not in the new one, and is seen here.
-    let mut original = File::open(&target).map_err(|e| format!("cannot read {shown}: {e}; it was not written"))?;
-    let meta = original.metadata().map_err(|e| format!("cannot stat {shown}: {e}; it was not written"))?;
+    let mut original = File::open(&target).map_err(unreadable("read"))?;
+    let meta = original.metadata().map_err(unreadable("stat"))?;
     let mut current = Vec::with_capacity(expected.len());
-    original.read_to_end(&mut current).map_err(|e| format!("cannot read {shown}: {e}; it was not written"))?;
+    original.read_to_end(&mut current).map_err(unreadable("read"))?;
     if current != expected {
-        return Err(format!("{shown} changed on disk while npu-mem was working; it was not written"));
+        return Err(WriteError::Changed { path: shown });
     }
     if meta.permissions().readonly() {
-        return Err(format!("{shown} is read-only; it was not written"));
+        return Err(WriteError::ReadOnly { path: shown });
     }
-    refuse_hard_links(&meta, path)?;
-    let result = write_temporary(&target, new, &meta).and_then(|tmp| {
+    refuse_hard_links(&meta, &shown)?;
+    write_temporary(&target, new, &meta, &shown).and_then(|tmp| {
         observe(Stage::TemporaryWritten);
-        unchanged_since(&target, &meta, expected).map_err(Failure::Refused)?;
-        tmp.commit(&target).map_err(Failure::Io)
-    });
-    if let Err(failure) = result {
-        return Err(match failure {
-            Failure::Io(e) => format!("cannot write {shown}: {e}; it was left as it was"),
-            Failure::Refused(why) => format!("{shown} {why}; it was not written"),
-        });
-    }
+        unchanged_since(&target, &meta, expected, &shown)?;
+        tmp.commit(&target).map_err(|source| WriteError::Io { path: shown.clone(), source })
+    })?;
     observe(Stage::Renamed);
     if !original.metadata().is_ok_and(|now| same_size_and_time(&meta, &now)) {
-        return Err(put_back(&mut original, &target, &meta, &shown.to_string()));
+        let restored = put_back(&mut original, &target, &meta, &shown).is_ok();
+        return Err(WriteError::EditedDuringWrite { path: shown, restored });
     }
     Ok(())
 }
@@ -91,114 +162,89 @@ fn same_size_and_time(a: &Metadata, b: &Metadata) -> bool {
 }
 
 /// Someone wrote to the replaced file while it was being replaced: puts its
-/// text, with their edit, back in place of the fixed text. The message to report.
-fn put_back(original: &mut File, target: &Path, like: &Metadata, shown: &str) -> String {
+/// text, with their edit, back in place of the fixed text.
+fn put_back(original: &mut File, target: &Path, like: &Metadata, shown: &str) -> Result<(), WriteError> {
+    let io = |source| WriteError::Io { path: shown.to_string(), source };
     let mut theirs = Vec::new();
-    let restored = original
-        .seek(std::io::SeekFrom::Start(0))
-        .and_then(|_| original.read_to_end(&mut theirs))
-        .map_err(Failure::Io)
-        .and_then(|_| write_temporary(target, &theirs, like))
-        .and_then(|tmp| tmp.commit(target).map_err(Failure::Io));
-    match restored {
-        Ok(()) => {
-            format!("{shown} was edited while npu-mem wrote it; the edit was kept and the fixes were not applied")
-        }
-        Err(_) => format!(
-            "{shown} was edited while npu-mem wrote it, and the edited text could not be put back; \
-             compare the file with your editor's copy"
-        ),
-    }
-}
-
-/// Why a write did not happen.
-enum Failure {
-    /// The operating system refused an operation.
-    Io(std::io::Error),
-    /// A check said no (the reason completes "FILE ...").
-    Refused(String),
+    original.seek(std::io::SeekFrom::Start(0)).and_then(|_| original.read_to_end(&mut theirs)).map_err(io)?;
+    write_temporary(target, &theirs, like, shown)?.commit(target).map_err(io)
 }
 
 /// Writes `new` to a fresh temporary file beside `target` with the owner and
 /// mode of `like`, flushed to disk (so that little time passes between the
 /// last look at the target and the rename); it is removed again if anything
 /// fails, here or later.
-fn write_temporary(target: &Path, new: &[u8], like: &Metadata) -> Result<Temporary, Failure> {
-    let mut tmp = Temporary::beside(target, true).map_err(Failure::Io)?;
-    keep_owner(tmp.file(), like)?;
-    tmp.file().set_permissions(like.permissions()).map_err(|e| Failure::Io(tmp.failed("set the permissions of", e)))?;
-    tmp.write_all(new).and_then(|()| tmp.sync()).map_err(Failure::Io)?;
+fn write_temporary(target: &Path, new: &[u8], like: &Metadata, shown: &str) -> Result<Temporary, WriteError> {
+    let io = |source| WriteError::Io { path: shown.to_string(), source };
+    let mut tmp = Temporary::beside(target, true).map_err(io)?;
+    keep_owner(tmp.file(), like, shown)?;
+    tmp.file().set_permissions(like.permissions()).map_err(|e| io(tmp.failed("set the permissions of", e)))?;
+    tmp.write_all(new).and_then(|()| tmp.sync()).map_err(io)?;
     Ok(tmp)
 }
 
 /// Gives `file` the owner and group of `like`; refuses when that is not
 /// allowed and would leave the file with another owner.
 #[cfg(unix)]
-fn keep_owner(file: &File, like: &Metadata) -> Result<(), Failure> {
+fn keep_owner(file: &File, like: &Metadata, shown: &str) -> Result<(), WriteError> {
     use std::os::unix::fs::MetadataExt;
-    let mine = file.metadata().map_err(Failure::Io)?;
+    let mine = file.metadata().map_err(|source| WriteError::Io { path: shown.to_string(), source })?;
     if (mine.uid(), mine.gid()) == (like.uid(), like.gid()) {
         return Ok(());
     }
-    std::os::unix::fs::fchown(file, Some(like.uid()), Some(like.gid())).map_err(|e| {
-        Failure::Refused(format!(
-            "is owned by {}:{} and npu-mem may not give a new file that owner ({e}); fix it as that user",
-            like.uid(),
-            like.gid()
-        ))
+    std::os::unix::fs::fchown(file, Some(like.uid()), Some(like.gid())).map_err(|source| WriteError::Owner {
+        path: shown.to_string(),
+        uid: like.uid(),
+        gid: like.gid(),
+        source,
     })
 }
 
 #[cfg(not(unix))]
-fn keep_owner(_: &File, _: &Metadata) -> Result<(), Failure> {
+fn keep_owner(_: &File, _: &Metadata, _: &str) -> Result<(), WriteError> {
     Ok(())
 }
 
 /// Refuses a file with more than one hard link: replacing it would leave the
 /// other names with the old text.
 #[cfg(unix)]
-fn refuse_hard_links(meta: &Metadata, path: &Path) -> Result<(), String> {
+fn refuse_hard_links(meta: &Metadata, shown: &str) -> Result<(), WriteError> {
     use std::os::unix::fs::MetadataExt;
     if meta.nlink() > 1 {
-        return Err(format!(
-            "{} has {} hard links, and replacing it would split them; it was not written (see the change with \
-             --diff and apply it by hand)",
-            path.display(),
-            meta.nlink()
-        ));
+        return Err(WriteError::HardLinks { path: shown.to_string(), links: meta.nlink() });
     }
     Ok(())
 }
 
 #[cfg(not(unix))]
-fn refuse_hard_links(_: &Metadata, _: &Path) -> Result<(), String> {
+fn refuse_hard_links(_: &Metadata, _: &str) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// Checks that `target` is still the file described by `before` and still
-/// holds `expected`; the reason otherwise.
-fn unchanged_since(target: &Path, before: &Metadata, expected: &[u8]) -> Result<(), String> {
+/// Checks that `target` (shown as `shown`) is still the file described by
+/// `before` and still holds `expected`.
+fn unchanged_since(target: &Path, before: &Metadata, expected: &[u8], shown: &str) -> Result<(), WriteError> {
+    let path = || shown.to_string();
     let now = match std::fs::metadata(target) {
         Ok(now) => now,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("was removed while npu-mem worked".into()),
-        Err(e) => return Err(format!("cannot be checked before writing ({e})")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(WriteError::Removed { path: path() }),
+        Err(source) => return Err(WriteError::Unverifiable { path: path(), action: "checked", source }),
     };
-    let changed = "changed on disk while npu-mem was working";
     if !same_size_and_time(&now, before) || !same_inode(&now, before) {
-        return Err(changed.into());
+        return Err(WriteError::Changed { path: path() });
     }
     // Equal size and time can hide an edit within the clock's resolution.
     match std::fs::read(target) {
         Ok(current) if current == expected => {}
-        Ok(_) => return Err(changed.into()),
-        Err(e) => return Err(format!("cannot be read again before writing ({e})")),
+        Ok(_) => return Err(WriteError::Changed { path: path() }),
+        Err(source) => return Err(WriteError::Unverifiable { path: path(), action: "read again", source }),
     }
     // Reading a large file takes a while: one more cheap look, so the window
     // left before the rename is a few system calls, not a file read.
     match std::fs::metadata(target) {
         Ok(last) if same_size_and_time(&last, &now) => Ok(()),
-        Ok(_) => Err(changed.into()),
-        Err(_) => Err("was removed while npu-mem worked".into()),
+        Ok(_) => Err(WriteError::Changed { path: path() }),
+        Err(_) => Err(WriteError::Removed { path: path() }),
     }
 }
 
@@ -215,14 +261,17 @@ fn same_inode(_: &Metadata, _: &Metadata) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{replace_file, replace_file_observed, Stage};
+    use super::{replace_file, replace_file_observed, Stage, WriteError};
     use crate::atomic::tests::{entries, scratch};
     use std::path::Path;
 
     /// Fixes `y = m.cuda()` in a fresh `a.py` while `edit` acts on the file at
     /// each stage; the error, what the file then holds (if it exists), and
     /// the directory's entries.
-    fn edited_while_fixing(name: &str, edit: &mut dyn FnMut(Stage, &Path)) -> (String, Option<String>, Vec<String>) {
+    fn edited_while_fixing(
+        name: &str,
+        edit: &mut dyn FnMut(Stage, &Path),
+    ) -> (WriteError, Option<String>, Vec<String>) {
         let dir = scratch(name);
         let path = dir.join("a.py");
         std::fs::write(&path, "y = m.cuda()\n").unwrap();
@@ -244,7 +293,8 @@ mod tests {
         let path = dir.join("a.py");
         std::fs::write(&path, "edited by someone else\n").unwrap();
         let err = replace_file(&path, b"what npu-mem read\n", b"fixed\n").unwrap_err();
-        assert!(err.contains("changed on disk"), "{err}");
+        assert!(matches!(err, WriteError::Changed { .. }), "{err}");
+        assert!(err.to_string().contains("changed on disk"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "edited by someone else\n");
         replace_file(&path, b"edited by someone else\n", b"fixed\n").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "fixed\n");
@@ -259,7 +309,7 @@ mod tests {
                 append(path, "z = 1\n");
             }
         });
-        assert!(err.contains("changed on disk"), "{err}");
+        assert!(matches!(err, WriteError::Changed { .. }), "{err}");
         assert_eq!(text.as_deref(), Some("y = m.cuda()\nz = 1\n"));
         assert_eq!(names, ["a.py"], "the temporary file is removed");
     }
@@ -274,7 +324,7 @@ mod tests {
                 std::fs::File::options().write(true).open(path).unwrap().set_modified(before).unwrap();
             }
         });
-        assert!(err.contains("changed on disk"), "{err}");
+        assert!(matches!(err, WriteError::Changed { .. }), "{err}");
         assert_eq!(text.as_deref(), Some("y = q.cuda()\n"));
     }
 
@@ -286,7 +336,8 @@ mod tests {
             Stage::TemporaryWritten => editor = Some(std::fs::OpenOptions::new().append(true).open(path).unwrap()),
             Stage::Renamed => std::io::Write::write_all(editor.as_mut().unwrap(), b"z = 1\n").unwrap(),
         });
-        assert!(err.contains("the edit was kept"), "{err}");
+        assert!(matches!(err, WriteError::EditedDuringWrite { restored: true, .. }), "{err}");
+        assert!(err.to_string().contains("the edit was kept"), "{err}");
         assert_eq!(text.as_deref(), Some("y = m.cuda()\nz = 1\n"));
         assert_eq!(names, ["a.py"], "no temporary file is left behind");
     }
@@ -298,7 +349,7 @@ mod tests {
                 std::fs::remove_file(path).unwrap();
             }
         });
-        assert!(err.contains("was removed"), "{err}");
+        assert!(matches!(err, WriteError::Removed { .. }), "{err}");
         assert_eq!(text, None);
         assert!(names.is_empty(), "no temporary file is left: {names:?}");
     }
