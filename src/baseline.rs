@@ -16,6 +16,54 @@ use std::path::{Path, PathBuf};
 /// The version written.
 const VERSION: u32 = 2;
 
+/// Why a baseline could not be read or written; each message says what to do.
+#[derive(Debug)]
+pub enum BaselineError {
+    /// The file could not be read.
+    Unreadable { path: PathBuf, source: std::io::Error },
+    /// It is not JSON in the baseline format.
+    NotABaseline { path: PathBuf, line: usize, column: usize, source: serde_json::Error },
+    /// It was written by a version of npu-mem this one does not read.
+    Version { path: PathBuf, version: u32 },
+    /// The file could not be written.
+    Unwritable { path: PathBuf, source: std::io::Error },
+}
+
+impl std::fmt::Display for BaselineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            BaselineError::Unreadable { path, source } => write!(
+                f,
+                "cannot read the baseline {}: {source}; name an existing file, or write one with --write-baseline",
+                path.display()
+            ),
+            BaselineError::NotABaseline { path, line, column, source } => write!(
+                f,
+                "{}:{line}:{column}: not an npu-mem baseline: {source}; write one with --write-baseline",
+                path.display()
+            ),
+            BaselineError::Version { path, version } => write!(
+                f,
+                "{}: baseline version {version} is not supported (expected 1 or {VERSION}); write it again with \
+                 --write-baseline",
+                path.display()
+            ),
+            BaselineError::Unwritable { path, source } => {
+                write!(f, "cannot write the baseline {}: {source}; name a writable file", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for BaselineError {}
+
+/// The command line reports errors as text.
+impl From<BaselineError> for String {
+    fn from(e: BaselineError) -> String {
+        e.to_string()
+    }
+}
+
 /// One recorded finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
@@ -82,7 +130,7 @@ fn dir_of(path: &Path) -> PathBuf {
 }
 
 /// Writes the baseline of `findings` to `path`.
-pub fn write(path: &Path, findings: &[Finding]) -> Result<(), String> {
+pub fn write(path: &Path, findings: &[Finding]) -> Result<(), BaselineError> {
     let dir = dir_of(path);
     let paths: Vec<String> = findings.iter().map(|f| recorded_path(Some(&dir), &f.path)).collect();
     let entries = findings
@@ -100,25 +148,23 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), String> {
     let baseline = Baseline { version: VERSION, findings: entries, dir: None };
     let text = serde_json::to_string_pretty(&baseline).unwrap_or_default();
     crate::atomic::write_whole(path, (text + "\n").as_bytes())
-        .map_err(|e| format!("cannot write the baseline {}: {e}", path.display()))
+        .map_err(|source| BaselineError::Unwritable { path: path.to_path_buf(), source })
 }
 
 /// Reads a baseline file.
-pub fn read(path: &Path) -> Result<Baseline, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
-    let mut b: Baseline = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{}:{}:{}: not an npu-mem baseline: {e}; write one with --write-baseline",
-            path.display(),
-            e.line(),
-            e.column()
-        )
+pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| BaselineError::Unreadable { path: path.to_path_buf(), source })?;
+    let mut b: Baseline = serde_json::from_str(&text).map_err(|source| BaselineError::NotABaseline {
+        path: path.to_path_buf(),
+        line: source.line(),
+        column: source.column(),
+        source,
     })?;
     match b.version {
         1 => {}
         VERSION => b.dir = Some(dir_of(path)),
-        v => return Err(format!("{}: baseline version {v} is not supported (expected 1 or 2)", path.display())),
+        version => return Err(BaselineError::Version { path: path.to_path_buf(), version }),
     }
     Ok(b)
 }
@@ -152,4 +198,31 @@ pub fn split(findings: Vec<Finding>, baseline: &Baseline) -> (Vec<Finding>, Vec<
     };
     let stale = baseline.findings.iter().zip(used).filter(|(_, u)| !u).map(|(e, _)| reported(e)).collect();
     (new, old, stale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read, BaselineError};
+
+    #[test]
+    fn unreadable_malformed_and_future_baselines_are_told_apart() {
+        let dir = crate::atomic::tests::scratch("baseline-errors");
+        let missing = read(&dir.join("none.json")).unwrap_err();
+        assert!(matches!(missing, BaselineError::Unreadable { .. }), "{missing}");
+        assert!(missing.to_string().contains("--write-baseline"), "{missing}");
+
+        let garbled = dir.join("garbled.json");
+        std::fs::write(&garbled, "{\n  \"version\": 2,\n  \"findings\": [oops]\n}\n").unwrap();
+        match read(&garbled).unwrap_err() {
+            BaselineError::NotABaseline { line, .. } => assert_eq!(line, 3),
+            other => panic!("expected NotABaseline, got {other}"),
+        }
+
+        let future = dir.join("future.json");
+        std::fs::write(&future, "{\"version\": 9, \"findings\": []}\n").unwrap();
+        let err = read(&future).unwrap_err();
+        assert!(matches!(err, BaselineError::Version { version: 9, .. }), "{err}");
+        assert!(err.to_string().contains("expected 1 or 2"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

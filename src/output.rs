@@ -47,6 +47,36 @@ pub fn stderr_failed() -> bool {
     STDERR_FAILED.load(Ordering::Relaxed)
 }
 
+/// Why a report file could not be opened or written.
+#[derive(Debug)]
+pub struct ReportFileError {
+    /// The report file.
+    pub path: std::path::PathBuf,
+    /// Whether opening it failed (before the scan), rather than writing it.
+    pub opening: bool,
+    /// What the system said.
+    pub source: std::io::Error,
+}
+
+impl std::fmt::Display for ReportFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let path = self.path.display();
+        match self.opening {
+            true => write!(f, "cannot write {path}: {}; name a writable file", self.source),
+            false => write!(f, "cannot write {path}: {}; the report is incomplete, write it again", self.source),
+        }
+    }
+}
+
+impl std::error::Error for ReportFileError {}
+
+/// The command line reports errors as text.
+impl From<ReportFileError> for String {
+    fn from(e: ReportFileError) -> String {
+        e.to_string()
+    }
+}
+
 /// A report file named by `-o` or `--output-*`, opened (not yet emptied)
 /// before the scan writes anything, so that an unwritable one stops the run
 /// before `--fix` has changed a file.
@@ -57,13 +87,13 @@ pub struct ReportFile {
 
 impl ReportFile {
     /// Opens `path` for writing, creating it if it is missing.
-    pub fn open(path: &std::path::Path) -> Result<Self, String> {
+    pub fn open(path: &std::path::Path) -> Result<Self, ReportFileError> {
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
             .open(path)
-            .map_err(|e| format!("cannot write {}: {e}; name a writable file", path.display()))?;
+            .map_err(|source| ReportFileError { path: path.to_path_buf(), opening: true, source })?;
         Ok(ReportFile { path: path.to_path_buf(), file })
     }
 
@@ -72,7 +102,7 @@ impl ReportFile {
     /// half-written report; in place for anything else (a pipe, a device such
     /// as `/dev/stdout`), or when its directory does not let npu-mem create
     /// the temporary file that takes.
-    pub fn replace(mut self, text: &str) -> Result<(), String> {
+    pub fn replace(mut self, text: &str) -> Result<(), ReportFileError> {
         let regular = self.file.metadata().is_ok_and(|m| m.is_file());
         if regular && crate::atomic::write_whole(&self.path, text.as_bytes()).is_ok() {
             return Ok(());
@@ -84,7 +114,7 @@ impl ReportFile {
         emptied
             .and_then(|()| file.write_all(text.as_bytes()))
             .and_then(|()| if regular { file.sync_all() } else { file.flush() })
-            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+            .map_err(|source| ReportFileError { path: self.path.clone(), opening: false, source })
     }
 }
 
