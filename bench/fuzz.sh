@@ -12,4 +12,6 @@ cd "$(dirname "$0")/.."
 SECONDS_TO_RUN="${1:-60}"
 shift || true
 cargo build --release --quiet --bin npu-mem --example fuzz
-exec target/release/examples/fuzz --seconds "$SECONDS_TO_RUN" --bin target/release/npu-mem "$@"
+# Where cargo put them: CARGO_TARGET_DIR when set (a separate build directory).
+TARGET="${CARGO_TARGET_DIR:-target}"
+exec "$TARGET/release/examples/fuzz" --seconds "$SECONDS_TO_RUN" --bin "$TARGET/release/npu-mem" "$@"
