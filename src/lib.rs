@@ -18,6 +18,7 @@ pub mod migration;
 pub mod notebook;
 pub mod output;
 pub mod parse;
+pub mod processes;
 pub mod progress;
 pub mod report;
 pub mod rules;

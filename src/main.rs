@@ -124,7 +124,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         (Some(run), true) => run.files.iter().map(|f| f.display.clone()).collect(),
         _ => Vec::new(),
     };
-    let mut outcome = scan::merge(outcomes, &engine, &walked.projects, &settings.migration);
+    let mut outcome = pool.install(|| scan::merge(outcomes, &engine, &walked, &settings.migration));
     if let Some(run) = fix_run {
         record_fixes(&mut outcome, run, &args, written.len());
     }

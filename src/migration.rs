@@ -55,6 +55,11 @@ pub struct Assumed {
     pub style: Style,
     /// Why.
     pub why: Why,
+    /// In a project that detected automatic migration, the entry scripts
+    /// whose process never imports `transfer_to_npu` (see
+    /// [`crate::processes`]): they, and the files only they import, are
+    /// migrated by hand.
+    pub unmigrated_entries: Vec<String>,
 }
 
 impl Assumed {
@@ -70,23 +75,47 @@ impl Assumed {
             }
             Origin::CommandLine | Origin::Default => Why::CommandLine,
         };
-        match (setting.value, import) {
-            (Migration::Auto, _) => Assumed { style: Style::Automatic, why: set_by() },
-            (Migration::Manual, _) => Assumed { style: Style::Manual, why: set_by() },
-            (Migration::Detect, Some((path, line))) => {
-                Assumed { style: Style::Automatic, why: Why::Imported { path: path.to_string(), line } }
-            }
-            (Migration::Detect, None) => Assumed { style: Style::Manual, why: Why::NotImported },
-        }
+        let style = match (setting.value, import) {
+            (Migration::Auto, _) => Style::Automatic,
+            (Migration::Manual, _) => Style::Manual,
+            (Migration::Detect, Some(_)) => Style::Automatic,
+            (Migration::Detect, None) => Style::Manual,
+        };
+        let why = match (setting.value, import) {
+            (Migration::Detect, Some((path, line))) => Why::Imported { path: path.to_string(), line },
+            (Migration::Detect, None) => Why::NotImported,
+            _ => set_by(),
+        };
+        Assumed { style, why, unmigrated_entries: Vec::new() }
     }
 
-    /// Why, in words: `transfer_to_npu imported in train.py:3`, `set by --migration`.
+    /// Whether the style was detected as automatic from an import (not set
+    /// by the flag or the configuration), so that entry scripts running
+    /// without it can be told apart.
+    pub fn detected_automatic(&self) -> bool {
+        self.style == Style::Automatic && matches!(self.why, Why::Imported { .. })
+    }
+
+    /// Why, in words: `transfer_to_npu imported in train.py:3`, `set by --migration`;
+    /// then the entry scripts that run without it, if any.
     pub fn reason(&self) -> String {
-        match &self.why {
+        let why = match &self.why {
             Why::Imported { path, line } => format!("transfer_to_npu imported in {path}:{line}"),
             Why::NotImported => "no transfer_to_npu import found".to_string(),
             Why::CommandLine => "set by --migration".to_string(),
             Why::Config(file) => format!("set by `migration` in {file}"),
+        };
+        match self.unmigrated_entries.as_slice() {
+            [] => why,
+            entries => {
+                const SHOWN: usize = 3;
+                let mut names = entries.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+                if entries.len() > SHOWN {
+                    names.push_str(&format!(" and {} more", entries.len() - SHOWN));
+                }
+                let scripts = if entries.len() == 1 { "entry script runs" } else { "entry scripts run" };
+                format!("{why}; {} {scripts} without it: {names}", entries.len())
+            }
         }
     }
 
@@ -97,9 +126,10 @@ impl Assumed {
 
     /// Makes `f` advice when its project is on automatic migration and the
     /// rule's pattern is one `transfer_to_npu` handles: severity `info`,
-    /// marked advisory. Its fix stays.
-    pub fn apply(&self, f: &mut Finding) {
-        if self.style == Style::Automatic && f.auto_migrated && !f.blocker {
+    /// marked advisory. Its fix stays. A finding in a file that only runs
+    /// without `transfer_to_npu` (`unmigrated`) is left as it is.
+    pub fn apply(&self, f: &mut Finding, unmigrated: bool) {
+        if self.style == Style::Automatic && f.auto_migrated && !f.blocker && !unmigrated {
             f.advisory = true;
             f.severity = Severity::Info;
         }

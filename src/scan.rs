@@ -8,6 +8,7 @@ use crate::finding::{FileProblem, Finding, ProblemKind};
 use crate::migration::Assumed;
 use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
+use crate::processes;
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
@@ -18,7 +19,7 @@ use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
 use crate::walk::{FileKind, Project, ScanFile, WalkResult};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// What a whole scan found.
 pub struct ScanOutcome {
@@ -147,7 +148,7 @@ impl KeptOutcome {
 
 /// Analyses every file the walk found with `engine`, each project in the style `migration` gives it.
 pub fn scan(walked: &WalkResult, engine: &Engine, migration: &Setting<Migration>) -> ScanOutcome {
-    merge(analyse_files(&walked.files, engine, &Progress::default(), None), engine, &walked.projects, migration)
+    merge(analyse_files(&walked.files, engine, &Progress::default(), None), engine, walked, migration)
 }
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -408,15 +409,20 @@ fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex, locator: &m
     }
 }
 
-/// Merges per-file outcomes into the scan's result, in a deterministic order;
-/// `projects` are the walk's, and `migration` decides each one's style.
+/// Merges per-file outcomes (in the order of `walked`'s files) into the
+/// scan's result, in a deterministic order; `migration` decides each
+/// project's style.
 pub fn merge(
     outcomes: Vec<KeptOutcome>,
     engine: &Engine,
-    projects: &[Project],
+    walked: &WalkResult,
     migration: &Setting<Migration>,
 ) -> ScanOutcome {
+    let projects = &walked.projects;
     let facts = project_facts(&outcomes, engine);
+    // Per project: the files importing transfer_to_npu, and the entry scripts.
+    let mut importers: Vec<BTreeSet<String>> = vec![BTreeSet::new(); projects.len()];
+    let mut entries: Vec<BTreeSet<String>> = vec![BTreeSet::new(); projects.len()];
     let role = |i: usize| engine.set.sites.get(i).and_then(|s| s.role);
     let mut per_project: Vec<ProjectOutcome> = projects
         .iter()
@@ -494,6 +500,12 @@ pub fn merge(
         }
         for (i, line, detail) in o.analysis.sites {
             let (path, line) = place(line);
+            let files = match role(i) {
+                Some(SitesRole::AutomaticMigration) => importers.get_mut(o.project),
+                Some(SitesRole::EntryScripts) => entries.get_mut(o.project),
+                None => None,
+            };
+            files.into_iter().for_each(|f| _ = f.insert(o.path.clone()));
             let listed = match (role(i), per_project.get_mut(o.project)) {
                 (Some(SitesRole::AutomaticMigration), Some(p)) => Some(&mut p.transfer_imports),
                 (Some(SitesRole::EntryScripts), Some(p)) => Some(&mut p.entry_scripts),
@@ -511,15 +523,22 @@ pub fn merge(
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     result.suppressed.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
-    for p in &mut per_project {
+    let mut unmigrated_files: HashSet<String> = HashSet::new();
+    for (i, p) in per_project.iter_mut().enumerate() {
         p.transfer_imports.sort();
         p.entry_scripts.sort();
         let first = p.transfer_imports.first().map(|(path, line)| (path.as_str(), *line));
         p.migration = Assumed::decide(migration, first);
+        if p.migration.detected_automatic() {
+            let files: Vec<&ScanFile> = walked.files.iter().filter(|f| f.project == i).collect();
+            let found = processes::unmigrated(&files, &p.project.display, &importers[i], &entries[i]);
+            p.migration.unmigrated_entries = found.entries;
+            unmigrated_files.extend(found.files);
+        }
     }
     let advise = |f: &mut Finding| {
         if let Some(p) = per_project.get(f.project) {
-            p.migration.apply(f);
+            p.migration.apply(f, unmigrated_files.contains(&f.path));
         }
     };
     result.findings.iter_mut().for_each(advise);

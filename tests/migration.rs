@@ -268,3 +268,61 @@ fn sarif_carries_the_severity_assigned() {
     let expected = [("auto_app", "note"); 3].into_iter().chain([("manual_app", "warning"); 2]);
     assert_eq!(levels, expected.map(|(d, l)| (d.to_string(), l)).collect::<Vec<_>>());
 }
+
+const PROCESSES: &str = "fixtures/processes";
+
+#[test]
+fn entry_scripts_without_transfer_to_npu_keep_their_findings() {
+    let report = json(&[PROCESSES]);
+    let cuda_calls: Vec<(String, String, bool)> = findings(&report)
+        .into_iter()
+        .filter(|(_, code, _, _)| code == "TX001")
+        .map(|(path, _, severity, advisory)| {
+            (path.trim_start_matches("fixtures/processes/").to_string(), severity, advisory)
+        })
+        .collect();
+    let expected = [
+        // Reached by train.py (through a relative import in app/model.py) or by serve.py.
+        ("app/layers.py", "info", true),
+        ("app/model.py", "info", true),
+        // Only demo.py, which runs without transfer_to_npu, imports it.
+        ("app/viz.py", "warning", false),
+        ("demo.py", "warning", false),
+        // Its process imports transfer_to_npu through app/npu_setup.py.
+        ("serve.py", "info", true),
+        ("train.py", "info", true),
+        ("train.py", "info", true),
+    ]
+    .map(|(path, severity, advisory)| (path.to_string(), severity.to_string(), advisory));
+    assert_eq!(cuda_calls, expected);
+    let project = &report["projects"][0];
+    assert_eq!(project["migration"], "automatic");
+    assert_eq!(
+        project["reason"],
+        "transfer_to_npu imported in fixtures/processes/app/npu_setup.py:3; 1 entry script runs without it: \
+         fixtures/processes/demo.py"
+    );
+}
+
+#[test]
+fn the_report_says_where_transfer_to_npu_is_off() {
+    let (out, code) = text(repo(), &[PROCESSES]);
+    assert_eq!(code, 1, "demo.py's CUDA calls are warnings that fail the default gate:\n{out}");
+    assert!(out.contains("it handles every pattern found in the code that imports it."), "{out}");
+    assert!(
+        out.contains(
+            "Turn it on where it is off: add `import torch_npu` and `from torch_npu.contrib import transfer_to_npu` \
+             at the top of each entry script that runs without it (fixtures/processes/demo.py)."
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_style_set_by_the_flag_applies_to_every_file() {
+    let report = json(&[PROCESSES, "--migration", "auto"]);
+    let cuda_calls: Vec<_> = findings(&report).into_iter().filter(|(_, code, _, _)| code == "TX001").collect();
+    assert_eq!(cuda_calls.len(), 7);
+    assert!(cuda_calls.iter().all(|(_, _, severity, advisory)| *advisory && severity == "info"), "{cuda_calls:?}");
+    assert_eq!(report["projects"][0]["reason"], "set by --migration");
+}

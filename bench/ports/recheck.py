@@ -7,7 +7,10 @@ The verdicts in bench/ports/verdicts-*.tsv were read on the ported side with
 the build that bench/RESULTS.md names. This scans each ported tree again with
 BIN and says, for every read finding, whether BIN still reports it (same code,
 file and line): false alarms that went away, and true findings that were lost.
-It does not read new findings; a fresh sample needs bench/ports.sh and reading.
+It also says which of those still reported are advisory (info, "handled by
+transfer_to_npu at run time") and lists the read false alarms still reported
+as alarms, the work list for precision. It does not read new findings; a fresh
+sample needs bench/ports.sh and reading.
 Standard library only; uses the mirrors bench/ports.sh uses.
 """
 import argparse
@@ -37,14 +40,16 @@ def main():
         by_model[v["model"]].append(v)
 
     outcome = collections.Counter()
+    state = collections.Counter()
     changed = []
+    alarms = []
     with tempfile.TemporaryDirectory() as tmp:
         for model, rows in sorted(by_model.items()):
             p = pairs[model]
             root = os.path.join(tmp, model.replace("/", "_"))
             gd = measure.mirror_git_dir(args.mirrors, p["port_repo"])
             measure.materialise(gd, p["port_commit"], p["port_dir"], root)
-            found = {(f["code"], f["path"], f["line"]) for f in measure.scan(binary, root)}
+            found = {(f["code"], f["path"], f["line"]): bool(f["advisory"]) for f in measure.scan(binary, root)}
             prefix = p["port_dir"].rstrip("/") + "/"
             for v in rows:
                 path, line = v["location"].rsplit(":", 1)
@@ -53,6 +58,11 @@ def main():
                 outcome[(v["verdict"], still)] += 1
                 if not still:
                     changed.append(f"{v['id']}\t{v['code']}\t{v['verdict']}\tgone\t{v['reason']}")
+                    continue
+                advisory = found[(v["code"], rel, int(line))]
+                state[(v["verdict"], "advisory" if advisory else "alarm")] += 1
+                if v["verdict"] == "false" and not advisory:
+                    alarms.append(f"{v['id']}\t{v['code']}\t{v['location']}\t{v['reason']}")
     total = sum(outcome.values())
     false_still = outcome[("false", True)]
     still = outcome[("false", True)] + outcome[("true", True)]
@@ -61,8 +71,17 @@ def main():
     print(f"  true findings still reported: {outcome[('true', True)]}, gone: {outcome[('true', False)]}")
     if still:
         print(f"  false share among the read findings still reported: {false_still}/{still} = {false_still / still:.1%}")
+    for verdict in ("false", "true"):
+        print(f"  {verdict} findings still reported as advisory: {state[(verdict, 'advisory')]}, "
+              f"as alarms: {state[(verdict, 'alarm')]}")
+    false_alarms, alarmed = state[("false", "alarm")], state[("false", "alarm")] + state[("true", "alarm")]
+    if alarmed:
+        print(f"  false share among the read findings still reported as alarms: "
+              f"{false_alarms}/{alarmed} = {false_alarms / alarmed:.1%}")
     print("\nfindings no longer reported:")
     print("\n".join(changed))
+    print("\nfalse alarms still reported as alarms (not advisory):")
+    print("\n".join(alarms))
 
 
 if __name__ == "__main__":

@@ -129,12 +129,17 @@ fn render_verdict(
 ) -> Option<String> {
     let v = verdict(findings.iter().copied());
     let imported = project.and_then(|p| p.transfer_imports.first());
+    let unmigrated = project.map_or(&[][..], |p| p.migration.unmigrated_entries.as_slice());
     if v.blockers == 0 {
-        let state = match imported {
-            Some((path, line)) => {
+        let state = match (imported, unmigrated.is_empty()) {
+            (Some((path, line)), true) => {
                 format!("in use (imported at {}:{line}); it handles every pattern found", visible(path))
             }
-            None => "compatible: no pattern it cannot handle was found".to_string(),
+            (Some((path, line)), false) => format!(
+                "in use (imported at {}:{line}); it handles every pattern found in the code that imports it",
+                visible(path)
+            ),
+            (None, _) => "compatible: no pattern it cannot handle was found".to_string(),
         };
         let _ = writeln!(out, "{indent}{} {state}.", paint.bold(VERDICT));
     } else {
@@ -154,22 +159,33 @@ fn render_verdict(
     let chose_manual = project.is_some_and(|p| {
         p.migration.style == Style::Manual && matches!(p.migration.why, Why::CommandLine | Why::Config(_))
     });
+    if !unmigrated.is_empty() {
+        return Some(turn_on(
+            "Turn it on where it is off",
+            "each entry script that runs without it",
+            unmigrated.iter().map(String::as_str),
+        ));
+    }
     let worth_it = v.blockers == 0 && imported.is_none() && !findings.is_empty() && !chose_manual;
-    worth_it.then(|| turn_on(project.map_or(&[][..], |p| &p.entry_scripts)))
+    let entries = project.map_or(&[][..], |p| &p.entry_scripts);
+    worth_it.then(|| turn_on("Turn it on", "each script you run", entries.iter().map(|(path, _)| path.as_str())))
 }
 
-/// Where `import torch_npu` and `transfer_to_npu` go, naming the entry scripts found.
-fn turn_on(entries: &[(String, usize)]) -> String {
+/// Where `import torch_npu` and `transfer_to_npu` go (`step`: add them at the
+/// top of `which`), naming the entry scripts found.
+fn turn_on<'a>(step: &str, which: &str, entries: impl Iterator<Item = &'a str>) -> String {
     let imports = "`import torch_npu` and `from torch_npu.contrib import transfer_to_npu`";
-    if entries.is_empty() {
-        return format!("Turn it on: add {imports} at the top of the script you run, before the code that uses torch.");
+    let mut named: Vec<String> = entries.map(|path| visible(path).into_owned()).collect();
+    if named.is_empty() {
+        return format!("{step}: add {imports} at the top of the script you run, before the code that uses torch.");
     }
-    let mut named: Vec<String> = entries.iter().take(LISTED).map(|(path, _)| visible(path).into_owned()).collect();
     named.dedup();
-    if entries.len() > LISTED {
-        named.push(format!("and {} more", entries.len() - LISTED));
+    let more = named.len().saturating_sub(LISTED);
+    named.truncate(LISTED);
+    if more > 0 {
+        named.push(format!("and {more} more"));
     }
-    format!("Turn it on: add {imports} at the top of each script you run ({}).", named.join(", "))
+    format!("{step}: add {imports} at the top of {which} ({}).", named.join(", "))
 }
 
 /// Up to [`LISTED`] findings as `path:line:col CODE`, then how many more.

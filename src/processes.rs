@@ -1,0 +1,276 @@
+//! Which files of a project run without `transfer_to_npu`. A project that
+//! imports it somewhere is on automatic migration, but the import only acts in
+//! the processes that execute it: an entry script that imports it neither
+//! itself nor through the project's modules (a demo, an API server, an
+//! upstream script the port left alone) starts a process where `.cuda()` and
+//! `torch.cuda.*` still mean CUDA. Those scripts, and the modules that only
+//! they import, are migrated by hand, so their findings keep their severity.
+//!
+//! The project's import graph is built from its Python files, with imports
+//! resolved the way a script's `sys.path` usually finds them: the importer's
+//! own directory, then the project root, then the nearest file whose dotted
+//! path ends with the name. A module that no entry script reaches keeps the
+//! project's style.
+
+use crate::parse::{parse_python, KindOf};
+use crate::semantic::imports::import_bindings;
+use crate::source::read_source;
+use crate::walk::{FileKind, ScanFile};
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// The part of a project on automatic migration that runs without it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Unmigrated {
+    /// Entry scripts whose process never imports `transfer_to_npu`, in path order.
+    pub entries: Vec<String>,
+    /// Those scripts and the files only they import (display paths).
+    pub files: HashSet<String>,
+}
+
+/// Finds the unmigrated part of one project: `files` are its files, `dir` its
+/// directory as displayed, `importers` the files that import
+/// `transfer_to_npu` and `entries` its entry scripts (display paths).
+pub fn unmigrated(
+    files: &[&ScanFile],
+    dir: &str,
+    importers: &BTreeSet<String>,
+    entries: &BTreeSet<String>,
+) -> Unmigrated {
+    // Every entry script importing it itself: nothing runs without it.
+    if entries.is_subset(importers) {
+        return Unmigrated::default();
+    }
+    let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
+    let modules = ModuleIndex::new(&python, dir);
+    let imports: Vec<Vec<String>> = python.par_iter().map(|f| imported_names(f)).collect();
+    let edges: Vec<Vec<usize>> = imports
+        .iter()
+        .enumerate()
+        .map(|(i, names)| {
+            let mut to: Vec<usize> = names.iter().flat_map(|n| modules.resolve(i, n)).filter(|&j| j != i).collect();
+            to.sort_unstable();
+            to.dedup();
+            to
+        })
+        .collect();
+    let index: HashMap<&str, usize> = python.iter().enumerate().map(|(i, f)| (f.display.as_str(), i)).collect();
+    let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
+        paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect()
+    };
+    let (importer_ids, entry_ids) = (ids(importers), ids(entries));
+
+    // Entry scripts that import it through the project's modules start migrated processes too.
+    let reaches_importer = reachable(&reversed(&edges), &importer_ids);
+    let migrated_roots: Vec<usize> =
+        importer_ids.iter().chain(entry_ids.iter().filter(|&&e| reaches_importer[e])).copied().collect();
+    let migrated = reachable(&edges, &migrated_roots);
+    let unmigrated_roots: Vec<usize> = entry_ids.into_iter().filter(|&e| !migrated[e]).collect();
+    let unmigrated = reachable(&edges, &unmigrated_roots);
+    Unmigrated {
+        entries: unmigrated_roots.iter().map(|&i| python[i].display.clone()).collect(),
+        files: (0..python.len())
+            .filter(|&i| unmigrated[i] && !migrated[i])
+            .map(|i| python[i].display.clone())
+            .collect(),
+    }
+}
+
+/// Every qualified name a file's import statements import (relative ones
+/// start with dots); none for a file that cannot be read or parsed.
+fn imported_names(file: &ScanFile) -> Vec<String> {
+    let Ok(source) = read_source(&file.path) else { return Vec::new() };
+    let Some(tree) = parse_python(&source.text) else { return Vec::new() };
+    let mut names = Vec::new();
+    let mut cursor = tree.walk();
+    // A pre-order walk with the cursor: no recursion, however deep the file nests.
+    'walk: loop {
+        let node = cursor.node();
+        let kind = node.kind_name();
+        if kind == "import_statement" || kind == "import_from_statement" {
+            names.extend(import_bindings(node, &source.text).1);
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    names
+}
+
+/// The project's Python files by dotted module path (`pkg/mod.py` is
+/// `pkg.mod`, `pkg/__init__.py` is `pkg`), relative to the project directory.
+struct ModuleIndex {
+    /// Each file's module path, split at the dots.
+    paths: Vec<Vec<String>>,
+    /// Whether each file is a package's `__init__`.
+    is_init: Vec<bool>,
+    /// Files by full module path.
+    by_path: HashMap<String, Vec<usize>>,
+    /// Files by the last part of their module path.
+    by_last: HashMap<String, Vec<usize>>,
+}
+
+impl ModuleIndex {
+    fn new(files: &[&ScanFile], dir: &str) -> Self {
+        let prefix = format!("{dir}/");
+        let mut is_init = Vec::with_capacity(files.len());
+        let paths: Vec<Vec<String>> = files
+            .iter()
+            .map(|f| {
+                let relative =
+                    if dir == "." { &f.display } else { f.display.strip_prefix(&prefix).unwrap_or(&f.display) };
+                let stem = relative.trim_end_matches(".pyi").trim_end_matches(".py");
+                let mut parts: Vec<String> =
+                    stem.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect();
+                let init = parts.last().is_some_and(|p| p == "__init__");
+                if init {
+                    parts.pop();
+                }
+                is_init.push(init);
+                parts
+            })
+            .collect();
+        let (mut by_path, mut by_last): (HashMap<String, Vec<usize>>, HashMap<String, Vec<usize>>) = Default::default();
+        for (i, parts) in paths.iter().enumerate() {
+            by_path.entry(parts.join(".")).or_default().push(i);
+            if let Some(last) = parts.last() {
+                by_last.entry(last.clone()).or_default().push(i);
+            }
+        }
+        ModuleIndex { paths, is_init, by_path, by_last }
+    }
+
+    /// The package file `i` is in (for an `__init__`, its own).
+    fn package(&self, i: usize) -> &[String] {
+        let parts = &self.paths[i];
+        match self.is_init[i] {
+            true => parts,
+            false => &parts[..parts.len().saturating_sub(1)],
+        }
+    }
+
+    /// The files that `name`, imported by file `i`, may be.
+    fn resolve(&self, i: usize, name: &str) -> Vec<usize> {
+        let exact = |parts: &[String], rest: &str| -> Vec<usize> {
+            let full = match (parts.is_empty(), rest.is_empty()) {
+                (true, _) => rest.to_string(),
+                (false, true) => parts.join("."),
+                (false, false) => format!("{}.{rest}", parts.join(".")),
+            };
+            self.by_path.get(&full).cloned().unwrap_or_default()
+        };
+        let rest = name.trim_start_matches('.');
+        let dots = name.len() - rest.len();
+        if dots > 0 {
+            let package = self.package(i);
+            let up = package.len().saturating_sub(dots - 1);
+            return exact(&package[..up], rest);
+        }
+        let beside = exact(self.package(i), rest);
+        if !beside.is_empty() {
+            return beside;
+        }
+        let from_root = exact(&[], rest);
+        if !from_root.is_empty() {
+            return from_root;
+        }
+        // Some other directory on the path: the nearest file whose module path ends with the name.
+        let last = rest.rsplit('.').next().unwrap_or(rest);
+        let wanted: Vec<&str> = rest.split('.').collect();
+        let ends_with_name = |j: usize| {
+            let path = &self.paths[j];
+            path.len() >= wanted.len() && path[path.len() - wanted.len()..].iter().zip(&wanted).all(|(a, b)| a == b)
+        };
+        let candidates: Vec<usize> =
+            self.by_last.get(last).into_iter().flatten().copied().filter(|&j| ends_with_name(j)).collect();
+        let shared = |j: usize| self.paths[i].iter().zip(&self.paths[j]).take_while(|(a, b)| a == b).count();
+        let nearest = candidates.iter().map(|&j| shared(j)).max().unwrap_or(0);
+        candidates.into_iter().filter(|&j| shared(j) == nearest).collect()
+    }
+}
+
+/// The graph with every edge turned around.
+fn reversed(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut back = vec![Vec::new(); edges.len()];
+    for (from, to) in edges.iter().enumerate() {
+        for &t in to {
+            back[t].push(from);
+        }
+    }
+    back
+}
+
+/// Which nodes `roots` reach, themselves included.
+fn reachable(edges: &[Vec<usize>], roots: &[usize]) -> Vec<bool> {
+    let mut seen = vec![false; edges.len()];
+    let mut stack: Vec<usize> = roots.to_vec();
+    while let Some(n) = stack.pop() {
+        if !std::mem::replace(&mut seen[n], true) {
+            stack.extend(edges[n].iter().copied().filter(|&m| !seen[m]));
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn index(paths: &[&str], dir: &str) -> (Vec<ScanFile>, ModuleIndex) {
+        let files: Vec<ScanFile> = paths
+            .iter()
+            .map(|p| ScanFile { path: PathBuf::from(p), display: p.to_string(), kind: FileKind::Python, project: 0 })
+            .collect();
+        let refs: Vec<&ScanFile> = files.iter().collect();
+        let index = ModuleIndex::new(&refs, dir);
+        (files, index)
+    }
+
+    #[test]
+    fn imports_resolve_beside_the_importer_then_from_the_root_then_to_the_nearest_file() {
+        let paths = [
+            "p/train.py",
+            "p/utils.py",
+            "p/pkg/__init__.py",
+            "p/pkg/model.py",
+            "p/pkg/utils.py",
+            "p/pkg/sub/deep.py",
+            "p/tools/utils.py",
+            "p/vendor/lib/layers.py",
+        ];
+        let (_, index) = index(&paths, "p");
+        let at = |name: &str| paths.iter().position(|p| *p == name).unwrap();
+        let names = |found: Vec<usize>| found.into_iter().map(|i| paths[i]).collect::<Vec<_>>();
+        // A module beside the importer wins over one at the root.
+        assert_eq!(names(index.resolve(at("p/pkg/model.py"), "utils")), ["p/pkg/utils.py"]);
+        assert_eq!(names(index.resolve(at("p/train.py"), "utils")), ["p/utils.py"]);
+        assert_eq!(names(index.resolve(at("p/train.py"), "pkg.model")), ["p/pkg/model.py"]);
+        assert_eq!(names(index.resolve(at("p/train.py"), "pkg")), ["p/pkg/__init__.py"]);
+        // Relative imports count their dots from the importer's package.
+        assert_eq!(names(index.resolve(at("p/pkg/sub/deep.py"), "..model")), ["p/pkg/model.py"]);
+        assert_eq!(names(index.resolve(at("p/pkg/__init__.py"), ".model")), ["p/pkg/model.py"]);
+        assert_eq!(names(index.resolve(at("p/pkg/model.py"), ".sub.deep")), ["p/pkg/sub/deep.py"]);
+        // Another directory on the path: the file whose module path ends with the name.
+        assert_eq!(names(index.resolve(at("p/train.py"), "lib.layers")), ["p/vendor/lib/layers.py"]);
+        // Not the project's: a library.
+        assert!(index.resolve(at("p/train.py"), "torch.nn").is_empty());
+    }
+
+    #[test]
+    fn the_scan_root_project_has_no_prefix_to_strip() {
+        let (_, index) = index(&["train.py", "pkg/model.py"], ".");
+        assert_eq!(index.resolve(0, "pkg.model"), [1]);
+    }
+
+    #[test]
+    fn reachability_follows_edges_and_stops_on_cycles() {
+        let edges = vec![vec![1], vec![2], vec![0], vec![]];
+        assert_eq!(reachable(&edges, &[1]), [true, true, true, false]);
+        assert_eq!(reachable(&reversed(&edges), &[3]), [false, false, false, true]);
+    }
+}
