@@ -320,6 +320,23 @@ def sample(findings, n):
     return out
 
 
+def write_sample(path, sname, found, n, pdir):
+    """The stratified sample of `found`, then up to 2 findings of each code
+    the round-robin missed, so that every code of the set is judged."""
+    smp = sample(found, n)
+    have = {f["code"] for f in smp}
+    for code in sorted({f["code"] for f in found} - have):
+        extra = sorted((f for f in found if f["code"] == code),
+                       key=lambda f: key(f["model"], f["path"], f["line"], f["code"]))
+        smp.extend(extra[:2])
+    with open(path, "w") as f:
+        f.write("id\tset\tmodel\tcode\tseverity\tadvisory\tlocation\tmessage\n")
+        for i, x in enumerate(smp, 1):
+            msg = no_source(x["message"].replace("\t", " ").replace("\n", " "))
+            f.write(f"{sname[0]}{i:03d}\t{sname}\t{x['model']}\t{x['code']}\t{x['severity']}\t"
+                    f"{'yes' if x['advisory'] else 'no'}\t{pdir[x['model']]}/{x['path']}:{x['line']}\t{msg}\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("pairs")
@@ -460,6 +477,9 @@ def main():
                                                          for pp in per_pair if pp["set"] == name) / s["pairs"], 3))
         summary[name]["port_codes"] = ranked(collections.Counter(
             f["code"] for f in port_findings_all if f["set"] == name))
+        summary[name]["port_alarms"] = sum(1 for f in port_findings_all if f["set"] == name and not f["advisory"])
+        summary[name]["port_alarm_codes"] = ranked(collections.Counter(
+            f["code"] for f in port_findings_all if f["set"] == name and not f["advisory"]))
 
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(dict(sets=summary, pairs=per_pair), f, indent=1, sort_keys=False)
@@ -504,23 +524,14 @@ def main():
             cnt = collections.Counter(r["category"] for r in rows)
             for cat, c in ranked(cnt).items():
                 f.write(f"{sname}\t{cat}\t{c}\t{len({r['model'] for r in rows if r['category'] == cat})}\n")
+    pdir = {p["model"]: p["port_dir"] for p in pairs}
     for sname in sets:
         found = [f for f in port_findings_all if f["set"] == sname]
-        smp = sample(found, args.sample)
-        # then every code the round-robin missed, up to 2 findings each, so
-        # that each code of the set is judged at least once
-        have = {f["code"] for f in smp}
-        for code in sorted({f["code"] for f in found} - have):
-            extra = sorted((f for f in found if f["code"] == code),
-                           key=lambda f: key(f["model"], f["path"], f["line"], f["code"]))
-            smp.extend(extra[:2])
-        pdir = {p["model"]: p["port_dir"] for p in pairs}
-        with open(os.path.join(args.out, f"sample-{sname}.tsv"), "w") as f:
-            f.write("id\tset\tmodel\tcode\tseverity\tlocation\tmessage\n")
-            for i, x in enumerate(smp, 1):
-                msg = no_source(x["message"].replace("\t", " ").replace("\n", " "))
-                f.write(f"{sname[0]}{i:03d}\t{sname}\t{x['model']}\t{x['code']}\t{x['severity']}\t"
-                        f"{pdir[x['model']]}/{x['path']}:{x['line']}\t{msg}\n")
+        # Every finding, and the alarms only: advisory findings (info,
+        # "handled by transfer_to_npu at run time") ask nothing of the user.
+        write_sample(os.path.join(args.out, f"sample-{sname}.tsv"), sname, found, args.sample, pdir)
+        alarms = [f for f in found if not f["advisory"]]
+        write_sample(os.path.join(args.out, f"sample-{sname}-alarms.tsv"), sname, alarms, args.sample, pdir)
     json.dump(summary, sys.stdout, indent=1)
     print()
     if not args.keep:

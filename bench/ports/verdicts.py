@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summarise human verdicts on the ported-side samples: false-alarm rate
 overall, by severity and by code.  Usage: verdicts.py verdicts-*.tsv
-(joins with results/sample-<set>.tsv for the severity)."""
+(joins with results/sample-<set>.tsv for the severity). A file named
+verdicts-<set>-alarms.tsv judges the sample of the set's alarms (findings that
+are not advisory) and is weighted by their codes."""
 import collections
 import json
 import os
@@ -32,7 +34,8 @@ for path in sys.argv[1:]:
     # rate over-weights rare codes; weight each code's sampled rate by how
     # many findings of that code the set has (summary.json).
     summ = os.path.join(os.path.dirname(path), "results", "summary.json")
-    pop = json.load(open(summ))["sets"][sset]["port_codes"]
+    base, _, alarms = sset.partition("-")
+    pop = json.load(open(summ))["sets"][base]["port_alarm_codes" if alarms else "port_codes"]
     covered = {c: n for c, n in pop.items() if c in by_code}
     est = sum(n * by_code[c][1] / sum(by_code[c]) for c, n in covered.items())
     tot = sum(covered.values())
