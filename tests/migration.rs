@@ -326,3 +326,25 @@ fn a_style_set_by_the_flag_applies_to_every_file() {
     assert!(cuda_calls.iter().all(|(_, _, severity, advisory)| *advisory && severity == "info"), "{cuda_calls:?}");
     assert_eq!(report["projects"][0]["reason"], "set by --migration");
 }
+
+#[test]
+fn a_comparison_on_a_plain_string_is_advice_and_one_on_a_device_type_blocks() {
+    let report = json(&["fixtures/rules/TX003-auto"]);
+    let compares: Vec<(u64, bool, bool)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "TX003")
+        .map(|f| (f["line"].as_u64().unwrap(), f["advisory"].as_bool().unwrap(), f["blocker"].as_bool().unwrap()))
+        .collect();
+    // (line, advisory, blocker): the command-line strings, then what torch reports.
+    assert_eq!(
+        compares,
+        [(17, true, false), (19, true, false), (22, false, true), (25, false, true), (27, false, true)]
+    );
+    // Under manual migration the plain-string comparisons keep their severity but block nothing.
+    let manual = json(&["fixtures/rules/TX003-auto", "--migration", "manual"]);
+    let errors =
+        manual["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX003" && f["severity"] == "error");
+    assert_eq!(errors.count(), 5);
+}

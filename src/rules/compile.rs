@@ -214,6 +214,14 @@ impl Compiler {
             }
             None => None,
         };
+        let auto_migrated_when = match &r.auto_migrated_when {
+            Some(spec) => {
+                let when = self.matcher(spec).map_err(|e| format!("auto_migrated_when.{e}"))?;
+                check_filled(&when, |_| false).map_err(|e| format!("auto_migrated_when.{e}"))?;
+                Some(when)
+            }
+            None => None,
+        };
         let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| format!("fix.{e}"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
@@ -247,6 +255,7 @@ impl Compiler {
             alternatives,
             report,
             downgrade,
+            auto_migrated_when,
             fix,
             conditions_read_file,
             origin: origin.to_string(),

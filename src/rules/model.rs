@@ -485,6 +485,8 @@ pub struct Rule {
     pub report: ReportAt,
     /// Severity lowering.
     pub downgrade: Option<(Severity, Matcher)>,
+    /// Where automatic migration handles a finding of a rule that is not `auto_migrated`.
+    pub auto_migrated_when: Option<Matcher>,
     /// Fix.
     pub fix: Option<FixTemplate>,
     /// `downgrade.when` or `fix.when` tests a fact of the whole file

@@ -83,6 +83,10 @@ pub struct RuleSpec {
     /// Blocks automatic migration.
     #[serde(default)]
     pub blocker: bool,
+    /// Where this predicate-only matcher holds, `transfer_to_npu` handles
+    /// the finding after all: it is `auto_migrated` and not a blocker.
+    #[serde(default)]
+    pub auto_migrated_when: Option<MatcherSpec>,
     /// Codes whose finding on the same node this rule replaces.
     #[serde(default)]
     pub overrides: Vec<String>,

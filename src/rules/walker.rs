@@ -380,6 +380,7 @@ fn make_finding<'t>(
         eval(when, anchor, cx, state) && super::engine::holds_in_file(&state.pending[before..], facts)
     };
     let downgraded = rule.downgrade.as_ref().filter(|(_, when)| holds(when, &mut MatchState::default()));
+    let handled = rule.auto_migrated_when.as_ref().is_some_and(|when| holds(when, &mut MatchState::default()));
     let severity = downgraded.map_or(rule.severity, |(to, _)| *to);
     let report_node = cx.root.descendant_for_byte_range(report.0, report.1).unwrap_or(anchor);
     let start = lines.position(cx.src, report.0);
@@ -392,8 +393,10 @@ fn make_finding<'t>(
     });
     Finding {
         severity,
-        // What makes a finding less severe also keeps it from blocking.
-        blocker: rule.blocker && downgraded.is_none(),
+        // What makes a finding less severe also keeps it from blocking, and
+        // what automatic migration handles blocks nothing.
+        blocker: rule.blocker && downgraded.is_none() && !handled,
+        auto_migrated: rule.auto_migrated || handled,
         fix,
         byte_range: report,
         source_line: lines.excerpt(cx.src, start.line),
