@@ -1,5 +1,5 @@
 //! `--target` changes exactly the version-dependent rules: DL007, API004,
-//! API005, API010 and the MEM009 key check.
+//! API005, API010, API012 and the MEM009 key check.
 
 mod common;
 
@@ -26,10 +26,11 @@ fn targets_differ_only_in_version_dependent_rules() {
     let old = findings("2.1");
     let new = findings("2.14");
     let changed: BTreeSet<String> = old.symmetric_difference(&new).map(|(_, _, code)| code.clone()).collect();
-    let expected: BTreeSet<String> = ["API004", "API005", "API010", "DL007", "MEM009"].map(String::from).into();
+    let expected: BTreeSet<String> =
+        ["API004", "API005", "API010", "API012", "DL007", "MEM009"].map(String::from).into();
     assert_eq!(changed, expected, "codes whose findings differ between --target 2.1 and 2.14");
     let only_old: BTreeSet<&String> = old.difference(&new).map(|(_, _, c)| c).collect();
-    for code in ["DL007", "API005", "API010"] {
+    for code in ["DL007", "API005", "API010", "API012"] {
         assert!(only_old.contains(&code.to_string()), "{code} reports less at 2.14");
     }
 }
