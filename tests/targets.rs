@@ -69,3 +69,13 @@ fn unfused_attention_names_sdpa_only_where_huawei_documents_it() {
         assert_eq!((documented, not_found), (target == "2.1", target != "2.1"), "{target}: {text}");
     }
 }
+
+#[test]
+fn cuda_only_library_advice_names_the_op_of_each_target() {
+    for (file, target) in
+        [("fixtures/rules/API013-target-2.6.py", "2.6"), ("fixtures/rules/API013-target-2.14.py", "2.14")]
+    {
+        let text = message(file, target, "API013");
+        assert!(text.contains("Instead, use `torch_npu.npu_fusion_attention`"), "{target}: {text}");
+    }
+}
