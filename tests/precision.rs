@@ -7,14 +7,17 @@ mod common;
 use common::{npu_mem_in, temp_dir};
 use serde_json::Value;
 
-/// (line, severity, blocker) of each finding of rule `code` in a scan of `dir`.
-fn severities(dir: &std::path::Path, code: &str) -> Vec<(u64, String, bool)> {
+/// The findings of rule `code` in a scan of `dir`, as JSON.
+fn findings(dir: &std::path::Path, code: &str) -> Vec<Value> {
     let run = npu_mem_in(dir, &["scan", ".", "--format", "json", "--select", code, "--fail-on", "never"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
-    report["findings"]
-        .as_array()
-        .unwrap()
+    report["findings"].as_array().unwrap().clone()
+}
+
+/// (line, severity, blocker) of each finding of rule `code` in a scan of `dir`.
+fn severities(dir: &std::path::Path, code: &str) -> Vec<(u64, String, bool)> {
+    findings(dir, code)
         .iter()
         .map(|f| (f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string(), f["blocker"] == true))
         .collect()
@@ -60,4 +63,16 @@ fn cuda_only_library_imports_block_only_when_used_and_not_bitsandbytes() {
         vec![(2, "error".to_string(), true), (3, "info".to_string(), false), (4, "info".to_string(), false)],
         "flash_attn is used; xformers.ops is never read; bitsandbytes has an Ascend backend for NF4"
     );
+}
+
+#[test]
+fn turning_cudnn_tf32_off_names_the_npu_conv_hf32_default() {
+    let dir = temp_dir("precision-hf32");
+    let source = "import torch\ntorch.backends.cudnn.allow_tf32 = False\ntorch.backends.cudnn.allow_tf32 = True\n";
+    std::fs::write(dir.join("m.py"), source).unwrap();
+    let found = findings(&dir, "TX012");
+    let messages: Vec<&str> = found.iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[0].contains("without `torch.npu.conv.allow_hf32 = False` too"), "{}", messages[0]);
+    assert!(messages[1].contains("on unless set to False)") && !messages[1].contains("without"), "{}", messages[1]);
 }
