@@ -59,7 +59,7 @@ fn cuda_only_library_imports_block_only_when_used_and_not_bitsandbytes() {
     let source = "import torch\nfrom flash_attn import flash_attn_func\nimport xformers.ops\nimport bitsandbytes as bnb\n\ndef attend(q, k, v):\n    return flash_attn_func(q, k, v), bnb\n";
     std::fs::write(dir.join("m.py"), source).unwrap();
     assert_eq!(
-        severities(&dir, "API013"),
+        severities(&dir, "API014"),
         vec![(2, "error".to_string(), true), (3, "info".to_string(), false), (4, "info".to_string(), false)],
         "flash_attn is used; xformers.ops is never read; bitsandbytes has an Ascend backend for NF4"
     );

@@ -73,9 +73,9 @@ fn unfused_attention_names_sdpa_only_where_huawei_documents_it() {
 #[test]
 fn cuda_only_library_advice_names_the_op_of_each_target() {
     for (file, target) in
-        [("fixtures/rules/API013-target-2.6.py", "2.6"), ("fixtures/rules/API013-target-2.14.py", "2.14")]
+        [("fixtures/rules/API014-target-2.6.py", "2.6"), ("fixtures/rules/API014-target-2.14.py", "2.14")]
     {
-        let text = message(file, target, "API013");
+        let text = message(file, target, "API014");
         assert!(text.contains("Instead, use `torch_npu.npu_fusion_attention`"), "{target}: {text}");
     }
 }
