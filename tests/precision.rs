@@ -7,22 +7,29 @@ mod common;
 use common::{npu_mem_in, temp_dir};
 use serde_json::Value;
 
+/// The findings of rule `code` in a scan of `dir`, as JSON.
+fn findings(dir: &std::path::Path, code: &str) -> Vec<Value> {
+    let run = npu_mem_in(dir, &["scan", ".", "--format", "json", "--select", code, "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    report["findings"].as_array().unwrap().clone()
+}
+
+/// (line, severity, blocker) of each finding of rule `code` in a scan of `dir`.
+fn severities(dir: &std::path::Path, code: &str) -> Vec<(u64, String, bool)> {
+    findings(dir, code)
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string(), f["blocker"] == true))
+        .collect()
+}
+
 #[test]
 fn an_unused_cuda_only_import_is_info_and_not_a_blocker() {
     let dir = temp_dir("blockers-unused-import");
     let source = "import torch\nimport triton\nimport cupy as cp\nfrom apex.parallel import DistributedDataParallel as DDP\n\nx = cp.zeros(3)\n";
     std::fs::write(dir.join("m.py"), source).unwrap();
-    let run = npu_mem_in(&dir, &["scan", ".", "--format", "json", "--select", "TX010", "--fail-on", "never"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let report: Value = serde_json::from_str(&run.stdout).unwrap();
-    let got: Vec<(u64, String, bool)> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| (f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string(), f["blocker"] == true))
-        .collect();
     assert_eq!(
-        got,
+        severities(&dir, "TX010"),
         vec![(2, "info".to_string(), false), (3, "error".to_string(), true), (4, "info".to_string(), false)],
         "triton and DDP are never read; cupy is"
     );
@@ -44,4 +51,28 @@ fn two_host_reads_on_one_line_are_one_finding() {
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let lines: Vec<u64> = report["findings"].as_array().unwrap().iter().map(|f| f["line"].as_u64().unwrap()).collect();
     assert_eq!(lines, vec![8, 9]);
+}
+
+#[test]
+fn cuda_only_library_imports_block_only_when_used_and_not_bitsandbytes() {
+    let dir = temp_dir("precision-cuda-only-library");
+    let source = "import torch\nfrom flash_attn import flash_attn_func\nimport xformers.ops\nimport bitsandbytes as bnb\n\ndef attend(q, k, v):\n    return flash_attn_func(q, k, v), bnb\n";
+    std::fs::write(dir.join("m.py"), source).unwrap();
+    assert_eq!(
+        severities(&dir, "API014"),
+        vec![(2, "error".to_string(), true), (3, "info".to_string(), false), (4, "info".to_string(), false)],
+        "flash_attn is used; xformers.ops is never read; bitsandbytes has an Ascend backend for NF4"
+    );
+}
+
+#[test]
+fn turning_cudnn_tf32_off_names_the_npu_conv_hf32_default() {
+    let dir = temp_dir("precision-hf32");
+    let source = "import torch\ntorch.backends.cudnn.allow_tf32 = False\ntorch.backends.cudnn.allow_tf32 = True\n";
+    std::fs::write(dir.join("m.py"), source).unwrap();
+    let found = findings(&dir, "TX012");
+    let messages: Vec<&str> = found.iter().map(|f| f["message"].as_str().unwrap()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[0].contains("without `torch.npu.conv.allow_hf32 = False` too"), "{}", messages[0]);
+    assert!(messages[1].contains("on unless set to False)") && !messages[1].contains("without"), "{}", messages[1]);
 }

@@ -44,3 +44,39 @@ fn report_header_names_the_target() {
     let report = common::scan_json(&["fixtures/demo", "--target", "2.6"]);
     assert_eq!(report["target"], "2.6");
 }
+
+/// The message of the one finding of `code` in the fixture `file`, scanned at `target`.
+fn message(file: &str, target: &str, code: &str) -> String {
+    let report = common::scan_json(&[file, "--target", target]);
+    let found: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(found.len(), 1, "{file} at {target}: {found:?}");
+    found[0].clone()
+}
+
+#[test]
+fn unfused_attention_names_sdpa_only_where_huawei_documents_it() {
+    for target in ["2.1", "2.6", "2.14"] {
+        let file = format!("fixtures/rules/MEM011-target-{target}.py");
+        let text = message(&file, target, "MEM011");
+        assert!(text.contains(&format!("`torch_npu.npu_fusion_attention` (torch_npu {target};")), "{text}");
+        let documented = text.contains("which Huawei documents as running the same kernel with this torch_npu version");
+        let not_found = text.contains("we found no such statement for this version");
+        assert_eq!((documented, not_found), (target == "2.1", target != "2.1"), "{target}: {text}");
+    }
+}
+
+#[test]
+fn cuda_only_library_advice_names_the_op_of_each_target() {
+    for (file, target) in
+        [("fixtures/rules/API014-target-2.6.py", "2.6"), ("fixtures/rules/API014-target-2.14.py", "2.14")]
+    {
+        let text = message(file, target, "API014");
+        assert!(text.contains("Instead, use `torch_npu.npu_fusion_attention`"), "{target}: {text}");
+    }
+}

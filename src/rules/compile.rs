@@ -105,7 +105,9 @@ impl Compiler {
             let table = read_data(&d.file)
                 .and_then(|t| DataTable::parse(&t))
                 .map_err(|m| at(&needle, format!("data `{}` ({}): {m}", d.name, d.file)))?;
-            self.tables.retain(|(n, _)| *n != d.name);
+            // Rules compiled earlier refer to tables by position: a later pack
+            // declaring the same name adds a table (found first by name from
+            // now on) and leaves the earlier ones where they are.
             self.tables.push((d.name.clone(), table));
         }
         let mut rules = Vec::new();
@@ -166,7 +168,7 @@ impl Compiler {
     }
 
     pub(super) fn table(&self, name: &str) -> Res<usize> {
-        self.tables.iter().position(|(n, _)| n == name).ok_or_else(|| {
+        self.tables.iter().rposition(|(n, _)| n == name).ok_or_else(|| {
             let known: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
             format!("no data table `{name}`; declare it with [[data]] (known: {})", known.join(", "))
         })

@@ -26,6 +26,8 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
     ("rules/data/cuda_only_helpers.tsv", include_str!("../../rules/data/cuda_only_helpers.tsv")),
     ("rules/data/torchvision_ops_on_npu.tsv", include_str!("../../rules/data/torchvision_ops_on_npu.tsv")),
     ("rules/data/torch_npu_ops.tsv", include_str!("../../rules/data/torch_npu_ops.tsv")),
+    ("rules/data/attention_on_npu.tsv", include_str!("../../rules/data/attention_on_npu.tsv")),
+    ("rules/data/cuda_only_libraries.tsv", include_str!("../../rules/data/cuda_only_libraries.tsv")),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.
