@@ -32,9 +32,15 @@ def main():
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     pairs = {p["model"]: p for p in measure.read_tsv(os.path.join(HERE, "pairs.tsv"))}
-    verdicts = []
-    for name in ("verdicts-classic.tsv", "verdicts-modern.tsv"):
-        verdicts += measure.read_tsv(os.path.join(HERE, name))
+    # Every read finding once: a finding judged in more than one sample keeps
+    # the later reading (the alarm samples were read after the first ones).
+    read = {}
+    for name in ("verdicts-classic.tsv", "verdicts-modern.tsv",
+                 "verdicts-classic-alarms.tsv", "verdicts-modern-alarms.tsv"):
+        path = os.path.join(HERE, name)
+        for v in measure.read_tsv(path) if os.path.exists(path) else []:
+            read[(v["model"], v["code"], v["location"])] = v
+    verdicts = list(read.values())
     by_model = collections.defaultdict(list)
     for v in verdicts:
         by_model[v["model"]].append(v)
