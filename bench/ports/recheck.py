@@ -34,13 +34,15 @@ def main():
     pairs = {p["model"]: p for p in measure.read_tsv(os.path.join(HERE, "pairs.tsv"))}
     # Every read finding once: a finding judged in more than one sample keeps
     # the later reading (the alarm samples were read after the first ones).
-    read = {}
+    read, samples = {}, collections.defaultdict(list)
     for name in ("verdicts-classic.tsv", "verdicts-modern.tsv",
                  "verdicts-classic-alarms.tsv", "verdicts-modern-alarms.tsv"):
         path = os.path.join(HERE, name)
         for v in measure.read_tsv(path) if os.path.exists(path) else []:
             read[(v["model"], v["code"], v["location"])] = v
+            samples[name].append(v)
     verdicts = list(read.values())
+    now = {}  # (model, code, location) -> "gone", "advisory" or "alarm"
     by_model = collections.defaultdict(list)
     for v in verdicts:
         by_model[v["model"]].append(v)
@@ -62,6 +64,8 @@ def main():
                 rel = path[len(prefix):] if path.startswith(prefix) else path
                 still = (v["code"], rel, int(line)) in found
                 outcome[(v["verdict"], still)] += 1
+                key = (v["model"], v["code"], v["location"])
+                now[key] = "gone" if not still else ("advisory" if found[(v["code"], rel, int(line))] else "alarm")
                 if not still:
                     changed.append(f"{v['id']}\t{v['code']}\t{v['verdict']}\tgone\t{v['reason']}")
                     continue
@@ -84,6 +88,14 @@ def main():
     if alarmed:
         print(f"  false share among the read findings still reported as alarms: "
               f"{false_alarms}/{alarmed} = {false_alarms / alarmed:.1%}")
+    print("\neach sample as read, and its false share among the findings still reported as alarms:")
+    for name, rows in samples.items():
+        state = collections.Counter((v["verdict"], now[(v["model"], v["code"], v["location"])]) for v in rows)
+        false, alarms = state[("false", "alarm")], state[("false", "alarm")] + state[("true", "alarm")]
+        read_false = sum(1 for v in rows if v["verdict"] == "false")
+        print(f"  {name}: read {read_false}/{len(rows)} false; still alarms {alarms}, of them false "
+              f"{false}/{alarms} = {false / max(1, alarms):.1%}; gone {state[('false', 'gone')] + state[('true', 'gone')]}, "
+              f"advisory {state[('false', 'advisory')] + state[('true', 'advisory')]}")
     print("\nfindings no longer reported:")
     print("\n".join(changed))
     print("\nfalse alarms still reported as alarms (not advisory):")
