@@ -134,3 +134,28 @@ fn captures_that_wait_for_each_other_are_an_error() {
     assert!(err.contains("rule CAP007: match.contains.text: reads `b`, which `ancestor.capture` captures"), "{err}");
     assert!(err.contains("`ancestor.contains.text` reads `a`, which `contains.capture` captures"), "{err}");
 }
+
+/// A rule reporting `torch.load` of a path that the function passed to
+/// `torch.save` before, the saved path tested by `test` (reading `${path}`).
+fn load_after_save(test: &str) -> String {
+    format!(
+        "call = \"torch.load\"\nargs = [{{ position = 0, is = [\"present\"], capture = \"path\" }}]\n\
+         preceded_in_function = {{ call = \"torch.save\", args = [{{ position = 1, is = [{{ {test} }}] }}] }}"
+    )
+}
+
+#[test]
+fn an_argument_text_test_reads_a_capture() {
+    let rule = load_after_save("text = '^${path}$'");
+    let code = "import torch\n\ndef f(m):\n    torch.save(m, 'a.pt')\n    x = torch.load('a.pt')\n    y = torch.load('b.pt')\n";
+    let found = findings(&project("argument-text", &[("CAP008", &rule)], code));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].1, 5, "only the load of the saved path: {found:?}");
+}
+
+#[test]
+fn an_argument_regex_test_takes_no_placeholder() {
+    let rule = load_after_save("regex = '^${path}$'");
+    let err = load_error(&project("argument-regex", &[("CAP009", &rule)], "import torch\n"));
+    assert!(err.contains("rule CAP009") && err.contains("takes no `${placeholder}`"), "{err}");
+}

@@ -338,7 +338,17 @@ impl Compiler {
                     ("eq", other) => self.arg_alt(other)?,
                     (op @ ("gt" | "ge" | "lt" | "le"), V::Integer(n)) => ArgAlt::Cmp(cmp_op(op), *n as f64),
                     (op @ ("gt" | "ge" | "lt" | "le"), V::Float(n)) => ArgAlt::Cmp(cmp_op(op), *n),
+                    ("regex", V::String(s)) if s.contains("${") => {
+                        return Err("`regex` tests a string's value and takes no `${placeholder}`: use `text` (the \
+                                    argument's source) for a template"
+                            .into())
+                    }
                     ("regex", V::String(s)) => ArgAlt::Regex(self.regex(s)?),
+                    // A template is read at match time, as a matcher's `text` is.
+                    ("text", V::String(s)) if s.contains("${") => {
+                        let spec = MatcherSpec { text: Some(s.clone()), ..Default::default() };
+                        ArgAlt::Match(Box::new(self.matcher(&spec).map_err(|e| format!("text: {e}"))?))
+                    }
                     ("text", V::String(s)) => ArgAlt::Text(self.regex(s)?),
                     ("match", m @ V::Table(_)) => {
                         let spec: MatcherSpec = m.clone().try_into().map_err(|e: toml::de::Error| format!("match: {}", e.message()))?;
