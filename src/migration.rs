@@ -75,16 +75,13 @@ impl Assumed {
             }
             Origin::CommandLine | Origin::Default => Why::CommandLine,
         };
-        let style = match (setting.value, import) {
-            (Migration::Auto, _) => Style::Automatic,
-            (Migration::Manual, _) => Style::Manual,
-            (Migration::Detect, Some(_)) => Style::Automatic,
-            (Migration::Detect, None) => Style::Manual,
-        };
-        let why = match (setting.value, import) {
-            (Migration::Detect, Some((path, line))) => Why::Imported { path: path.to_string(), line },
-            (Migration::Detect, None) => Why::NotImported,
-            _ => set_by(),
+        let (style, why) = match (setting.value, import) {
+            (Migration::Auto, _) => (Style::Automatic, set_by()),
+            (Migration::Manual, _) => (Style::Manual, set_by()),
+            (Migration::Detect, Some((path, line))) => {
+                (Style::Automatic, Why::Imported { path: path.to_string(), line })
+            }
+            (Migration::Detect, None) => (Style::Manual, Why::NotImported),
         };
         Assumed { style, why, unmigrated_entries: Vec::new() }
     }

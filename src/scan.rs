@@ -420,9 +420,6 @@ pub fn merge(
 ) -> ScanOutcome {
     let projects = &walked.projects;
     let facts = project_facts(&outcomes, engine);
-    // Per project: the files importing transfer_to_npu, and the entry scripts.
-    let mut importers: Vec<BTreeSet<String>> = vec![BTreeSet::new(); projects.len()];
-    let mut entries: Vec<BTreeSet<String>> = vec![BTreeSet::new(); projects.len()];
     let role = |i: usize| engine.set.sites.get(i).and_then(|s| s.role);
     let mut per_project: Vec<ProjectOutcome> = projects
         .iter()
@@ -500,12 +497,6 @@ pub fn merge(
         }
         for (i, line, detail) in o.analysis.sites {
             let (path, line) = place(line);
-            let files = match role(i) {
-                Some(SitesRole::AutomaticMigration) => importers.get_mut(o.project),
-                Some(SitesRole::EntryScripts) => entries.get_mut(o.project),
-                None => None,
-            };
-            files.into_iter().for_each(|f| _ = f.insert(o.path.clone()));
             let listed = match (role(i), per_project.get_mut(o.project)) {
                 (Some(SitesRole::AutomaticMigration), Some(p)) => Some(&mut p.transfer_imports),
                 (Some(SitesRole::EntryScripts), Some(p)) => Some(&mut p.entry_scripts),
@@ -531,7 +522,10 @@ pub fn merge(
         p.migration = Assumed::decide(migration, first);
         if p.migration.detected_automatic() {
             let files: Vec<&ScanFile> = walked.files.iter().filter(|f| f.project == i).collect();
-            let found = processes::unmigrated(&files, &p.project.display, &importers[i], &entries[i]);
+            let paths =
+                |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
+            let (importers, entries) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
+            let found = processes::unmigrated(&files, &p.project.display, &importers, &entries);
             p.migration.unmigrated_entries = found.entries;
             unmigrated_files.extend(found.files);
         }

@@ -167,6 +167,14 @@ impl Compiler {
         Ok(CompiledPack { rules, tables, counts, sites, groups, notes })
     }
 
+    /// A predicate-only matcher that is evaluated on its own, without the
+    /// match's captures (`downgrade.when`, `auto_migrated_when`); `key` names it in errors.
+    fn condition(&mut self, spec: &MatcherSpec, key: &str) -> Res<Matcher> {
+        let when = self.matcher(spec).map_err(|e| format!("{key}.{e}"))?;
+        check_filled(&when, |_| false).map_err(|e| format!("{key}.{e}"))?;
+        Ok(when)
+    }
+
     pub(super) fn table(&self, name: &str) -> Res<usize> {
         self.tables.iter().rposition(|(n, _)| n == name).ok_or_else(|| {
             let known: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
@@ -208,22 +216,11 @@ impl Compiler {
         // been walked (see `Rule::conditions_read_file`).
         let facts_before = self.facts.len();
         let downgrade = match r.downgrade {
-            Some(d) => {
-                let when = self.matcher(&d.when).map_err(|e| format!("downgrade.when.{e}"))?;
-                // Evaluated on its own, without the match's captures.
-                check_filled(&when, |_| false).map_err(|e| format!("downgrade.when.{e}"))?;
-                Some((d.to, when))
-            }
+            Some(d) => Some((d.to, self.condition(&d.when, "downgrade.when")?)),
             None => None,
         };
-        let auto_migrated_when = match &r.auto_migrated_when {
-            Some(spec) => {
-                let when = self.matcher(spec).map_err(|e| format!("auto_migrated_when.{e}"))?;
-                check_filled(&when, |_| false).map_err(|e| format!("auto_migrated_when.{e}"))?;
-                Some(when)
-            }
-            None => None,
-        };
+        let auto_migrated_when =
+            r.auto_migrated_when.as_ref().map(|spec| self.condition(spec, "auto_migrated_when")).transpose()?;
         let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| format!("fix.{e}"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
