@@ -36,13 +36,23 @@ const NAME_ATTEMPTS: u32 = 100;
 /// kept. An existing file keeps its permissions; a new one gets the default
 /// ones. Errors name the step that failed and the directory involved.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_whole_with(path, &|out| out.write_all(bytes))
+}
+
+/// Like [`write_whole`], with the contents written by `write` as they are
+/// produced (through a buffer), so that a large report is never held whole.
+pub fn write_whole_with(path: &Path, write: &dyn Fn(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     let target = resolve_link(path)?;
     let existing = std::fs::metadata(&target).ok();
     let mut tmp = Temporary::beside(&target, existing.is_some())?;
     if let Some(meta) = &existing {
         tmp.file.set_permissions(meta.permissions()).map_err(|e| tmp.failed("set the permissions of", e))?;
     }
-    tmp.write_all(bytes)?;
+    let written = {
+        let mut out = io::BufWriter::new(&mut tmp.file);
+        write(&mut out).and_then(|()| out.flush())
+    };
+    written.map_err(|e| tmp.failed("write", e))?;
     tmp.commit(&target)
 }
 

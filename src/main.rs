@@ -276,21 +276,26 @@ impl Finished<'_> {
             walk_problems: &self.walked.problems,
             min_severity: args.min_severity.into(),
         };
-        let extra_outputs = [
-            (files.sarif, report::sarif::render as fn(&Report) -> String),
-            (files.json, report::json::render),
-            (files.markdown, report::markdown::render),
+        let streamed = [(files.sarif, report::sarif::write as report::WriteReport), (files.json, report::json::write)];
+        for (file, write) in streamed {
+            if let Some(file) = file {
+                file.replace_with(&|out| write(&report, out))?;
+            }
+        }
+        let whole = [
+            (files.markdown, report::markdown::render as fn(&Report) -> String),
             (files.gitlab, report::gitlab::render),
         ];
-        for (file, render) in extra_outputs {
+        for (file, render) in whole {
             if let Some(file) = file {
                 file.replace(&render(&report))?;
             }
         }
-        let rendered = self.render(&report, files.report.is_none());
+        let to_stdout = files.report.is_none();
+        let write = |out: &mut dyn std::io::Write| self.write(&report, to_stdout, out);
         match files.report {
-            Some(file) => file.replace(&rendered)?,
-            None => match output::print(&rendered) {
+            Some(file) => file.replace_with(&write)?,
+            None => match output::print_with(&write) {
                 // The findings are what they are, whether or not `| head` read them all.
                 Ok(()) | Err(output::StdoutError::ClosedPipe) => {}
                 Err(output::StdoutError::Failed(message)) => return Err(message),
@@ -307,7 +312,16 @@ impl Finished<'_> {
         Ok(if failing || changed { EXIT_FINDINGS } else { 0 })
     }
 
-    /// The report in the chosen format; `to_stdout` when it goes to stdout.
+    /// Writes the report in the chosen format to `out`; `to_stdout` when it goes to stdout.
+    fn write(&self, report: &Report, to_stdout: bool, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match (self.args.statistics, self.args.format) {
+            (false, Format::Json) => report::json::write(report, out),
+            (false, Format::Sarif) => report::sarif::write(report, out),
+            _ => out.write_all(self.render(report, to_stdout).as_bytes()),
+        }
+    }
+
+    /// The report in a format rendered whole; `to_stdout` when it goes to stdout.
     fn render(&self, report: &Report, to_stdout: bool) -> String {
         if self.args.statistics {
             return report::statistics::render(report);

@@ -20,8 +20,13 @@ pub enum StdoutError {
 
 /// Writes `text` to stdout and flushes it.
 pub fn print(text: &str) -> Result<(), StdoutError> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| match e.kind() {
+    print_with(&|out| out.write_all(text.as_bytes()))
+}
+
+/// Writes to stdout what `write` produces, through a buffer, and flushes it.
+pub fn print_with(write: &dyn Fn(&mut dyn Write) -> std::io::Result<()>) -> Result<(), StdoutError> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    write(&mut out).and_then(|()| out.flush()).map_err(|e| match e.kind() {
         std::io::ErrorKind::BrokenPipe => StdoutError::ClosedPipe,
         _ => StdoutError::Failed(format!("cannot write to stdout: {e}")),
     })
@@ -102,9 +107,18 @@ impl ReportFile {
     /// half-written report; in place for anything else (a pipe, a device such
     /// as `/dev/stdout`), or when its directory does not let npu-mem create
     /// the temporary file that takes.
-    pub fn replace(mut self, text: &str) -> Result<(), ReportFileError> {
+    pub fn replace(self, text: &str) -> Result<(), ReportFileError> {
+        self.replace_with(&|out| out.write_all(text.as_bytes()))
+    }
+
+    /// Like [`ReportFile::replace`], with the contents written by `write` as
+    /// they are produced, so that a large report is never held whole.
+    pub fn replace_with(
+        mut self,
+        write: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<(), ReportFileError> {
         let regular = self.file.metadata().is_ok_and(|m| m.is_file());
-        if regular && crate::atomic::write_whole(&self.path, text.as_bytes()).is_ok() {
+        if regular && crate::atomic::write_whole_with(&self.path, write).is_ok() {
             return Ok(());
         }
         // Nothing was renamed when the write in one step failed: the open
@@ -112,7 +126,10 @@ impl ReportFile {
         let file = &mut self.file;
         let emptied = if regular { file.set_len(0) } else { Ok(()) };
         emptied
-            .and_then(|()| file.write_all(text.as_bytes()))
+            .and_then(|()| {
+                let mut out = std::io::BufWriter::new(&mut *file);
+                write(&mut out).and_then(|()| out.flush())
+            })
             .and_then(|()| if regular { file.sync_all() } else { file.flush() })
             .map_err(|source| ReportFileError { path: self.path.clone(), opening: false, source })
     }

@@ -112,7 +112,9 @@ pub enum KeptOutcome {
 
 impl KeptOutcome {
     /// Keeps `o` whole only if it has something to report.
-    pub fn keep(o: FileOutcome) -> Self {
+    pub fn keep(mut o: FileOutcome) -> Self {
+        o.analysis.shrink_to_fit();
+        o.directives.shrink_to_fit();
         let a = &o.analysis;
         let quiet = o.scanned
             && o.problem.is_none()

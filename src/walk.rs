@@ -144,6 +144,13 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
         files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     }
     let projects = finder.finish(roots, &cwd, &mut files);
+    // The list lives until the report is written: on a large repository its
+    // spare capacity would cost as much as the findings.
+    files.shrink_to_fit();
+    for f in &mut files {
+        f.path.shrink_to_fit();
+        f.display.shrink_to_fit();
+    }
     Ok(WalkResult { files, projects, problems })
 }
 

@@ -4,6 +4,7 @@ use super::summary::{section_summary, SectionSummary};
 use super::Report;
 use crate::finding::{FileProblem, Finding, ProblemKind, Section, Severity};
 use serde::Serialize;
+use std::io::Write;
 
 #[derive(Serialize)]
 struct Tool {
@@ -70,6 +71,11 @@ struct JsonReport<'a> {
 
 /// Renders the JSON report (pretty-printed, with a trailing newline).
 pub fn render(report: &Report) -> String {
+    super::to_text(report, write)
+}
+
+/// Writes the JSON report to `out` as it is rendered.
+pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let mut errors: Vec<FileProblem> = report.outcome.problems.clone();
     errors.extend(report.walk_problems.iter().map(|(path, message)| FileProblem {
         path: path.clone(),
@@ -116,7 +122,6 @@ pub fn render(report: &Report) -> String {
         },
         errors,
     };
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    out.push('\n');
-    out
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.write_all(b"\n")
 }

@@ -8,6 +8,7 @@ use crate::finding::{Finding, Severity};
 use crate::rules::model::Rule;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::io::Write;
 
 /// The id under which results carry their stable fingerprint.
 const FINGERPRINT_KEY: &str = "npuMemFindingHash/v1";
@@ -127,35 +128,18 @@ fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value 
 }
 
 /// Renders the SARIF log (pretty-printed, with a trailing newline).
-///
-/// Each result is rendered to text as soon as it is built: a `Value` tree
-/// costs more than ten times its text, and a run can have tens of thousands
-/// of results.
 pub fn render(report: &Report) -> String {
+    super::to_text(report, write)
+}
+
+/// Writes the SARIF log to `out` as it is rendered.
+///
+/// Each result is written as soon as it is built: a `Value` tree costs more
+/// than ten times its text, and a run can have tens of thousands of results.
+pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let set = report.engine.set;
     let rules: Vec<&Rule> = report.engine.active.iter().map(|&i| &set.rules[i]).collect();
     let index: HashMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code.as_str(), i)).collect();
-    let mut results = ResultsText::default();
-    let findings = &report.outcome.findings;
-    for (f, fp) in findings.iter().zip(fingerprints(findings)) {
-        results.push(&result(f, index.get(f.code.as_str()).copied(), fp));
-    }
-    for (f, fp) in report.outcome.baselined.iter().zip(fingerprints(&report.outcome.baselined)) {
-        let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
-        r["suppressions"] = json!([{ "kind": "external", "justification": "recorded in the npu-mem baseline" }]);
-        results.push(&r);
-    }
-    // Suppressed findings stay in the log, marked as such, so viewers can show them.
-    let suppressed: Vec<Finding> = report.outcome.suppressed.iter().map(|(f, _)| f.clone()).collect();
-    for ((f, reason), fp) in report.outcome.suppressed.iter().zip(fingerprints(&suppressed)) {
-        let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
-        let mut suppression = json!({ "kind": "inSource" });
-        if let Some(reason) = reason {
-            suppression["justification"] = json!(reason);
-        }
-        r["suppressions"] = json!([suppression]);
-        results.push(&r);
-    }
     let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let root = format!("file://{}/", encode(cwd.trim_end_matches('/')));
     let mut doc = json!({
@@ -177,16 +161,39 @@ pub fn render(report: &Report) -> String {
     if !env!("CARGO_PKG_HOMEPAGE").is_empty() {
         doc["runs"][0]["tool"]["driver"]["informationUri"] = json!(env!("CARGO_PKG_HOMEPAGE"));
     }
-    let frame = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let frame = serde_json::to_string_pretty(&doc)?;
     let mark = format!("{RESULTS_INDENT}\"{RESULTS_MARK}\"");
-    let mut out = match frame.split_once(&mark) {
-        // `[\n` and `\n      ]` around the mark close up into `[]`, as for an empty array.
-        Some((before, after)) if results.text.is_empty() => [before.trim_end(), after.trim_start()].concat(),
-        Some((before, after)) => [before, &results.text, after].concat(),
-        None => frame,
+    let Some((before, after)) = frame.split_once(&mark) else {
+        return writeln!(out, "{frame}");
     };
-    out.push('\n');
-    out
+    let outcome = report.outcome;
+    if outcome.findings.is_empty() && outcome.baselined.is_empty() && outcome.suppressed.is_empty() {
+        // `[\n` and `\n      ]` around the mark close up into `[]`, as for an empty array.
+        return writeln!(out, "{}{}", before.trim_end(), after.trim_start());
+    }
+    out.write_all(before.as_bytes())?;
+    let mut results = ResultsWriter { out, first: true };
+    let findings = &outcome.findings;
+    for (f, fp) in findings.iter().zip(fingerprints(findings)) {
+        results.push(&result(f, index.get(f.code.as_str()).copied(), fp))?;
+    }
+    for (f, fp) in outcome.baselined.iter().zip(fingerprints(&outcome.baselined)) {
+        let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
+        r["suppressions"] = json!([{ "kind": "external", "justification": "recorded in the npu-mem baseline" }]);
+        results.push(&r)?;
+    }
+    // Suppressed findings stay in the log, marked as such, so viewers can show them.
+    let suppressed: Vec<Finding> = outcome.suppressed.iter().map(|(f, _)| f.clone()).collect();
+    for ((f, reason), fp) in outcome.suppressed.iter().zip(fingerprints(&suppressed)) {
+        let mut r = result(f, index.get(f.code.as_str()).copied(), fp);
+        let mut suppression = json!({ "kind": "inSource" });
+        if let Some(reason) = reason {
+            suppression["justification"] = json!(reason);
+        }
+        r["suppressions"] = json!([suppression]);
+        results.push(&r)?;
+    }
+    writeln!(results.out, "{after}")
 }
 
 /// The place of the results in the rendered frame: a string alone on its
@@ -195,25 +202,26 @@ const RESULTS_MARK: &str = "npu-mem: results go here";
 /// The indentation of a result in the pretty-printed log.
 const RESULTS_INDENT: &str = "        ";
 
-/// The results array's items as pretty-printed text, one result at a time.
-#[derive(Default)]
-struct ResultsText {
-    text: String,
+/// Writes the results array's items, pretty-printed, one result at a time.
+struct ResultsWriter<'o> {
+    out: &'o mut dyn Write,
+    first: bool,
 }
 
-impl ResultsText {
-    fn push(&mut self, result: &Value) {
-        if !self.text.is_empty() {
-            self.text.push_str(",\n");
+impl ResultsWriter<'_> {
+    fn push(&mut self, result: &Value) -> std::io::Result<()> {
+        if !std::mem::take(&mut self.first) {
+            self.out.write_all(b",\n")?;
         }
         // JSON strings escape their newlines, so lines are the printer's own.
-        let pretty = serde_json::to_string_pretty(result).unwrap_or_default();
+        let pretty = serde_json::to_string_pretty(result)?;
         for (i, line) in pretty.lines().enumerate() {
             if i > 0 {
-                self.text.push('\n');
+                self.out.write_all(b"\n")?;
             }
-            self.text.push_str(RESULTS_INDENT);
-            self.text.push_str(line);
+            self.out.write_all(RESULTS_INDENT.as_bytes())?;
+            self.out.write_all(line.as_bytes())?;
         }
+        Ok(())
     }
 }

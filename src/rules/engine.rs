@@ -130,6 +130,21 @@ pub struct FileAnalysis {
     pub scope_search_cut_at_line: Option<usize>,
 }
 
+impl FileAnalysis {
+    /// Gives back the spare capacity of its lists: a file with one finding
+    /// would otherwise keep room for four until the report is written, and
+    /// on a large repository that slack is most of what the scan holds.
+    pub fn shrink_to_fit(&mut self) {
+        for (_, clauses) in &mut self.findings {
+            clauses.shrink_to_fit();
+        }
+        self.findings.shrink_to_fit();
+        self.rows.shrink_to_fit();
+        self.sites.shrink_to_fit();
+        self.groups.shrink_to_fit();
+    }
+}
+
 impl<'r> Engine<'r> {
     /// Indexes the rules that apply to `target` and that `enabled` accepts (by code).
     pub fn new(set: &'r RuleSet, target: Version, enabled: &dyn Fn(&str) -> bool) -> Self {

@@ -30,20 +30,20 @@ pub fn render_with(template: &str, lookup: impl Fn(&str) -> String) -> String {
     render_opt(template, |name| Some(lookup(name))).unwrap_or_default()
 }
 
-/// Fills `{placeholder}`s with `lookup`; `None` if any lookup fails.
+/// Fills `{placeholder}`s with `lookup`; `None` if any lookup fails. The
+/// text is kept until the report is written, so it keeps no spare capacity.
 fn render_opt(template: &str, lookup: impl Fn(&str) -> Option<String>) -> Option<String> {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
-        let Some(len) = rest[open..].find('}') else {
-            out.push_str(&rest[open..]);
-            return Some(out);
-        };
-        out.push_str(&lookup(&rest[open + 1..open + len])?);
-        rest = &rest[open + len + 1..];
+        rest = &rest[open..];
+        let Some(len) = rest.find('}') else { break };
+        out.push_str(&lookup(&rest[1..len])?);
+        rest = &rest[len + 1..];
     }
     out.push_str(rest);
+    out.shrink_to_fit();
     Some(out)
 }
 
