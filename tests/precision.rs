@@ -91,7 +91,11 @@ fn a_sync_under_a_periodic_guard_is_info_and_says_it_is_not_every_iteration() {
         .collect();
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!((found[0].0, found[0].1.as_str()), (7, "info"));
-    assert!(found[0].2.ends_with("on the iterations its periodic `if` selects, not every iteration."), "{}", found[0].2);
+    assert!(
+        found[0].2.ends_with("on the iterations its periodic `if` selects, not every iteration."),
+        "{}",
+        found[0].2
+    );
     assert_eq!((found[1].0, found[1].1.as_str()), (8, "warning"));
     assert!(found[1].2.ends_with("forces a device synchronisation every iteration."), "{}", found[1].2);
 }
