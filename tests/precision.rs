@@ -76,3 +76,26 @@ fn turning_cudnn_tf32_off_names_the_npu_conv_hf32_default() {
     assert!(messages[0].contains("without `torch.npu.conv.allow_hf32 = False` too"), "{}", messages[0]);
     assert!(messages[1].contains("on unless set to False)") && !messages[1].contains("without"), "{}", messages[1]);
 }
+
+#[test]
+fn a_sync_under_a_periodic_guard_is_info_and_says_it_is_not_every_iteration() {
+    let dir = temp_dir("precision-periodic-sync");
+    let source = "def train(loader, model, opt, log_interval):\n    for step, x in enumerate(loader):\n        loss = model(x)\n        loss.backward()\n        opt.step()\n        if step % log_interval == 0:\n            print(loss.item())\n        last = loss.item()\n";
+    std::fs::write(dir.join("t.py"), source).unwrap();
+    let found: Vec<(u64, String, String)> = findings(&dir, "TX005")
+        .iter()
+        .map(|f| {
+            let field = |k: &str| f[k].as_str().unwrap().to_string();
+            (f["line"].as_u64().unwrap(), field("severity"), field("message"))
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!((found[0].0, found[0].1.as_str()), (7, "info"));
+    assert!(
+        found[0].2.ends_with("on the iterations its periodic `if` selects, not every iteration."),
+        "{}",
+        found[0].2
+    );
+    assert_eq!((found[1].0, found[1].1.as_str()), (8, "warning"));
+    assert!(found[1].2.ends_with("forces a device synchronisation every iteration."), "{}", found[1].2);
+}
