@@ -254,6 +254,23 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_report_that_fails_half_way_leaves_the_old_file_whole() {
+        let dir = scratch("streamed");
+        let path = dir.join("report.json");
+        write_whole(&path, b"old report").unwrap();
+        // A large report is written in pieces; the second piece fails.
+        let err = write_whole_with(&path, &|out| {
+            out.write_all(&[b'x'; 100_000])?;
+            Err(io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot write the temporary file") && err.to_string().contains("disk full"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old report");
+        assert_eq!(entries(&dir), ["report.json"], "the temporary file is removed");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_missing_directory_is_a_clear_error_and_leaves_nothing() {
         let dir = scratch("missing");
         let err = write_whole(&dir.join("missing/baseline.json"), b"x").unwrap_err();
