@@ -159,3 +159,26 @@ fn an_argument_regex_test_takes_no_placeholder() {
     let err = load_error(&project("argument-regex", &[("CAP009", &rule)], "import torch\n"));
     assert!(err.contains("rule CAP009") && err.contains("takes no `${placeholder}`"), "{err}");
 }
+
+#[test]
+fn name_regex_needs_an_anchor_and_says_so() {
+    let code = "import foo\nfoo.bar()\nfoo.baz()\nx = 1\n";
+    // Without an anchor nothing resolves the name: a load error that says what to add.
+    let dir = project(
+        "name-regex-anchorless",
+        &[("CAP001", "kind = \"call\"\nunless = { name_regex = '^foo\\.baz$' }")],
+        code,
+    );
+    let error = load_error(&dir);
+    assert!(
+        error.contains("CAP001") && error.contains("unless.name_regex") && error.contains("only an anchor"),
+        "{error}"
+    );
+    // With one, the `unless` reads the anchor's resolved name.
+    let dir = project(
+        "name-regex-anchored",
+        &[("CAP001", "call = \"foo.*\"\nunless = { name_regex = '^foo\\.baz$' }")],
+        code,
+    );
+    assert_eq!(findings(&dir), [("CAP001".to_string(), 2, "foo.bar()".to_string())]);
+}

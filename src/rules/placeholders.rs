@@ -38,6 +38,12 @@ pub(super) fn provided(m: &Matcher) -> Places {
 /// says no matcher around it captures.
 pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Res<()> {
     match m.reads.iter().find(|(name, _)| !filled(name)) {
+        // Only an anchor resolves a name: say so rather than suggest capturing it by hand.
+        Some((name, at)) if name == "qualname" && at.ends_with("name_regex") => Err(format!(
+            "{at}: `name_regex` tests the resolved name (`qualname`), which only an anchor captures (`call`, \
+             `attribute`, `method`, ...); add the anchor to this matcher or to one around it, or test the node's \
+             `text` instead"
+        )),
         Some((name, at)) => Err(format!(
             "{at}: placeholder `{name}` is read but never captured; capture it in this matcher or one around it \
              (`capture = \"{name}\"`, an argument's `capture`, a `name_regex` group, a `lookup` capture, ...). \
