@@ -91,10 +91,10 @@ def main():
     print("\neach sample as read, and its false share among the findings still reported as alarms:")
     for name, rows in samples.items():
         state = collections.Counter((v["verdict"], now[(v["model"], v["code"], v["location"])]) for v in rows)
-        false, alarms = state[("false", "alarm")], state[("false", "alarm")] + state[("true", "alarm")]
+        false, alarmed = state[("false", "alarm")], state[("false", "alarm")] + state[("true", "alarm")]
         read_false = sum(1 for v in rows if v["verdict"] == "false")
-        print(f"  {name}: read {read_false}/{len(rows)} false; still alarms {alarms}, of them false "
-              f"{false}/{alarms} = {false / max(1, alarms):.1%}; gone {state[('false', 'gone')] + state[('true', 'gone')]}, "
+        print(f"  {name}: read {read_false}/{len(rows)} false; still alarms {alarmed}, of them false "
+              f"{false}/{alarmed} = {false / max(1, alarmed):.1%}; gone {state[('false', 'gone')] + state[('true', 'gone')]}, "
               f"advisory {state[('false', 'advisory')] + state[('true', 'advisory')]}")
     print("\nfindings no longer reported:")
     print("\n".join(changed))
