@@ -364,14 +364,14 @@ impl Compiler {
 
 /// Evaluation order of predicates: context and argument checks before tree
 /// scans. [`dependency_order`] then moves a predicate that reads a capture
-/// after the predicates that capture it.
+/// after the predicates that capture it. The loop and `if` contexts are cheap
+/// for the node the walk is at, but for a node that `function_has` or
+/// `contains` reaches they walk down from the root: on a chain of thousands
+/// of calls, testing each node's text first is what keeps such a search linear.
 fn cost(p: &Pred) -> u8 {
     match p {
-        Pred::InsideLoop(_)
-        | Pred::InsideTrainingLoop(_)
-        | Pred::TrainingLoop(_)
+        Pred::TrainingLoop(_)
         | Pred::ImportUsed(_)
-        | Pred::UnderIf(_)
         | Pred::InChainTesting(_)
         | Pred::Signature(_)
         | Pred::FileImports(_)
@@ -389,6 +389,9 @@ fn cost(p: &Pred) -> u8 {
         | Pred::Options(_)
         | Pred::TextTemplate(_) => 1,
         Pred::Nearest(..)
+        | Pred::InsideLoop(_)
+        | Pred::InsideTrainingLoop(_)
+        | Pred::UnderIf(_)
         | Pred::InsideWith(_)
         | Pred::ReceiverLoopInvariant(_)
         | Pred::LoopOver { .. }

@@ -340,6 +340,13 @@ mod tests {
     }
 
     #[test]
+    fn a_nodes_text_is_tested_before_its_loop_and_if_context() {
+        // For a node reached by a search, the context walks down from the root.
+        let m = compile("kind = 'identifier'\ninside_loop = true\nunder_if = 'x'\ntext = '^loader$'").unwrap();
+        assert_eq!(kinds(&m), ["Text", "InsideLoop", "UnderIf"]);
+    }
+
+    #[test]
     fn a_read_of_a_lookup_key_or_options_waits_for_its_capture() {
         let m = compile(
             "kind = 'string'\noptions = { of = 'v', all = ['a'] }\ncontains = { kind = 'string', capture = 'v' }",
