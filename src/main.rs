@@ -312,36 +312,31 @@ impl Finished<'_> {
         Ok(if failing || changed { EXIT_FINDINGS } else { 0 })
     }
 
-    /// Writes the report in the chosen format to `out`; `to_stdout` when it goes to stdout.
+    /// Writes the report in the chosen format to `out`; `to_stdout` when it
+    /// goes to stdout. JSON and SARIF stream; the other formats are small and
+    /// rendered whole first.
     fn write(&self, report: &Report, to_stdout: bool, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        match (self.args.statistics, self.args.format) {
-            (false, Format::Json) => report::json::write(report, out),
-            (false, Format::Sarif) => report::sarif::write(report, out),
-            _ => out.write_all(self.render(report, to_stdout).as_bytes()),
-        }
-    }
-
-    /// The report in a format rendered whole; `to_stdout` when it goes to stdout.
-    fn render(&self, report: &Report, to_stdout: bool) -> String {
-        if self.args.statistics {
-            return report::statistics::render(report);
-        }
-        match self.args.format {
-            Format::Text => {
-                let color = match self.args.color {
-                    ColorChoice::Always => true,
-                    ColorChoice::Never => false,
-                    ColorChoice::Auto => auto_color(to_stdout),
-                };
-                report::text::render(report, Paint(color))
+        let text = if self.args.statistics {
+            report::statistics::render(report)
+        } else {
+            match self.args.format {
+                Format::Json => return report::json::write(report, out),
+                Format::Sarif => return report::sarif::write(report, out),
+                Format::Text => {
+                    let color = match self.args.color {
+                        ColorChoice::Always => true,
+                        ColorChoice::Never => false,
+                        ColorChoice::Auto => auto_color(to_stdout),
+                    };
+                    report::text::render(report, Paint(color))
+                }
+                Format::Concise => report::concise::render(report),
+                Format::Github => report::github::render(report),
+                Format::Gitlab => report::gitlab::render(report),
+                Format::Markdown => report::markdown::render(report),
             }
-            Format::Concise => report::concise::render(report),
-            Format::Json => report::json::render(report),
-            Format::Sarif => report::sarif::render(report),
-            Format::Github => report::github::render(report),
-            Format::Gitlab => report::gitlab::render(report),
-            Format::Markdown => report::markdown::render(report),
-        }
+        };
+        out.write_all(text.as_bytes())
     }
 }
 

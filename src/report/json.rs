@@ -69,11 +69,6 @@ struct JsonReport<'a> {
     errors: Vec<FileProblem>,
 }
 
-/// Renders the JSON report (pretty-printed, with a trailing newline).
-pub fn render(report: &Report) -> String {
-    super::to_text(report, write)
-}
-
 /// Writes the JSON report to `out` as it is rendered.
 pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let mut errors: Vec<FileProblem> = report.outcome.problems.clone();

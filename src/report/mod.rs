@@ -60,17 +60,6 @@ impl Report<'_> {
 /// grow with the repository, are never held whole in memory.
 pub type WriteReport = fn(&Report, &mut dyn std::io::Write) -> std::io::Result<()>;
 
-/// The whole text that `write` produces (for tests and small reports).
-pub fn to_text(report: &Report, write: WriteReport) -> String {
-    let mut bytes = Vec::new();
-    // Writing to memory fails only on a value serde cannot represent, which
-    // the report types do not contain; the text is then left short, not lost silently.
-    if let Err(e) = write(report, &mut bytes) {
-        bytes.extend_from_slice(format!("\nnpu-mem: the report could not be rendered: {e}\n").as_bytes());
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 /// `text` safe to print to a terminal: control characters (ESC, BEL, CR, a
 /// line break inside a name, C1 controls, ...) and the bidirectional
 /// overrides that reorder what is shown are written as Rust-style escapes

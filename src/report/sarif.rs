@@ -127,11 +127,6 @@ fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value 
     r
 }
 
-/// Renders the SARIF log (pretty-printed, with a trailing newline).
-pub fn render(report: &Report) -> String {
-    super::to_text(report, write)
-}
-
 /// Writes the SARIF log to `out` as it is rendered.
 ///
 /// Each result is written as soon as it is built: a `Value` tree costs more
