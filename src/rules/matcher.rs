@@ -554,9 +554,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             }
             true
         }
-        Pred::TextTemplate(template) => {
-            super::data::template_regex(template, st).is_some_and(|re| re.is_match(cx.text(node)))
-        }
+        Pred::TextTemplate(template) => super::data::template_matches(template, st, cx.text(node)),
         Pred::Lookup(l) => super::data::lookup(l, cx, st),
         Pred::Nearest(table, key, capture) => super::data::nearest(*table, key, capture, cx, st),
         Pred::Options(o) => super::data::options(o, cx.tables, cx.target, st),
