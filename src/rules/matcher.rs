@@ -331,7 +331,8 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
             "function_definition" | "lambda" | "class_definition" => break,
             "block" | "module" => {
                 if let Some(s) = statement {
-                    tests.extend(sibling_dispatch_tests(&cx.model.if_statements_in(n), s, cx.src));
+                    let find = || sibling_dispatch_tests(&cx.model.if_statements_in(n), s, cx.src);
+                    tests.extend(cx.model.dispatch_tests_of(s, find).iter().copied());
                 }
             }
             _ => {}
@@ -349,7 +350,8 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
 /// (`if cuda: ...` directly followed by `if npu: ...`, comments between them
 /// allowed; `if kind == "a": ...` next to `if kind == "npu": ...` is no dispatch).
 fn sibling_dispatch_tests<'t>(ifs: &[Node<'t>], statement: Node<'t>, src: &str) -> Vec<Node<'t>> {
-    let assigned = assigned_names(statement, src);
+    // What `statement` assigns is read only if it has siblings to compare with.
+    let assigned = std::cell::OnceCell::new();
     let mut out = Vec::new();
     for &sibling in ifs.iter().filter(|s| **s != statement) {
         let Some(body) = sibling.field(Field::Consequence) else { continue };
@@ -364,6 +366,7 @@ fn sibling_dispatch_tests<'t>(ifs: &[Node<'t>], statement: Node<'t>, src: &str) 
                 // Not `raise`: `if device not in (..., "npu"): raise` validates, it does not dispatch.
                 matches!(last.kind_name(), "return_statement" | "continue_statement" | "break_statement")
             });
+        let assigned = assigned.get_or_init(|| assigned_names(statement, src));
         let same_target = !assigned.is_empty() && assigned_names(sibling, src).iter().any(|n| assigned.contains(n));
         let next_to = tests_cuda(statement, src)
             && !negated

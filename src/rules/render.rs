@@ -134,12 +134,12 @@ fn target_range<'t>(
 
 /// Builds the fix's edits at this match, or `None` when the template does not
 /// apply here (a substitution that finds nothing, a missing node, overlapping edits).
-pub fn build_fix(
+pub fn build_fix<'t>(
     t: &FixTemplate,
     st: &MatchState<'_>,
     anchor: Node,
-    report: Node,
-    cx: &Context,
+    report: Node<'t>,
+    cx: &Context<'_, 't>,
     lines: &LineIndex,
 ) -> Option<Fix> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
@@ -200,15 +200,18 @@ pub fn build_fix(
 /// `value`: each compared literal that a substitution matches, except in a
 /// test whose `if` chain or `and`/`or` already tests for the new value (a
 /// dispatch over backends, whose other arm is already right).
-fn comparison_edits(subs: &[(LazyRegex, String)], value: Node, cx: &Context) -> Vec<(usize, usize, String)> {
+fn comparison_edits<'t>(
+    subs: &[(LazyRegex, String)],
+    value: Node<'t>,
+    cx: &Context<'_, 't>,
+) -> Vec<(usize, usize, String)> {
     if !flow::is_stored(value, cx.src) {
         return Vec::new();
     }
     let uses = cx.model.name_uses(cx.src);
     let Some(key) = uses.store_key(value, cx.src) else { return Vec::new() };
-    let keys = uses.copies(key, cx.src);
     let mut out = Vec::new();
-    for (literal, test) in flow::tested_against(uses, &keys, cx.src) {
+    for &(literal, test) in uses.comparisons(key, cx.src).iter() {
         let old = text(literal, cx.src);
         let Some((re, rep)) = subs.iter().find(|(re, _)| re.is_match(old)) else { continue };
         let Some(re) = re.get() else { continue };

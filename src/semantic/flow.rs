@@ -15,6 +15,8 @@ use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
 use tree_sitter::Node;
 
 /// The scope id of the module: names no function binds.
@@ -29,6 +31,9 @@ pub enum Key<'t> {
     Member(Cow<'t, str>),
 }
 
+/// Results worked out once per key.
+type PerKey<'t, T> = RefCell<FastMap<Key<'t>, Rc<[T]>>>;
+
 /// Every read of every key in a file, and the names each function binds,
 /// built on first use.
 #[derive(Default)]
@@ -38,6 +43,12 @@ pub struct NameUses<'t> {
     bound: FastMap<usize, FastSet<&'t str>>,
     /// The function (or `MODULE`) each function is defined in.
     outer: FastMap<usize, usize>,
+    /// What [`NameUses::copies`] found, by key: every finding on a value
+    /// asks again, and a name assigned thousands of times would make that
+    /// quadratic.
+    copies: PerKey<'t, Key<'t>>,
+    /// What [`NameUses::comparisons`] found, by key.
+    comparisons: PerKey<'t, (Node<'t>, Node<'t>)>,
 }
 
 impl<'t> NameUses<'t> {
@@ -67,9 +78,12 @@ impl<'t> NameUses<'t> {
     /// `key` and every key its value is copied to by plain assignments
     /// (`b = a`, `self.device = device`), transitively. Each key is visited
     /// once, so the search ends on any file.
-    pub fn copies(&self, key: Key<'t>, src: &'t str) -> Vec<Key<'t>> {
+    pub fn copies(&self, key: Key<'t>, src: &'t str) -> Rc<[Key<'t>]> {
+        if let Some(found) = self.copies.borrow().get(&key) {
+            return found.clone();
+        }
         let mut seen: FastSet<Key<'t>> = [key.clone()].into_iter().collect();
-        let mut order = vec![key];
+        let mut order = vec![key.clone()];
         let mut next = 0;
         while let Some(k) = order.get(next).cloned() {
             next += 1;
@@ -81,7 +95,21 @@ impl<'t> NameUses<'t> {
                 }
             }
         }
-        order
+        let found: Rc<[Key<'t>]> = order.into();
+        self.copies.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    /// The string literals that the value stored under `key`, or any of its
+    /// [copies](NameUses::copies), is tested against, with their tests: see
+    /// [`tested_against`].
+    pub fn comparisons(&self, key: Key<'t>, src: &'t str) -> Rc<[(Node<'t>, Node<'t>)]> {
+        if let Some(found) = self.comparisons.borrow().get(&key) {
+            return found.clone();
+        }
+        let found: Rc<[(Node<'t>, Node<'t>)]> = tested_against(self, &self.copies(key.clone(), src), src).into();
+        self.comparisons.borrow_mut().insert(key, found.clone());
+        found
     }
 
     /// The innermost scope, from `scope` outwards, that binds `name`: Python's
@@ -307,7 +335,7 @@ fn option_default<'t>(keyword: Node<'t>, src: &'t str) -> Option<Key<'t>> {
 /// of a comparison (`device == "cuda"`, `"cuda" in device`,
 /// `device.type != "cuda"`, `str(device) in ("cuda", "cpu")`) and the
 /// argument of `startswith` or `endswith`.
-pub fn tested_against<'t>(uses: &NameUses<'t>, keys: &[Key<'t>], src: &str) -> Vec<(Node<'t>, Node<'t>)> {
+fn tested_against<'t>(uses: &NameUses<'t>, keys: &[Key<'t>], src: &str) -> Vec<(Node<'t>, Node<'t>)> {
     let mut out = Vec::new();
     for key in keys {
         for &read in uses.of(key) {

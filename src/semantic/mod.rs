@@ -55,6 +55,9 @@ pub struct FileModel<'t> {
     name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
     /// The `if` statements directly in each block, by the block's node id; found on first use.
     if_statements: std::cell::RefCell<FastMap<usize, std::rc::Rc<[Node<'t>]>>>,
+    /// The tests of the `if` statements that make a dispatch with a statement,
+    /// by the statement's node id; worked out on first use.
+    dispatch_tests: std::cell::RefCell<FastMap<usize, std::rc::Rc<[Node<'t>]>>>,
     /// The file's named nodes, for every pass over them.
     pub tree: FlatTree<'t>,
 }
@@ -91,6 +94,23 @@ impl<'t> FileModel<'t> {
         let found: std::rc::Rc<[Node<'t>]> =
             block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement").collect();
         self.if_statements.borrow_mut().insert(block.id(), found.clone());
+        found
+    }
+
+    /// The tests of the sibling `if` statements that make a backend dispatch
+    /// with `statement`, which `find` works out the first time a statement is
+    /// asked about: every node inside a statement asks about it again, and a
+    /// block can hold thousands of them.
+    pub fn dispatch_tests_of(
+        &self,
+        statement: Node<'t>,
+        find: impl FnOnce() -> Vec<Node<'t>>,
+    ) -> std::rc::Rc<[Node<'t>]> {
+        if let Some(found) = self.dispatch_tests.borrow().get(&statement.id()) {
+            return found.clone();
+        }
+        let found: std::rc::Rc<[Node<'t>]> = find().into();
+        self.dispatch_tests.borrow_mut().insert(statement.id(), found.clone());
         found
     }
 
