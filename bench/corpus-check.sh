@@ -7,6 +7,7 @@
 #   bash bench/corpus-check.sh [--update]
 #
 #   CORPUS_DIR, MAKE_CORPUS as for bench/run.sh
+#   NPU_MEM      the binary to check (default: target/release/npu-mem, built first)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,14 +17,19 @@ SUMMARY="$HERE/bench/corpus-summary.json"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-(cd "$HERE" && cargo build --release --quiet)
+if [ -n "${NPU_MEM:-}" ]; then
+    BIN="$(realpath "$NPU_MEM")"
+else
+    (cd "$HERE" && cargo build --release --quiet)
+    BIN="$HERE/target/release/npu-mem"
+fi
 if [ ! -d "$CORPUS_DIR/src" ]; then
     CORPUS_DIR="$CORPUS_DIR" bash "$MAKE_CORPUS"
 fi
 
 # Paths are shown relative to the corpus, so the summary does not depend on where it lives.
 code=0
-(cd "$CORPUS_DIR/src" && "$HERE/target/release/npu-mem" scan . --no-cache --format json \
+(cd "$CORPUS_DIR/src" && "$BIN" scan . --no-cache --format json \
     -o "$WORK/report.json" 2>"$WORK/stderr") || code=$?
 if [ "$code" -ne 0 ] && [ "$code" -ne 1 ]; then
     echo "corpus-check: npu-mem exited with $code" >&2
