@@ -327,7 +327,11 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
     let mut statement = None;
     for n in cx.self_and_ancestors(node) {
         match n.kind_name() {
-            "if_statement" | "conditional_expression" => tests.extend(chain_tests(n)),
+            "if_statement" => {
+                tests.extend(chain_tests(n));
+                tests.extend(other_else_of_cuda_test(n, statement, cx.src));
+            }
+            "conditional_expression" => tests.extend(chain_tests(n)),
             "function_definition" | "lambda" | "class_definition" => break,
             "block" | "module" => {
                 if let Some(s) = statement {
@@ -340,6 +344,20 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
         statement = Some(n);
     }
     tests
+}
+
+/// The `else` branch of the `if` chain `chain` when its test names CUDA and
+/// `from` (the child of `chain` the code is in) is not that branch: in
+/// `if opt.device == "gpu": <CUDA code> else: <NPU code>` the `else` is the
+/// other arm of the dispatch, so what it calls counts as a test.
+fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src: &str) -> Option<Node<'t>> {
+    if !tests_cuda(chain, src) {
+        return None;
+    }
+    let mut cursor = chain.walk();
+    let last = chain.children_by_field_name("alternative", &mut cursor).last()?;
+    let other = last.kind_name() == "else_clause" && from != Some(last);
+    other.then(|| last.field(Field::Body)).flatten()
 }
 
 /// A dispatch written as separate `if` statements: the tests of the `if`
