@@ -469,11 +469,11 @@ pub fn merge(
         result.findings.extend(applied.kept);
         result.suppressed.extend(applied.suppressed);
         let mut meta: Vec<Finding> = Vec::new();
-        for (directive, code) in &applied.unused {
-            meta.extend(meta_finding(engine, "NPM001", &o.path, directive, code));
+        for (i, code) in &applied.unused {
+            meta.extend(meta_finding(engine, "NPM001", &o.path, &o.directives[*i], code));
         }
-        for (directive, code) in &applied.unknown {
-            meta.extend(meta_finding(engine, "NPM002", &o.path, directive, code));
+        for (i, code) in &applied.unknown {
+            meta.extend(meta_finding(engine, "NPM002", &o.path, &o.directives[*i], code));
         }
         if let Some(nb) = &o.notebook {
             locate_in_cells(nb, meta.iter_mut());

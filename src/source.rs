@@ -161,12 +161,7 @@ impl LineIndex {
     /// The excerpt stored with a finding on 1-based line `line`: the line's
     /// text, or nothing when it is longer than [`MAX_EXCERPT_BYTES`].
     pub fn excerpt(&self, text: &str, line: usize) -> String {
-        let full = self.line_text(text, line);
-        if full.len() > MAX_EXCERPT_BYTES {
-            String::new()
-        } else {
-            full.to_string()
-        }
+        excerpt_of(self.line_text(text, line))
     }
 
     /// The text of 1-based line `line`, without its line break.
@@ -174,6 +169,17 @@ impl LineIndex {
         let Some(&start) = self.starts.get(line.wrapping_sub(1)) else { return "" };
         let end = self.starts.get(line).map_or(text.len(), |e| *e);
         text.get(start..end).unwrap_or("").trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// The excerpt stored with a finding on `line` (its text): the text, or
+/// nothing when it is longer than [`MAX_EXCERPT_BYTES`]. Findings are kept
+/// until the report, so a long line must not be copied into each of them.
+pub fn excerpt_of(line: &str) -> String {
+    if line.len() > MAX_EXCERPT_BYTES {
+        String::new()
+    } else {
+        line.to_string()
     }
 }
 

@@ -165,8 +165,14 @@ fn directives_in(text: &str, comments: &[(usize, usize)]) -> Vec<Directive> {
         };
         let Some(inner) = rest.strip_prefix('[') else { continue };
         let Some(close) = inner.find(']') else { continue };
-        let codes: Vec<String> =
-            inner[..close].split(',').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect();
+        // A code named twice is one code: one finding if it is unknown or unused.
+        let mut seen = std::collections::HashSet::new();
+        let codes: Vec<String> = inner[..close]
+            .split(',')
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && seen.insert(*c))
+            .map(str::to_string)
+            .collect();
         let after = inner[close + 1..].trim();
         let reason = after.strip_prefix("--").map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
         let hash = start + hash;
@@ -182,7 +188,7 @@ fn directives_in(text: &str, comments: &[(usize, usize)]) -> Vec<Directive> {
             codes,
             reason,
             whole_file,
-            source_line: source_line.to_string(),
+            source_line: crate::source::excerpt_of(source_line),
         });
     }
     out
@@ -195,10 +201,11 @@ pub struct Applied {
     pub kept: Vec<Finding>,
     /// Silenced findings, with the reason given.
     pub suppressed: Vec<(Finding, Option<String>)>,
-    /// Directives (or codes in them) that silenced nothing, and codes no rule has.
-    pub unused: Vec<(Directive, String)>,
-    /// `(directive, code)` pairs naming no known rule.
-    pub unknown: Vec<(Directive, String)>,
+    /// `(directive, code)` pairs, the directive as an index into the file's
+    /// directives, whose code silenced nothing.
+    pub unused: Vec<(usize, String)>,
+    /// `(directive, code)` pairs, as in `unused`, whose code names no known rule.
+    pub unknown: Vec<(usize, String)>,
 }
 
 /// Applies `directives` to `findings`; `known` tells whether a code or prefix names a rule.
@@ -235,12 +242,12 @@ pub fn apply(findings: Vec<Finding>, directives: &[Directive], known: &dyn Fn(&s
             None => applied.kept.push(f),
         }
     }
-    for (d, u) in directives.iter().zip(used) {
+    for (i, (d, u)) in directives.iter().zip(used).enumerate() {
         for (code, was_used) in d.codes.iter().zip(u) {
             if !known(code) {
-                applied.unknown.push((d.clone(), code.clone()));
+                applied.unknown.push((i, code.clone()));
             } else if !was_used {
-                applied.unused.push((d.clone(), code.clone()));
+                applied.unused.push((i, code.clone()));
             }
         }
     }
@@ -254,6 +261,18 @@ mod tests {
     fn python(text: &str) -> Vec<Directive> {
         let tree = crate::parse::parse_python(text).expect("parses");
         in_python(tree.root_node(), text)
+    }
+
+    #[test]
+    fn a_code_named_twice_is_one_code_and_a_long_line_is_not_copied() {
+        let long = format!("x = 1  # npu-mem: ignore[TX001, x, TX001, x{}] -- why", ", x".repeat(400));
+        let d = python(&long);
+        assert_eq!(d[0].codes, ["TX001", "x"]);
+        assert!(long.len() > crate::source::MAX_EXCERPT_BYTES);
+        assert_eq!(d[0].source_line, "", "a line too long to excerpt is not kept");
+        let applied = apply(Vec::new(), &d, &|c| c.starts_with("TX"));
+        assert_eq!(applied.unknown, [(0, "x".to_string())]);
+        assert_eq!(applied.unused, [(0, "TX001".to_string())]);
     }
 
     #[test]
