@@ -320,8 +320,10 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
 
 /// The tests of every `if` chain and conditional expression that `node` is
 /// (or is part of, in a test or in a branch), out to the enclosing function,
-/// and of the separate `if` statements that make a dispatch with its
-/// statements (see [`sibling_dispatch_tests`]).
+/// the other `else` of a chain that tests for CUDA (see
+/// [`other_else_of_cuda_test`]), and the tests of the separate `if`
+/// statements that make a dispatch with its statements (see
+/// [`sibling_dispatch_tests`]).
 fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     let mut tests = Vec::new();
     let mut statement = None;
