@@ -11,11 +11,11 @@
 
 use super::traverse::{FlatTree, Visitor};
 use super::values::{plain_string, text, unparen};
+use super::{memoised, Memo};
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::rc::Rc;
 use tree_sitter::Node;
 
@@ -31,9 +31,6 @@ pub enum Key<'t> {
     Member(Cow<'t, str>),
 }
 
-/// Results worked out once per key.
-type PerKey<'t, T> = RefCell<FastMap<Key<'t>, Rc<[T]>>>;
-
 /// Every read of every key in a file, and the names each function binds,
 /// built on first use.
 #[derive(Default)]
@@ -46,9 +43,9 @@ pub struct NameUses<'t> {
     /// What [`NameUses::copies`] found, by key: every finding on a value
     /// asks again, and a name assigned thousands of times would make that
     /// quadratic.
-    copies: PerKey<'t, Key<'t>>,
+    copies: Memo<Key<'t>, Key<'t>>,
     /// What [`NameUses::comparisons`] found, by key.
-    comparisons: PerKey<'t, (Node<'t>, Node<'t>)>,
+    comparisons: Memo<Key<'t>, (Node<'t>, Node<'t>)>,
 }
 
 impl<'t> NameUses<'t> {
@@ -79,37 +76,29 @@ impl<'t> NameUses<'t> {
     /// (`b = a`, `self.device = device`), transitively. Each key is visited
     /// once, so the search ends on any file.
     pub fn copies(&self, key: Key<'t>, src: &'t str) -> Rc<[Key<'t>]> {
-        if let Some(found) = self.copies.borrow().get(&key) {
-            return found.clone();
-        }
-        let mut seen: FastSet<Key<'t>> = [key.clone()].into_iter().collect();
-        let mut order = vec![key.clone()];
-        let mut next = 0;
-        while let Some(k) = order.get(next).cloned() {
-            next += 1;
-            for &read in self.of(&k) {
-                if let Some(to) = self.store_key(read, src) {
-                    if seen.insert(to.clone()) {
-                        order.push(to);
+        memoised(&self.copies, key.clone(), || {
+            let mut seen: FastSet<Key<'t>> = [key.clone()].into_iter().collect();
+            let mut order = vec![key];
+            let mut next = 0;
+            while let Some(k) = order.get(next).cloned() {
+                next += 1;
+                for &read in self.of(&k) {
+                    if let Some(to) = self.store_key(read, src) {
+                        if seen.insert(to.clone()) {
+                            order.push(to);
+                        }
                     }
                 }
             }
-        }
-        let found: Rc<[Key<'t>]> = order.into();
-        self.copies.borrow_mut().insert(key, found.clone());
-        found
+            order
+        })
     }
 
     /// The string literals that the value stored under `key`, or any of its
     /// [copies](NameUses::copies), is tested against, with their tests: see
     /// [`tested_against`].
     pub fn comparisons(&self, key: Key<'t>, src: &'t str) -> Rc<[(Node<'t>, Node<'t>)]> {
-        if let Some(found) = self.comparisons.borrow().get(&key) {
-            return found.clone();
-        }
-        let found: Rc<[(Node<'t>, Node<'t>)]> = tested_against(self, &self.copies(key.clone(), src), src).into();
-        self.comparisons.borrow_mut().insert(key, found.clone());
-        found
+        memoised(&self.comparisons, key.clone(), || tested_against(self, &self.copies(key, src), src))
     }
 
     /// The innermost scope, from `scope` outwards, that binds `name`: Python's

@@ -10,8 +10,28 @@ pub mod values;
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
+use std::cell::RefCell;
+use std::rc::Rc;
 use traverse::{FlatTree, Visitor};
 use tree_sitter::Node;
+
+/// Lists worked out once per key, on first use.
+pub(crate) type Memo<K, V> = RefCell<FastMap<K, Rc<[V]>>>;
+
+/// The list `memo` holds for `key`, or the one `find` works out (then kept).
+pub(crate) fn memoised<K: std::hash::Hash + Eq, V>(
+    memo: &Memo<K, V>,
+    key: K,
+    find: impl FnOnce() -> Vec<V>,
+) -> Rc<[V]> {
+    if let Some(found) = memo.borrow().get(&key) {
+        return found.clone();
+    }
+    // `find` may fill other memos (comparisons read copies), never this one's key.
+    let found: Rc<[V]> = find().into();
+    memo.borrow_mut().insert(key, found.clone());
+    found
+}
 use values::{base_name, dotted_parts, pattern_names, text};
 
 /// Scope key of module-level bindings (function scopes use their node id).
@@ -54,10 +74,10 @@ pub struct FileModel<'t> {
     /// Where each name is read, for value flow; built on first use.
     name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
     /// The `if` statements directly in each block, by the block's node id; found on first use.
-    if_statements: std::cell::RefCell<FastMap<usize, std::rc::Rc<[Node<'t>]>>>,
+    if_statements: Memo<usize, Node<'t>>,
     /// The tests of the `if` statements that make a dispatch with a statement,
     /// by the statement's node id; worked out on first use.
-    dispatch_tests: std::cell::RefCell<FastMap<usize, std::rc::Rc<[Node<'t>]>>>,
+    dispatch_tests: Memo<usize, Node<'t>>,
     /// The file's named nodes, for every pass over them.
     pub tree: FlatTree<'t>,
 }
@@ -86,32 +106,19 @@ impl<'t> FileModel<'t> {
     /// The `if` statements directly in `block` (a block or the module), in
     /// order. Found once per block: a rule that asks for each statement of a
     /// block thousands of statements long must not read it each time.
-    pub fn if_statements_in(&self, block: Node<'t>) -> std::rc::Rc<[Node<'t>]> {
-        if let Some(found) = self.if_statements.borrow().get(&block.id()) {
-            return found.clone();
-        }
-        let mut cursor = block.walk();
-        let found: std::rc::Rc<[Node<'t>]> =
-            block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement").collect();
-        self.if_statements.borrow_mut().insert(block.id(), found.clone());
-        found
+    pub fn if_statements_in(&self, block: Node<'t>) -> Rc<[Node<'t>]> {
+        memoised(&self.if_statements, block.id(), || {
+            let mut cursor = block.walk();
+            block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement").collect()
+        })
     }
 
     /// The tests of the sibling `if` statements that make a backend dispatch
     /// with `statement`, which `find` works out the first time a statement is
     /// asked about: every node inside a statement asks about it again, and a
     /// block can hold thousands of them.
-    pub fn dispatch_tests_of(
-        &self,
-        statement: Node<'t>,
-        find: impl FnOnce() -> Vec<Node<'t>>,
-    ) -> std::rc::Rc<[Node<'t>]> {
-        if let Some(found) = self.dispatch_tests.borrow().get(&statement.id()) {
-            return found.clone();
-        }
-        let found: std::rc::Rc<[Node<'t>]> = find().into();
-        self.dispatch_tests.borrow_mut().insert(statement.id(), found.clone());
-        found
+    pub fn dispatch_tests_of(&self, statement: Node<'t>, find: impl FnOnce() -> Vec<Node<'t>>) -> Rc<[Node<'t>]> {
+        memoised(&self.dispatch_tests, statement.id(), find)
     }
 
     /// The qualified name of a dotted chain, resolved through imports.
