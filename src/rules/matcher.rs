@@ -6,6 +6,8 @@ use super::model::*;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
+use crate::semantic::dispatch::chain_tests;
+use crate::semantic::dispatch::other_else_of_cuda_test;
 use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{is_literal, literal, plain_string, shorten, string_like, text, unparen};
 use tree_sitter::Node;
@@ -282,24 +284,6 @@ fn condition_test<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>
     Some(hit)
 }
 
-/// The tests of a conditional expression, or of an `if` and its `elif`s.
-pub fn chain_tests(node: Node) -> Vec<Node> {
-    match node.kind_name() {
-        "conditional_expression" => node.named_child(1).into_iter().collect(),
-        "if_statement" => {
-            let mut tests: Vec<Node> = node.field(Field::Condition).into_iter().collect();
-            let mut cursor = node.walk();
-            for alt in node.children_by_field_name("alternative", &mut cursor) {
-                if alt.kind_name() == "elif_clause" {
-                    tests.extend(alt.field(Field::Condition));
-                }
-            }
-            tests
-        }
-        _ => Vec::new(),
-    }
-}
-
 /// The chain's tests plus those of conditional expressions it is a branch of:
 /// in `"npu" if a else ("cuda" if b else "cpu")` the inner chain is `a`, `b`.
 fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
@@ -323,7 +307,7 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
 /// the other `else` of a chain that tests for CUDA (see
 /// [`other_else_of_cuda_test`]), and the tests of the separate `if`
 /// statements that make a dispatch with its statements (see
-/// [`sibling_dispatch_tests`]).
+/// [`crate::semantic::dispatch::sibling_dispatch_tests`]).
 fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     let mut tests = Vec::new();
     let mut statement = None;
@@ -337,8 +321,7 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
             "function_definition" | "lambda" | "class_definition" => break,
             "block" | "module" => {
                 if let Some(s) = statement {
-                    let find = || sibling_dispatch_tests(&cx.model.if_statements_in(n), s, cx.src);
-                    tests.extend(cx.model.dispatch_tests_of(s, find).iter().copied());
+                    tests.extend(cx.model.dispatch_tests_of(s, n, cx.src).iter().copied());
                 }
             }
             _ => {}
@@ -346,94 +329,6 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
         statement = Some(n);
     }
     tests
-}
-
-/// The `else` branch of the `if` chain `chain` when its test names CUDA and
-/// `from` (the child of `chain` the code is in) is not that branch: in
-/// `if opt.device == "gpu": <CUDA code> else: <NPU code>` the `else` is the
-/// other arm of the dispatch, so what it calls counts as a test.
-fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src: &str) -> Option<Node<'t>> {
-    if !tests_cuda(chain, src) {
-        return None;
-    }
-    let mut cursor = chain.walk();
-    let last = chain.children_by_field_name("alternative", &mut cursor).last()?;
-    let other = last.kind_name() == "else_clause" && from != Some(last);
-    other.then(|| last.field(Field::Body)).flatten()
-}
-
-/// A dispatch written as separate `if` statements: the tests of the `if`
-/// statements `ifs` (of one block) that end in an early exit before `statement`
-/// (`if npu: return "npu"` ... `return "cuda"`), assign the same name
-/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`),
-/// or stand next to `statement` when it is an `if` that tests for CUDA
-/// (`if cuda: ...` directly followed by `if npu: ...`, comments between them
-/// allowed; `if kind == "a": ...` next to `if kind == "npu": ...` is no dispatch).
-fn sibling_dispatch_tests<'t>(ifs: &[Node<'t>], statement: Node<'t>, src: &str) -> Vec<Node<'t>> {
-    // What `statement` assigns is read only if it has siblings to compare with.
-    let assigned = std::cell::OnceCell::new();
-    let mut out = Vec::new();
-    for &sibling in ifs.iter().filter(|s| **s != statement) {
-        let Some(body) = sibling.field(Field::Consequence) else { continue };
-        // `if not npu: return` leaves the NPU path after it, which is no other arm.
-        let negated = sibling.field(Field::Condition).is_some_and(|t| {
-            let t = text(t, src);
-            t.starts_with("not ") || t.contains("!=") || t.contains(" not in ")
-        });
-        let exits_early = sibling.end_byte() <= statement.start_byte()
-            && !negated
-            && body.named_child(body.named_child_count().saturating_sub(1)).is_some_and(|last| {
-                // Not `raise`: `if device not in (..., "npu"): raise` validates, it does not dispatch.
-                matches!(last.kind_name(), "return_statement" | "continue_statement" | "break_statement")
-            });
-        let assigned = assigned.get_or_init(|| assigned_names(statement, src));
-        let same_target = !assigned.is_empty() && assigned_names(sibling, src).iter().any(|n| assigned.contains(n));
-        let next_to = tests_cuda(statement, src)
-            && !negated
-            && (next_statement(sibling) == Some(statement) || next_statement(statement) == Some(sibling));
-        if exits_early || same_target || next_to {
-            out.extend(chain_tests(sibling));
-        }
-    }
-    out
-}
-
-/// Whether `statement` is an `if` whose test names CUDA (`cuda`, `gpu` or `nccl`).
-fn tests_cuda(statement: Node, src: &str) -> bool {
-    statement.kind_name() == "if_statement"
-        && statement.field(Field::Condition).is_some_and(|t| {
-            let t = text(t, src).to_ascii_lowercase();
-            ["cuda", "gpu", "nccl"].iter().any(|w| t.contains(w))
-        })
-}
-
-/// The statement after `statement` in its block, skipping comments.
-fn next_statement(statement: Node) -> Option<Node> {
-    let mut next = statement.next_named_sibling();
-    while let Some(n) = next.filter(|n| n.kind_name() == "comment") {
-        next = n.next_named_sibling();
-    }
-    next
-}
-
-/// The names a statement assigns: `name = ...` (or `self.name = ...`), or,
-/// for an `if`, what the statements directly in its first branch assign.
-fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
-    let one = |s: Node| -> Option<&'s str> {
-        let assignment =
-            s.named_child(0).filter(|a| s.kind_name() == "expression_statement" && a.kind_name() == "assignment")?;
-        let target = assignment.field(Field::Left).filter(|t| matches!(t.kind_name(), "identifier" | "attribute"))?;
-        Some(text(target, src))
-    };
-    match statement.kind_name() {
-        "if_statement" => {
-            let Some(body) = statement.field(Field::Consequence) else { return Vec::new() };
-            let mut cursor = body.walk();
-            let names = body.named_children(&mut cursor).filter_map(one).collect();
-            names
-        }
-        _ => one(statement).into_iter().collect(),
-    }
 }
 
 /// Branch values: both results of a conditional expression, or the right-hand

@@ -2,12 +2,13 @@
 
 use super::context::Context;
 use super::lazy_regex::LazyRegex;
-use super::matcher::{callee, chain_tests, method_parts, MatchState};
+use super::matcher::{callee, method_parts, MatchState};
 use super::model::{EditAction, EditTarget, FixTemplate};
 use crate::finding::{Edit, Fix};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{ArgState, CallArgs};
+use crate::semantic::dispatch::chain_tests;
 use crate::semantic::flow;
 use crate::semantic::values::{shorten, text};
 use crate::source::LineIndex;

@@ -3,11 +3,12 @@
 
 use super::context::{local, Context, Frame};
 use super::glob::NameGlobs;
-use super::matcher::{callee, chain_tests, contains_call, eval, method_parts, MatchState};
+use super::matcher::{callee, contains_call, eval, method_parts, MatchState};
 use super::model::{ConditionTest, Matcher, Slot};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::CallArgs;
+use crate::semantic::dispatch::chain_tests;
 use crate::semantic::values::{plain_string, text, unparen};
 use tree_sitter::Node;
 

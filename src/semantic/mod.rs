@@ -2,6 +2,7 @@
 //! module-level definitions, bindings, docstrings and what each loop does.
 
 pub mod calls;
+pub mod dispatch;
 pub mod flow;
 pub mod imports;
 pub mod traverse;
@@ -73,8 +74,8 @@ pub struct FileModel<'t> {
     pub shadowable: FastSet<&'t str>,
     /// Where each name is read, for value flow; built on first use.
     name_uses: std::cell::OnceCell<flow::NameUses<'t>>,
-    /// The `if` statements directly in each block, by the block's node id; found on first use.
-    if_statements: Memo<usize, Node<'t>>,
+    /// The `if` statements directly in each block, by the block's node id; read on first use.
+    block_ifs: Memo<usize, dispatch::BlockIf<'t>>,
     /// The tests of the `if` statements that make a dispatch with a statement,
     /// by the statement's node id; worked out on first use.
     dispatch_tests: Memo<usize, Node<'t>>,
@@ -103,22 +104,20 @@ impl<'t> FileModel<'t> {
         self.imported_by.get(&node.id()).map_or(&[], Vec::as_slice)
     }
 
-    /// The `if` statements directly in `block` (a block or the module), in
-    /// order. Found once per block: a rule that asks for each statement of a
-    /// block thousands of statements long must not read it each time.
-    pub fn if_statements_in(&self, block: Node<'t>) -> Rc<[Node<'t>]> {
-        memoised(&self.if_statements, block.id(), || {
-            let mut cursor = block.walk();
-            block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement").collect()
-        })
-    }
-
     /// The tests of the sibling `if` statements that make a backend dispatch
-    /// with `statement`, which `find` works out the first time a statement is
-    /// asked about: every node inside a statement asks about it again, and a
-    /// block can hold thousands of them.
-    pub fn dispatch_tests_of(&self, statement: Node<'t>, find: impl FnOnce() -> Vec<Node<'t>>) -> Rc<[Node<'t>]> {
-        memoised(&self.dispatch_tests, statement.id(), find)
+    /// with `statement`, a statement directly in `block` (see
+    /// [`dispatch::sibling_dispatch_tests`]). Worked out once per statement,
+    /// from the block's `if` statements read once per block: every node
+    /// inside a statement asks again, and a block can hold thousands of them.
+    pub fn dispatch_tests_of(&self, statement: Node<'t>, block: Node<'t>, src: &'t str) -> Rc<[Node<'t>]> {
+        memoised(&self.dispatch_tests, statement.id(), || {
+            let ifs = memoised(&self.block_ifs, block.id(), || {
+                let mut cursor = block.walk();
+                let ifs = block.named_children(&mut cursor).filter(|s| s.kind_name() == "if_statement");
+                ifs.map(|s| dispatch::BlockIf::new(s, src)).collect()
+            });
+            dispatch::sibling_dispatch_tests(&ifs, statement, src)
+        })
     }
 
     /// The qualified name of a dotted chain, resolved through imports.

@@ -1,0 +1,160 @@
+//! Backend dispatches: the `if` chains and separate `if` statements that
+//! choose between CUDA and another backend, whose tests the matcher reads to
+//! tell code written for one backend on purpose from code that assumes CUDA.
+
+use super::values::text;
+use crate::parse::KindOf;
+use crate::parse::{Field, FieldOf};
+use tree_sitter::Node;
+
+/// The tests of a conditional expression, or of an `if` and its `elif`s.
+pub fn chain_tests(node: Node) -> Vec<Node> {
+    match node.kind_name() {
+        "conditional_expression" => node.named_child(1).into_iter().collect(),
+        "if_statement" => {
+            let mut tests: Vec<Node> = node.field(Field::Condition).into_iter().collect();
+            let mut cursor = node.walk();
+            for alt in node.children_by_field_name("alternative", &mut cursor) {
+                if alt.kind_name() == "elif_clause" {
+                    tests.extend(alt.field(Field::Condition));
+                }
+            }
+            tests
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The `else` branch of the `if` chain `chain` when its test names CUDA and
+/// `from` (the child of `chain` the code is in) is not that branch: in
+/// `if opt.device == "gpu": <CUDA code> else: <NPU code>` the `else` is the
+/// other arm of the dispatch, so what it calls counts as a test.
+pub fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src: &str) -> Option<Node<'t>> {
+    if !tests_cuda(chain, src) {
+        return None;
+    }
+    let mut cursor = chain.walk();
+    let last = chain.children_by_field_name("alternative", &mut cursor).last()?;
+    let other = last.kind_name() == "else_clause" && from != Some(last);
+    other.then(|| last.field(Field::Body)).flatten()
+}
+
+/// What a dispatch needs to know about one `if` statement of a block, read
+/// once per block: a block can hold thousands of statements, and each asks
+/// about all of its siblings.
+pub struct BlockIf<'t> {
+    /// The `if` statement.
+    pub node: Node<'t>,
+    /// Its chain's tests ([`chain_tests`]).
+    pub tests: Vec<Node<'t>>,
+    /// Its test is negated (`not npu`, `!=`, `not in`): `if not npu: return`
+    /// leaves the NPU path after it, which is no other arm.
+    pub negated: bool,
+    /// Its first branch ends in `return`, `continue` or `break` (not `raise`:
+    /// `if device not in (..., "npu"): raise` validates, it does not dispatch).
+    pub exits: bool,
+    /// Its test names CUDA ([`tests_cuda`]).
+    pub tests_cuda: bool,
+    /// What the statements directly in its first branch assign.
+    pub assigned: Vec<&'t str>,
+    /// The statement after it, comments skipped.
+    pub next: Option<Node<'t>>,
+}
+
+impl<'t> BlockIf<'t> {
+    /// Reads `node`, an `if` statement.
+    pub fn new(node: Node<'t>, src: &'t str) -> Self {
+        let negated = node.field(Field::Condition).is_some_and(|t| {
+            let t = text(t, src);
+            t.starts_with("not ") || t.contains("!=") || t.contains(" not in ")
+        });
+        let exits = node.field(Field::Consequence).is_some_and(|body| {
+            body.named_child(body.named_child_count().saturating_sub(1)).is_some_and(|last| {
+                matches!(last.kind_name(), "return_statement" | "continue_statement" | "break_statement")
+            })
+        });
+        BlockIf {
+            node,
+            tests: chain_tests(node),
+            negated,
+            exits,
+            tests_cuda: tests_cuda(node, src),
+            assigned: assigned_names(node, src),
+            next: next_statement(node),
+        }
+    }
+}
+
+/// A dispatch written as separate `if` statements: the tests of the `if`
+/// statements `ifs` (of one block) that end in an early exit before `statement`
+/// (`if npu: return "npu"` ... `return "cuda"`), assign the same name
+/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`),
+/// or stand next to `statement` when it is an `if` that tests for CUDA
+/// (`if cuda: ...` directly followed by `if npu: ...`, comments between them
+/// allowed; `if kind == "a": ...` next to `if kind == "npu": ...` is no dispatch).
+pub fn sibling_dispatch_tests<'t>(ifs: &[BlockIf<'t>], statement: Node<'t>, src: &'t str) -> Vec<Node<'t>> {
+    let own = ifs.iter().find(|s| s.node == statement);
+    // What `statement` assigns is read only if it has siblings to compare with.
+    let assigned = std::cell::OnceCell::new();
+    let assigned =
+        || assigned.get_or_init(|| own.map_or_else(|| assigned_names(statement, src), |s| s.assigned.clone()));
+    let statement_tests_cuda = own.is_some_and(|s| s.tests_cuda);
+    let statement_next = std::cell::OnceCell::new();
+    let mut out = Vec::new();
+    for sibling in ifs.iter().filter(|s| s.node != statement) {
+        if sibling.node.field(Field::Consequence).is_none() {
+            continue;
+        }
+        let exits_early = sibling.exits && !sibling.negated && sibling.node.end_byte() <= statement.start_byte();
+        let same_target = !sibling.assigned.is_empty() && {
+            let assigned = assigned();
+            !assigned.is_empty() && sibling.assigned.iter().any(|n| assigned.contains(n))
+        };
+        let next_to = statement_tests_cuda
+            && !sibling.negated
+            && (sibling.next == Some(statement)
+                || *statement_next.get_or_init(|| next_statement(statement)) == Some(sibling.node));
+        if exits_early || same_target || next_to {
+            out.extend(sibling.tests.iter().copied());
+        }
+    }
+    out
+}
+
+/// Whether `statement` is an `if` whose test names CUDA (`cuda`, `gpu` or `nccl`).
+fn tests_cuda(statement: Node, src: &str) -> bool {
+    statement.kind_name() == "if_statement"
+        && statement.field(Field::Condition).is_some_and(|t| {
+            let t = text(t, src).to_ascii_lowercase();
+            ["cuda", "gpu", "nccl"].iter().any(|w| t.contains(w))
+        })
+}
+
+/// The statement after `statement` in its block, skipping comments.
+fn next_statement(statement: Node) -> Option<Node> {
+    let mut next = statement.next_named_sibling();
+    while let Some(n) = next.filter(|n| n.kind_name() == "comment") {
+        next = n.next_named_sibling();
+    }
+    next
+}
+
+/// The names a statement assigns: `name = ...` (or `self.name = ...`), or,
+/// for an `if`, what the statements directly in its first branch assign.
+fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
+    let one = |s: Node| -> Option<&'s str> {
+        let assignment =
+            s.named_child(0).filter(|a| s.kind_name() == "expression_statement" && a.kind_name() == "assignment")?;
+        let target = assignment.field(Field::Left).filter(|t| matches!(t.kind_name(), "identifier" | "attribute"))?;
+        Some(text(target, src))
+    };
+    match statement.kind_name() {
+        "if_statement" => {
+            let Some(body) = statement.field(Field::Consequence) else { return Vec::new() };
+            let mut cursor = body.walk();
+            let names = body.named_children(&mut cursor).filter_map(one).collect();
+            names
+        }
+        _ => one(statement).into_iter().collect(),
+    }
+}
