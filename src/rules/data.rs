@@ -10,14 +10,35 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 thread_local! {
-    static TEMPLATE_CACHE: RefCell<HashMap<String, Option<Regex>>> = RefCell::new(HashMap::new());
+    static TEMPLATE_CACHE: RefCell<HashMap<(String, bool), Option<TemplateRegex>>> = RefCell::new(HashMap::new());
 }
 
-/// How many compiled templates a thread keeps. A compiled regex takes about
-/// 7 KB, and the patterns differ with every captured name, so a large cache
-/// costs far more memory than the compiles it saves (4,096 entries were 28 MB
-/// of a 53 MB heap on the corpus twice over).
+/// How many compiled templates a thread keeps. The patterns differ with
+/// every captured name, so a large cache costs far more memory than the
+/// compiles it saves (4,096 entries were 28 MB of a 53 MB heap on the corpus
+/// twice over).
 const TEMPLATE_CACHE_ENTRIES: usize = 256;
+
+/// A template compiled for one kind of text. Unicode classes (`\w`, `\b`,
+/// `\s`) make a regex of up to 500 KB; on ASCII text they mean what their
+/// ASCII versions mean, and those compile to a few KB.
+#[derive(Clone)]
+enum TemplateRegex {
+    /// For ASCII text only: Unicode off, so over bytes (a negated class may
+    /// then match a byte that no ASCII text holds).
+    Ascii(regex::bytes::Regex),
+    /// For any text.
+    Unicode(Regex),
+}
+
+impl TemplateRegex {
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            TemplateRegex::Ascii(re) => re.is_match(text.as_bytes()),
+            TemplateRegex::Unicode(re) => re.is_match(text),
+        }
+    }
+}
 
 /// Whether `text` matches the text regex `template` once each `${name}` in it
 /// is replaced with the escaped text captured as `name`; `false` when a
@@ -28,12 +49,13 @@ pub fn template_matches(template: &str, st: &MatchState, text: &str) -> bool {
     if let Some(name) = whole.filter(|name| !name.contains(['}', '$'])) {
         return st.get(name) == Some(text);
     }
-    template_regex(template, st).is_some_and(|re| re.is_match(text))
+    template_regex(template, st, text.is_ascii()).is_some_and(|re| re.is_match(text))
 }
 
 /// Compiles a text regex after replacing each `${name}` with the escaped text
-/// captured as `name` (recently compiled ones are cached per thread).
-fn template_regex(template: &str, st: &MatchState) -> Option<Regex> {
+/// captured as `name`, for ASCII text only when `ascii` (recently compiled
+/// ones are cached per thread).
+fn template_regex(template: &str, st: &MatchState, ascii: bool) -> Option<TemplateRegex> {
     let mut pattern = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(i) = rest.find("${") {
@@ -48,7 +70,14 @@ fn template_regex(template: &str, st: &MatchState) -> Option<Regex> {
         if cache.len() >= TEMPLATE_CACHE_ENTRIES {
             cache.clear();
         }
-        cache.entry(pattern.clone()).or_insert_with(|| Regex::new(&pattern).ok()).clone()
+        let compile = || {
+            let ascii_only = || regex::bytes::RegexBuilder::new(&pattern).unicode(false).build().ok();
+            match ascii.then(ascii_only).flatten() {
+                Some(re) => Some(TemplateRegex::Ascii(re)),
+                None => Regex::new(&pattern).ok().map(TemplateRegex::Unicode),
+            }
+        };
+        cache.entry((pattern.clone(), ascii)).or_insert_with(compile).clone()
     })
 }
 
@@ -183,7 +212,7 @@ mod tests {
         for value in captured {
             let st = MatchState { captures: vec![("n".into(), value.into())], ..MatchState::default() };
             for text in texts {
-                let regex = template_regex("^${n}$", &st).expect("an escaped value compiles");
+                let regex = template_regex("^${n}$", &st, false).expect("an escaped value compiles");
                 assert_eq!(template_matches("^${n}$", &st, text), regex.is_match(text), "{value:?} on {text:?}");
             }
         }
@@ -192,6 +221,25 @@ mod tests {
         let st = MatchState { captures: vec![("n".into(), "loader".into())], ..MatchState::default() };
         assert!(template_matches(r"(^|[^\w.])${n}\b", &st, "for b in loader:"));
         assert!(!template_matches(r"(^|[^\w.])${n}\b", &st, "self.loader"));
+    }
+
+    #[test]
+    fn a_template_means_the_same_on_ascii_and_unicode_text() {
+        let templates = [r"(^|[^\w.])${n}\b", r"\b${n}\s*\.\s*parameters\s*\(", r"^\(?\s*${n}\s*,", r"\W${n}\W"];
+        let texts = ["for b in x:", "self.x", "x.parameters()", "(x, y)", "y = x + 1", "_x", "x\t.parameters (", ""];
+        for value in ["x", "a.b", "naïve"] {
+            let st = MatchState { captures: vec![("n".into(), value.into())], ..MatchState::default() };
+            for template in templates {
+                for text in texts.iter().map(|t| t.replace('x', value)) {
+                    let unicode = template_regex(template, &st, false).expect("compiles").is_match(&text);
+                    assert_eq!(template_matches(template, &st, &text), unicode, "{template:?} on {text:?}");
+                }
+            }
+        }
+        // Around a non-ASCII letter `\b` is no boundary: the Unicode regex decides.
+        let st = MatchState { captures: vec![("n".into(), "x".into())], ..MatchState::default() };
+        assert!(!template_matches(r"\b${n}\b", &st, "éx"));
+        assert!(template_matches(r"\b${n}\b", &st, "é x"));
     }
 
     #[test]
