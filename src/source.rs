@@ -158,6 +158,18 @@ impl LineIndex {
         Position { line: line + 1, column: column + 1 }
     }
 
+    /// The byte offset of `position` in `text`, `None` past the end of its line.
+    pub fn offset(&self, text: &str, position: Position) -> Option<usize> {
+        let start = self.line_start(position.line)?;
+        let line = self.line_text(text, position.line);
+        let column = position.column.checked_sub(1)?;
+        let within = match self.ascii.get(position.line - 1) {
+            Some(true) => Some(column).filter(|c| *c <= line.len()),
+            _ => line.char_indices().map(|(i, _)| i).chain([line.len()]).nth(column),
+        };
+        Some(start + within?)
+    }
+
     /// The excerpt stored with a finding on 1-based line `line`: the line's
     /// text, or nothing when it is longer than [`MAX_EXCERPT_BYTES`].
     pub fn excerpt(&self, text: &str, line: usize) -> String {
@@ -191,6 +203,17 @@ fn char_starts(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{LineIndex, CHAR_BLOCK};
+
+    #[test]
+    fn offset_inverts_position() {
+        let text = "import torch\nx = 'é' + 'cuda'\n\ny\n";
+        let index = LineIndex::new(text);
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+            assert_eq!(index.offset(text, index.position(text, offset)), Some(offset), "byte {offset}");
+        }
+        let past = super::Position { line: 1, column: 14 };
+        assert_eq!(index.offset(text, past), None, "past the end of its line");
+    }
 
     #[test]
     fn columns_count_characters_on_long_non_ascii_lines() {

@@ -110,3 +110,37 @@ fn fix_counts_match_the_report() {
     assert!(diff.stderr.contains(&format!("--fix would fix {wording} in 1 file")), "{}", diff.stderr);
     assert!(fix.stdout.contains(&format!("Fixed {wording} in 1 file.")), "{}", fix.stdout);
 }
+
+/// The applicability of the API001 fix on each line of `fixtures/guarded-tests/train.py`.
+fn api001_fixes(dir: &Path, extra: &[&str]) -> Vec<(u64, String)> {
+    let found = findings(dir, extra);
+    let api001 = found.iter().filter(|f| f["code"] == "API001");
+    api001.map(|f| (f["line"].as_u64().unwrap(), f["fix"]["applicability"].as_str().unwrap().to_string())).collect()
+}
+
+#[test]
+fn a_renamed_cuda_test_is_unsafe_while_the_code_it_guards_breaks_on_the_npu() {
+    let dir = temp_dir("guarded-tests");
+    copy_dir(&Path::new(ROOT).join("fixtures/guarded-tests"), &dir);
+    let expected: Vec<(u64, String)> =
+        [(8, "unsafe"), (16, "unsafe"), (23, "safe"), (24, "safe"), (32, "safe"), (33, "safe")]
+            .into_iter()
+            .map(|(line, a)| (line, a.to_string()))
+            .collect();
+    assert_eq!(api001_fixes(&dir, &[]), expected);
+    // The rules that decide it run even when only API001 is selected.
+    assert_eq!(api001_fixes(&dir, &["--select", "API001"]), expected);
+    let text = npu_mem_in(&dir, &["scan", ".", "--select", "API001", "--fail-on", "never"]).stdout;
+    assert!(text.contains("(unsafe: the test guards TX017 on line 9, which has no safe fix"), "{text}");
+    assert!(text.contains("(unsafe: the test guards API002 on line 17, which has no safe fix"), "{text}");
+    assert!(!text.contains("TX017 ["), "a rule that is not selected reports nothing: {text}");
+
+    let run = npu_mem_in(&dir, &["scan", ".", "--select", "API001", "--fix", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fixed = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    let lines: Vec<&str> = fixed.lines().collect();
+    assert_eq!(lines[7], "    if torch.cuda.is_available():", "{fixed}");
+    assert_eq!(lines[15], "    if torch.cuda.is_available():", "{fixed}");
+    assert_eq!(lines[22], "    if torch.npu.is_available():", "{fixed}");
+    assert_eq!(lines[31], "    elif torch.npu.is_available():", "{fixed}");
+}

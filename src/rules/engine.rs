@@ -7,7 +7,7 @@ use super::matcher::Clause;
 use super::model::*;
 use super::render::{build_text_fix, render_with};
 use super::walker::{shell_match, ShellItem, Walker};
-use crate::finding::Finding;
+use crate::finding::{Applicability, Finding};
 use crate::hash::{FastMap, FastSet};
 use crate::semantic::FileModel;
 use crate::source::LineIndex;
@@ -79,6 +79,10 @@ pub struct Engine<'r> {
     pub(super) dispatch: Dispatch,
     /// Indices of rules active for the target.
     pub active: Vec<usize>,
+    /// Codes of the rules that are not enabled but still run, because their
+    /// findings decide whether a safe fix may rename a CUDA test (see
+    /// [`super::guards`]); their findings are dropped after that.
+    guard_only: Vec<String>,
     triggers: Triggers,
 }
 
@@ -171,13 +175,24 @@ impl<'r> Engine<'r> {
             needed
         };
         let mut active = Vec::new();
+        let mut guard_only = Vec::new();
         let mut rule_words = vec![None; set.rules.len()];
         let mut always = false;
+        let applies = |rule: &Rule| rule.target.as_ref().is_none_or(|r| r.allows(target));
+        let safe_fixes = set.rules.iter().any(|r| {
+            applies(r) && enabled(&r.code) && r.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe)
+        });
         for (i, rule) in set.rules.iter().enumerate() {
-            if rule.target.as_ref().is_some_and(|r| !r.allows(target)) || !enabled(&rule.code) {
+            if !applies(rule) {
                 continue;
             }
-            active.push(i);
+            if enabled(&rule.code) {
+                active.push(i);
+            } else if safe_fixes && super::guards::breaks_on_npu(rule) {
+                guard_only.push(rule.code.clone());
+            } else {
+                continue;
+            }
             match add(Sink::Rule(i), &rule.alternatives, rule.triggers.as_ref()) {
                 Some(ws) => rule_words[i] = Some(ws.into_iter().map(|w| word_index(w, &mut words)).collect()),
                 None => always = true,
@@ -213,7 +228,7 @@ impl<'r> Engine<'r> {
         }
         let searcher = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).ok();
         let triggers = Triggers { searcher, n_words: words.len(), rule_words, always };
-        Engine { set, target, dispatch, active, triggers }
+        Engine { set, target, dispatch, active, guard_only, triggers }
     }
 
     /// Which rules can match a file with this text, by the trigger words it
@@ -257,6 +272,10 @@ impl<'r> Engine<'r> {
         out.cut_at_line = model.tree.cut().map(|n| n.start_position().row + 1);
         resolve_file_facts(&mut out);
         self.keep_first(&mut out.findings);
+        super::guards::withhold_guard_renames(&mut out.findings, &self.set.rules, root, src, lines);
+        if !self.guard_only.is_empty() {
+            out.findings.retain(|(f, _)| !self.guard_only.contains(&f.code));
+        }
         out
     }
 

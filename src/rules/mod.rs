@@ -6,6 +6,7 @@ pub mod context;
 pub mod data;
 pub mod engine;
 pub mod glob;
+mod guards;
 pub mod lazy_regex;
 pub mod matcher;
 pub mod model;
