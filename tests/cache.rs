@@ -221,3 +221,31 @@ fn a_rebuilt_binary_does_not_reuse_the_old_results() {
     // The copy is as large as the binary: do not leave it in the temporary directory.
     let _ = std::fs::remove_file(&exe);
 }
+
+#[test]
+fn a_project_fact_from_another_file_applies_cold_and_warm() {
+    // MEM007 needs "nothing in this project uses activation checkpointing".
+    // A cold scan drops the finding as soon as it has seen the file that does
+    // (before or after the stack, by name); the cache keeps it, for the scan
+    // after that file changes.
+    let dir = temp_dir("cache-project-fact");
+    let stack = "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.blocks = nn.ModuleList([Block() for _ in range(32)])\n";
+    let uses = "from torch.utils.checkpoint import checkpoint\n\n\ndef run(block, x):\n    return checkpoint(block, x, use_reentrant=False)\n";
+    std::fs::write(dir.join("m.py"), stack).unwrap();
+    let mem007 = |extra: &[&str]| {
+        let mut args = vec!["scan", ".", "--format", "json", "--fail-on", "never", "--threads", "1"];
+        args.extend_from_slice(extra);
+        let run = npu_mem_in(&dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "MEM007").count()
+    };
+    assert_eq!(mem007(&["--no-cache"]), 1, "no checkpointing anywhere");
+    for name in ["a.py", "z.py"] {
+        std::fs::write(dir.join(name), uses).unwrap();
+        assert_eq!(mem007(&["--no-cache"]), 0, "checkpointing in {name}");
+        assert_eq!(mem007(&[]), 0, "checkpointing in {name}, filling the cache");
+        std::fs::remove_file(dir.join(name)).unwrap();
+        assert_eq!(mem007(&[]), 1, "{name} removed: m.py's finding comes back from the cache");
+    }
+}
