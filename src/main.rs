@@ -17,6 +17,7 @@ const EXIT_FINDINGS: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
+    keep_large_buffers_out_of_the_heap();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
@@ -44,6 +45,28 @@ fn main() -> ExitCode {
     // A warning that could not be written is a failure too.
     ExitCode::from(if output::stderr_failed() { EXIT_USAGE } else { code })
 }
+
+/// Every file's text and syntax tree are large buffers that come and go.
+/// glibc's malloc raises its mmap threshold each time such a buffer is freed,
+/// after which they are carved from the heap, between the small findings kept
+/// for the report, and the heap cannot shrink: peak RSS on the corpus copied
+/// 4 times was 63 MiB with the moving threshold, 57 MiB with a fixed one.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn keep_large_buffers_out_of_the_heap() {
+    extern "C" {
+        fn mallopt(param: i32, value: i32) -> i32;
+    }
+    /// glibc's `M_MMAP_THRESHOLD` (malloc.h).
+    const M_MMAP_THRESHOLD: i32 = -3;
+    // SAFETY: mallopt only tunes glibc's allocator, and runs before any other thread starts.
+    unsafe {
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
+/// Other platforms keep their allocator's defaults.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn keep_large_buffers_out_of_the_heap() {}
 
 /// Prints clap's help, version or usage error; exit 2 if that cannot be written.
 fn clap_exit(e: &clap::Error) -> ExitCode {
