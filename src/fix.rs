@@ -106,9 +106,11 @@ pub fn fix_files(
         match result {
             Ok(Some(fixed)) => run.files.push(fixed),
             Ok(None) => {}
-            Err(message) => {
-                run.problems.push(FileProblem { path: file.display.clone(), kind: ProblemKind::NotFixed, message })
-            }
+            Err(message) => run.problems.push(FileProblem {
+                path: file.display().to_string(),
+                kind: ProblemKind::NotFixed,
+                message,
+            }),
         }
     }
     run
@@ -175,7 +177,7 @@ fn fix_file(
             bytes.extend_from_slice(text.as_bytes());
             let changed = FixedFile {
                 path: file.path.clone(),
-                display: file.display.clone(),
+                display: file.display().to_string(),
                 original,
                 fixed: bytes,
                 findings: fixed,

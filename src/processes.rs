@@ -57,7 +57,7 @@ pub fn unmigrated(
             to
         })
         .collect();
-    let index: HashMap<&str, usize> = python.iter().enumerate().map(|(i, f)| (f.display.as_str(), i)).collect();
+    let index: HashMap<&str, usize> = python.iter().enumerate().map(|(i, f)| (f.display(), i)).collect();
     let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
         paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect()
     };
@@ -71,10 +71,10 @@ pub fn unmigrated(
     let unmigrated_roots: Vec<usize> = entry_ids.into_iter().filter(|&e| !migrated[e]).collect();
     let unmigrated = reachable(&edges, &unmigrated_roots);
     Unmigrated {
-        entries: unmigrated_roots.iter().map(|&i| python[i].display.clone()).collect(),
+        entries: unmigrated_roots.iter().map(|&i| python[i].display().to_string()).collect(),
         files: (0..python.len())
             .filter(|&i| unmigrated[i] && !migrated[i])
-            .map(|i| python[i].display.clone())
+            .map(|i| python[i].display().to_string())
             .collect(),
     }
 }
@@ -125,7 +125,7 @@ impl ModuleIndex {
             .iter()
             .map(|f| {
                 let relative =
-                    if dir == "." { &f.display } else { f.display.strip_prefix(&prefix).unwrap_or(&f.display) };
+                    if dir == "." { f.display() } else { f.display().strip_prefix(&prefix).unwrap_or(f.display()) };
                 let stem = relative.trim_end_matches(".pyi").trim_end_matches(".py");
                 let mut parts: Vec<String> =
                     stem.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect();
@@ -225,10 +225,8 @@ mod tests {
     use std::path::PathBuf;
 
     fn index(paths: &[&str], dir: &str) -> (Vec<ScanFile>, ModuleIndex) {
-        let files: Vec<ScanFile> = paths
-            .iter()
-            .map(|p| ScanFile { path: PathBuf::from(p), display: p.to_string(), kind: FileKind::Python, project: 0 })
-            .collect();
+        let files: Vec<ScanFile> =
+            paths.iter().map(|p| ScanFile::new(PathBuf::from(p), p.to_string(), FileKind::Python, 0)).collect();
         let refs: Vec<&ScanFile> = files.iter().collect();
         let index = ModuleIndex::new(&refs, dir);
         (files, index)

@@ -98,13 +98,17 @@ pub struct FileOutcome {
 /// large repository report nothing; of those only what the merge counts is
 /// kept, so memory grows by a few bytes per such file, not by an outcome.
 pub enum KeptOutcome {
-    /// Analysed, with nothing to report: no finding, summary entry, count,
-    /// fact, suppression comment or problem (and not a notebook).
+    /// Analysed, with nothing to report (no finding, summary row, site or
+    /// group, suppression comment or problem, and not a notebook); it may
+    /// still make project facts true and add to summary counts.
     Quiet {
         /// The file's project.
         project: usize,
         /// The content analysed, when there is a cache to store it in.
         content: Option<ContentId>,
+        /// What it adds to project facts and summary counts; `None` (the
+        /// common case, and one pointer's room) when it adds nothing.
+        tally: Option<Box<Tally>>,
     },
     /// Everything else.
     Full(Box<FileOutcome>),
@@ -123,13 +127,14 @@ impl KeptOutcome {
             && a.findings.is_empty()
             && a.rows.is_empty()
             && a.sites.is_empty()
-            && a.groups.is_empty()
-            && a.counts.iter().all(|&c| c == 0)
-            && !a.facts.iter().any(|&f| f);
-        match quiet {
-            true => KeptOutcome::Quiet { project: o.project, content: o.content },
-            false => KeptOutcome::Full(Box::new(o)),
+            && a.groups.is_empty();
+        if !quiet {
+            return KeptOutcome::Full(Box::new(o));
         }
+        let a = o.analysis;
+        let adds = a.facts.iter().any(|&f| f) || a.counts.iter().any(|&c| c > 0);
+        let tally = adds.then(|| Box::new(Tally { facts: a.facts, counts: a.counts }));
+        KeptOutcome::Quiet { project: o.project, content: o.content, tally }
     }
 
     /// The whole outcome of a file that has something to report.
@@ -146,6 +151,22 @@ impl KeptOutcome {
             KeptOutcome::Full(o) => o.project,
         }
     }
+
+    /// Which facts the file makes true, by fact index (possibly fewer than all).
+    fn facts(&self) -> &[bool] {
+        match self {
+            KeptOutcome::Quiet { tally, .. } => tally.as_ref().map_or(&[], |t| &t.facts),
+            KeptOutcome::Full(o) => &o.analysis.facts,
+        }
+    }
+}
+
+/// A quiet file's project facts and summary counts.
+pub struct Tally {
+    /// Which facts the file makes true, by fact index.
+    facts: Vec<bool>,
+    /// Its summary counts, by count index.
+    counts: Vec<usize>,
 }
 
 /// Analyses every file the walk found with `engine`, each project in the style `migration` gives it.
@@ -218,20 +239,21 @@ pub fn cache_entries(
     files: &[ScanFile],
     outcomes: &[KeptOutcome],
 ) -> std::collections::BTreeMap<String, StoredOutcome> {
-    let nothing = FileAnalysis::default();
-    let stored = |content, o: Option<&FileOutcome>| {
-        let parts = match o {
-            Some(o) => Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem },
-            None => Parts { directives: &[], analysis: &nothing, problem: &None },
-        };
-        StoredOutcome::new(content, parts)
-    };
     files
         .iter()
         .zip(outcomes)
         .filter_map(|(f, kept)| match kept {
-            KeptOutcome::Quiet { content, .. } => Some((f.display.clone(), stored((*content)?, None))),
-            KeptOutcome::Full(o) => Some((o.path.clone(), stored(o.content?, Some(o)))),
+            KeptOutcome::Quiet { content, tally, .. } => {
+                let (facts, counts) =
+                    tally.as_ref().map_or_else(Default::default, |t| (t.facts.clone(), t.counts.clone()));
+                let analysis = FileAnalysis { facts, counts, ..FileAnalysis::default() };
+                let parts = Parts { directives: &[], analysis: &analysis, problem: &None };
+                Some((f.display().to_string(), StoredOutcome::new((*content)?, parts)))
+            }
+            KeptOutcome::Full(o) => {
+                let parts = Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem };
+                Some((o.path.clone(), StoredOutcome::new(o.content?, parts)))
+            }
         })
         .collect()
 }
@@ -255,7 +277,7 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
             // Hashing is only worth its time when there is a cache to ask.
             let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };
             let content = ContentId::of(&source.text);
-            let mut outcome = match cache.get(&file.display, content) {
+            let mut outcome = match cache.get(file.display(), content) {
                 Some(stored) => from_cache(file, &source.text, stored),
                 None => analyse_text(file, &source.text, engine),
             };
@@ -263,11 +285,11 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
             outcome
         }
         Err(e) => FileOutcome {
-            path: file.display.clone(),
+            path: file.display().to_string(),
             directives: Vec::new(),
             analysis: FileAnalysis::default(),
             problem: Some(FileProblem {
-                path: file.display.clone(),
+                path: file.display().to_string(),
                 kind: ProblemKind::Skipped,
                 message: e.to_string(),
             }),
@@ -284,7 +306,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
     let (directives, analysis, problem) = stored.restore();
     let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok() } else { None };
     FileOutcome {
-        path: file.display.clone(),
+        path: file.display().to_string(),
         directives,
         analysis,
         scanned: problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),
@@ -299,7 +321,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
 /// it has edited in memory).
 pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
     let mut out = FileOutcome {
-        path: file.display.clone(),
+        path: file.display().to_string(),
         directives: Vec::new(),
         analysis: FileAnalysis::default(),
         problem: None,
@@ -308,8 +330,8 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         content: None,
         project: file.project,
     };
-    let problem = |kind, message: String| Some(FileProblem { path: file.display.clone(), kind, message });
-    let path_findings = engine.analyse_path(&file.display);
+    let problem = |kind, message: String| Some(FileProblem { path: file.display().to_string(), kind, message });
+    let path_findings = engine.analyse_path(file.display());
     if file.kind == FileKind::PathOnly {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
@@ -340,7 +362,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     out.analysis = match file.kind {
         FileKind::Shell => {
             out.directives = suppress::in_shell(text);
-            engine.analyse_shell(text, &lines, &file.display)
+            engine.analyse_shell(text, &lines, file.display())
         }
         _ => match parse_python(text) {
             Some(tree) => {
@@ -353,7 +375,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                 if let Some(line) = first_error_line(&tree) {
                     partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
                 }
-                let analysis = engine.analyse(tree.root_node(), text, &lines, &file.display, &rules);
+                let analysis = engine.analyse(tree.root_node(), text, &lines, file.display(), &rules);
                 if let Some(line) = analysis.cut_at_line {
                     partial.push(format!(
                         "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
@@ -396,9 +418,9 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
 pub fn project_facts(outcomes: &[KeptOutcome], engine: &Engine) -> ProjectFacts {
     let n_projects = outcomes.iter().map(|o| o.project() + 1).max().unwrap_or(0);
     let mut facts = vec![vec![false; engine.set.compiler.facts.len()]; n_projects];
-    for o in outcomes.iter().filter_map(KeptOutcome::full) {
-        for (i, f) in o.analysis.facts.iter().enumerate() {
-            facts[o.project][i] |= *f;
+    for o in outcomes {
+        for (i, f) in o.facts().iter().enumerate() {
+            facts[o.project()][i] |= *f;
         }
     }
     ProjectFacts(facts)
@@ -451,6 +473,11 @@ fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex, locator: &m
     }
 }
 
+/// Adds one file's summary counts (by count index) to the totals.
+fn add_counts(totals: &mut [usize], file: &[usize]) {
+    totals.iter_mut().zip(file).for_each(|(total, c)| *total += c);
+}
+
 /// Merges per-file outcomes (in the order of `walked`'s files) into the
 /// scan's result, in a deterministic order; `migration` decides each
 /// project's style.
@@ -491,10 +518,13 @@ pub fn merge(
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for kept in outcomes {
         let o = match kept {
-            KeptOutcome::Quiet { project, .. } => {
+            KeptOutcome::Quiet { project, tally, .. } => {
                 result.files_scanned += 1;
                 if let Some(p) = per_project.get_mut(project) {
                     p.files_scanned += 1;
+                }
+                if let Some(t) = tally {
+                    add_counts(&mut result.counts, &t.counts);
                 }
                 continue;
             }
@@ -520,9 +550,7 @@ pub fn merge(
         }
         meta.iter_mut().for_each(|f| f.project = o.project);
         result.findings.extend(meta);
-        for (i, c) in o.analysis.counts.iter().enumerate() {
-            result.counts[i] += c;
-        }
+        add_counts(&mut result.counts, &o.analysis.counts);
         // Summary rows and sites in a notebook name the cell in their path.
         let lines = o.notebook.as_ref().map(|nb| LineIndex::new(&nb.python));
         let place = |line: usize| match (&o.notebook, &lines) {

@@ -20,16 +20,46 @@ pub enum FileKind {
 }
 
 /// One file to scan.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanFile {
     /// The path as found on disk.
     pub path: PathBuf,
-    /// `/`-separated path shown to users.
-    pub display: String,
+    /// The path shown to users; see [`ScanFile::display`].
+    shown: Shown,
     /// How to analyse it.
     pub kind: FileKind,
     /// The project it belongs to: an index into [`WalkResult::projects`].
     pub project: usize,
+}
+
+/// Where a file's display path is kept. It is almost always the end of the
+/// path on disk (`./src/a.py` is shown as `src/a.py`), and the file list
+/// lives for the whole scan, so the text is only kept twice when it differs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shown {
+    /// The path's text from this byte offset on.
+    SuffixFrom(usize),
+    /// A text of its own (a path that is not UTF-8, or that was rewritten).
+    Own(Box<str>),
+}
+
+impl ScanFile {
+    /// A file at `path`, shown to users as `display`.
+    pub fn new(path: PathBuf, display: String, kind: FileKind, project: usize) -> Self {
+        let shown = match path.to_str() {
+            Some(text) if text.ends_with(&display) => Shown::SuffixFrom(text.len() - display.len()),
+            _ => Shown::Own(display.into_boxed_str()),
+        };
+        ScanFile { path, shown, kind, project }
+    }
+
+    /// The `/`-separated path shown to users: relative to the working directory when inside it.
+    pub fn display(&self) -> &str {
+        match &self.shown {
+            Shown::SuffixFrom(start) => self.path.to_str().and_then(|text| text.get(*start..)).unwrap_or_default(),
+            Shown::Own(text) => text,
+        }
+    }
 }
 
 /// A project: the files whose nearest project directory is the same. Facts
@@ -104,7 +134,7 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
                 crate::config::absolute(root.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")));
             let bound = if dir.starts_with(&cwd) { cwd.clone() } else { dir.clone() };
             let project = finder.project(&dir, &bound);
-            files.push(ScanFile { path: root.clone(), display: display_path(root, &cwd), kind, project });
+            files.push(ScanFile::new(root.clone(), display_path(root, &cwd), kind, project));
             continue;
         }
         let mut walker = WalkBuilder::new(root);
@@ -128,15 +158,15 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
                         let display = display_path(entry.path(), &cwd);
                         let dir = entry.path().parent().map_or_else(|| bound.clone(), crate::config::absolute);
                         let project = finder.project(&dir, &bound);
-                        files.push(ScanFile { path: entry.into_path(), display, kind, project });
+                        files.push(ScanFile::new(entry.into_path(), display, kind, project));
                     }
                 }
                 Err(err) => problems.push((root.display().to_string(), err.to_string())),
             }
         }
     }
-    files.sort_by(|a, b| a.display.cmp(&b.display));
-    files.dedup_by(|a, b| a.display == b.display);
+    files.sort_by(|a, b| a.display().cmp(b.display()));
+    files.dedup_by(|a, b| a.display() == b.display());
     if roots.len() > 1 {
         // Roots can overlap (`a.py ../d/a.py`, `src src/m.py`): scanning a file
         // twice doubles its findings and makes `--fix` trip over its own write.
@@ -149,7 +179,6 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     files.shrink_to_fit();
     for f in &mut files {
         f.path.shrink_to_fit();
-        f.display.shrink_to_fit();
     }
     Ok(WalkResult { files, projects, problems })
 }
@@ -280,5 +309,27 @@ fn describe_io(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_display_path_is_kept_once_when_it_ends_the_path() {
+        let cases = [
+            ("./src/train.py", "src/train.py", true),
+            ("/abs/outside/cwd/train.py", "/abs/outside/cwd/train.py", true),
+            ("/work/repo/src/ünï.py", "src/ünï.py", true),
+            // Not a suffix: the display text is kept as given.
+            ("src\\win.py", "src/win.py", false),
+            ("a.py", "other.py", false),
+        ];
+        for (path, shown, suffix) in cases {
+            let f = ScanFile::new(PathBuf::from(path), shown.to_string(), FileKind::Python, 0);
+            assert_eq!(f.display(), shown, "{path}");
+            assert_eq!(matches!(f.shown, Shown::SuffixFrom(_)), suffix, "{path}");
+        }
     }
 }
