@@ -96,7 +96,7 @@ pub struct Baseline {
 /// Each finding's identity: code, path, whitespace-normalised line text, and
 /// which occurrence of that triple it is (in report order).
 pub fn fingerprints(findings: &[Finding]) -> Vec<String> {
-    identities(findings.iter().map(|f| (f, f.path.clone())))
+    identities(findings.iter().map(|f| (f, f.path.to_string())))
 }
 
 /// [`fingerprints`] with each finding's path given alongside it.
@@ -106,7 +106,7 @@ fn identities<'a>(findings: impl Iterator<Item = (&'a Finding, String)>) -> Vec<
         .map(|(f, path)| {
             let line = f.source_line.split_whitespace().collect::<Vec<_>>().join(" ");
             let identity = format!("{}\u{0}{}\u{0}{}", f.code, path, line);
-            let n = seen.entry((f.code.clone(), path, line)).or_insert(0);
+            let n = seen.entry((f.code.to_string(), path, line)).or_insert(0);
             *n += 1;
             let identity = format!("{identity}\u{0}{n}");
             format!("{:016x}", crate::hash::fnv1a(identity.as_bytes()))
@@ -138,7 +138,7 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), BaselineError> {
         .zip(identities(findings.iter().zip(paths.iter().cloned())))
         .zip(paths)
         .map(|((f, fingerprint), path)| Entry {
-            code: f.code.clone(),
+            code: f.code.to_string(),
             path,
             fingerprint,
             line: f.line,

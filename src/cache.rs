@@ -263,7 +263,7 @@ fn evict(entries: &mut BTreeMap<String, Sealed>, now: u64, max: usize) {
 fn key(engine: &Engine, target: &str) -> u64 {
     let mut parts = vec![FORMAT.to_string(), env!("CARGO_PKG_VERSION").to_string(), target.to_string()];
     parts.push(format!("{:x}", engine.set.fingerprint));
-    parts.extend(engine.active.iter().map(|&i| engine.set.rules[i].code.clone()));
+    parts.extend(engine.active.iter().map(|&i| engine.set.rules[i].code.to_string()));
     parts.push(build_id());
     crate::hash::fnv1a(parts.join("\0").as_bytes())
 }

@@ -99,7 +99,7 @@ impl ChangedLines {
 
     /// Whether `f` is on an added or changed line.
     pub fn touches(&self, f: &Finding) -> bool {
-        let path = std::fs::canonicalize(&f.path).unwrap_or_else(|_| PathBuf::from(&f.path));
+        let path = std::fs::canonicalize(&f.path).unwrap_or_else(|_| PathBuf::from(f.path.as_str()));
         match self.files.get(&path) {
             None => false,
             Some(None) => true,

@@ -2,6 +2,83 @@
 
 use serde::Serialize;
 use std::fmt;
+use std::sync::Arc;
+
+/// Text that many findings hold alike (a rule's code and name, a file's
+/// path): one allocation, shared by reference count. A large repository
+/// keeps thousands of findings until the report, and these three texts were
+/// a fifth of each.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct SharedText(Arc<str>);
+
+impl SharedText {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for SharedText {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for SharedText {
+    fn as_ref(&self) -> &std::path::Path {
+        self.0.as_ref().as_ref()
+    }
+}
+
+impl std::ops::Deref for SharedText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for SharedText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for SharedText {
+    fn from(text: &str) -> Self {
+        SharedText(text.into())
+    }
+}
+
+impl From<String> for SharedText {
+    fn from(text: String) -> Self {
+        SharedText(text.into())
+    }
+}
+
+impl PartialEq<str> for SharedText {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for SharedText {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for SharedText {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl fmt::Display for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// How much a finding matters, as the catalog defines it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
@@ -139,15 +216,15 @@ pub struct Fix {
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Finding {
     /// The rule code, e.g. `TX001`.
-    pub code: String,
+    pub code: SharedText,
     /// The rule's kebab-case name.
-    pub name: String,
+    pub name: SharedText,
     /// Severity after any per-site downgrade.
     pub severity: Severity,
     /// Report section.
     pub section: Section,
     /// Display path, `/`-separated, relative to the working directory when inside it.
-    pub path: String,
+    pub path: SharedText,
     /// In a notebook: the cell (1-based, counting every cell as Jupyter does);
     /// `line` and `end_line` then count from the cell's first line.
     #[serde(skip_serializing_if = "Option::is_none")]

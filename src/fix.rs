@@ -7,7 +7,7 @@
 //! fixes do not settle within [`MAX_PASSES`], or whose fixes would add a
 //! syntax error, is reported and left alone.
 
-use crate::finding::{Applicability, FileProblem, Finding, ProblemKind};
+use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, SharedText};
 use crate::notebook::Notebook;
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
@@ -126,7 +126,7 @@ impl Wanted<'_> {
     /// Whether to apply `f`'s fix; `companions` are codes an applied fix
     /// named in `then`, whose fixes come with it whatever their safety.
     fn wants(&self, f: &Finding, companions: &HashSet<String>) -> bool {
-        let chosen = self.mode.applies(f) || (f.fix.is_some() && companions.contains(&f.code));
+        let chosen = self.mode.applies(f) || (f.fix.is_some() && companions.contains(f.code.as_str()));
         chosen && !self.ignores.ignores(f)
     }
 }
@@ -157,15 +157,15 @@ fn fix_file(
     let mut follow_ups: Vec<String> = Vec::new();
     // The fixable findings of the first analysis, by code and start, with the
     // starts moved along as edits land: the findings the report promised.
-    let mut promised: Option<Vec<(String, usize)>> = None;
-    let mut companions = HashSet::new();
+    let mut promised: Option<Vec<(SharedText, usize)>> = None;
+    let mut companions: HashSet<String> = HashSet::new();
     // Companion fixes are for findings the fixes create, not ones already there.
-    let mut present_before: Option<HashSet<String>> = None;
+    let mut present_before: Option<HashSet<SharedText>> = None;
     for _ in 0..MAX_PASSES {
         let outcome = analyse_text(file, &text, engine);
         let findings = file_findings(&outcome, facts, engine).kept;
         let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
-        companions.retain(|c| !before.contains(c));
+        companions.retain(|c| !before.contains(c.as_str()));
         let mut pending: Vec<Finding> = findings.into_iter().filter(|f| wanted.wants(f, &companions)).collect();
         let promised =
             promised.get_or_insert_with(|| pending.iter().map(|f| (f.code.clone(), f.byte_range.0)).collect());
@@ -202,7 +202,7 @@ fn fix_file(
         text = new_text;
         for f in &applied {
             if !promised.iter().any(|(code, start)| *code == f.code && *start == f.byte_range.0) {
-                follow_ups.push(f.code.clone());
+                follow_ups.push(f.code.to_string());
             }
         }
         for (_, start) in promised.iter_mut() {

@@ -4,7 +4,7 @@
 use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
 use crate::cli::Migration;
 use crate::config::Setting;
-use crate::finding::{FileProblem, Finding, ProblemKind};
+use crate::finding::{FileProblem, Finding, ProblemKind, SharedText};
 use crate::migration::Assumed;
 use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
@@ -81,7 +81,7 @@ impl ProjectFacts {
 
 /// One file's analysis, before project facts and suppressions are applied.
 pub struct FileOutcome {
-    path: String,
+    path: SharedText,
     directives: Vec<Directive>,
     analysis: FileAnalysis,
     problem: Option<FileProblem>,
@@ -252,7 +252,7 @@ pub fn cache_entries(
             }
             KeptOutcome::Full(o) => {
                 let parts = Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem };
-                Some((o.path.clone(), StoredOutcome::new(o.content?, parts)))
+                Some((o.path.to_string(), StoredOutcome::new(o.content?, parts)))
             }
         })
         .collect()
@@ -285,7 +285,7 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
             outcome
         }
         Err(e) => FileOutcome {
-            path: file.display().to_string(),
+            path: file.display().into(),
             directives: Vec::new(),
             analysis: FileAnalysis::default(),
             problem: Some(FileProblem {
@@ -306,7 +306,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
     let (directives, analysis, problem) = stored.restore();
     let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok() } else { None };
     FileOutcome {
-        path: file.display().to_string(),
+        path: file.display().into(),
         directives,
         analysis,
         scanned: problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),
@@ -321,7 +321,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
 /// it has edited in memory).
 pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
     let mut out = FileOutcome {
-        path: file.display().to_string(),
+        path: file.display().into(),
         directives: Vec::new(),
         analysis: FileAnalysis::default(),
         problem: None,
@@ -331,7 +331,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         project: file.project,
     };
     let problem = |kind, message: String| Some(FileProblem { path: file.display().to_string(), kind, message });
-    let path_findings = engine.analyse_path(file.display());
+    let path_findings = engine.analyse_path(&out.path);
     if file.kind == FileKind::PathOnly {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
         return out;
@@ -362,7 +362,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     out.analysis = match file.kind {
         FileKind::Shell => {
             out.directives = suppress::in_shell(text);
-            engine.analyse_shell(text, &lines, file.display())
+            engine.analyse_shell(text, &lines, &out.path)
         }
         _ => match parse_python(text) {
             Some(tree) => {
@@ -375,7 +375,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                 if let Some(line) = first_error_line(&tree) {
                     partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
                 }
-                let analysis = engine.analyse(tree.root_node(), text, &lines, file.display(), &rules);
+                let analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
                 if let Some(line) = analysis.cut_at_line {
                     partial.push(format!(
                         "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
@@ -556,9 +556,9 @@ pub fn merge(
         let place = |line: usize| match (&o.notebook, &lines) {
             (Some(nb), Some(lines)) => match nb.cell_line(lines, line) {
                 Some((cell, l)) => (format!("{}:cell {cell}", o.path), l),
-                None => (o.path.clone(), line),
+                None => (o.path.to_string(), line),
             },
-            _ => (o.path.clone(), line),
+            _ => (o.path.to_string(), line),
         };
         for mut row in o.analysis.rows {
             let (path, line) = place(row.line);
@@ -602,7 +602,7 @@ pub fn merge(
     }
     let advise = |f: &mut Finding| {
         if let Some(p) = per_project.get(f.project) {
-            p.migration.apply(f, unmigrated_files.contains(&f.path));
+            p.migration.apply(f, unmigrated_files.contains(f.path.as_str()));
         }
     };
     result.findings.iter_mut().for_each(advise);
@@ -665,7 +665,7 @@ pub fn apply_settings(
 }
 
 /// A finding about a suppression comment, from the meta rule `code` (if active).
-fn meta_finding(engine: &Engine, code: &str, path: &str, d: &Directive, named: &str) -> Option<Finding> {
+fn meta_finding(engine: &Engine, code: &str, path: &SharedText, d: &Directive, named: &str) -> Option<Finding> {
     let rule = engine.active.iter().map(|&i| &engine.set.rules[i]).find(|r| r.code == code)?;
     let message = render_with(&rule.message, |p| if p == "name" { named.to_string() } else { String::new() });
     let start = crate::finding::Position { line: d.line, column: d.column };

@@ -20,7 +20,7 @@ struct CodeStatistics<'a> {
 pub fn render(report: &Report) -> String {
     let mut rows: Vec<CodeStatistics> = Vec::new();
     for f in &report.outcome.findings {
-        let i = match rows.iter().position(|r| r.code == f.code) {
+        let i = match rows.iter().position(|r| f.code == r.code) {
             Some(i) => i,
             None => {
                 let row = CodeStatistics {

@@ -212,9 +212,9 @@ pub fn section_summary(report: &Report, section: Section) -> SectionSummary {
 pub fn verdict<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Verdict {
     let mut by_code: Vec<CodeCount> = Vec::new();
     for f in findings.into_iter().filter(|f| f.blocker) {
-        match by_code.iter_mut().find(|c| c.code == f.code) {
+        match by_code.iter_mut().find(|c| f.code == c.code) {
             Some(c) => c.count += 1,
-            None => by_code.push(CodeCount { code: f.code.clone(), count: 1 }),
+            None => by_code.push(CodeCount { code: f.code.to_string(), count: 1 }),
         }
     }
     by_code.sort_by(|a, b| a.code.cmp(&b.code));

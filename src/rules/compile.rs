@@ -240,8 +240,8 @@ impl Compiler {
             );
         }
         Ok(Rule {
-            code: r.code,
-            name: r.name,
+            code: r.code.into(),
+            name: r.name.into(),
             section: r.section,
             severity: r.severity,
             message: r.message,

@@ -7,7 +7,7 @@ use super::matcher::Clause;
 use super::model::*;
 use super::render::{build_text_fix, render_with};
 use super::walker::{shell_match, ShellItem, Walker};
-use crate::finding::{Applicability, Finding};
+use crate::finding::{Applicability, Finding, SharedText};
 use crate::hash::{FastMap, FastSet};
 use crate::semantic::FileModel;
 use crate::source::LineIndex;
@@ -189,7 +189,7 @@ impl<'r> Engine<'r> {
             if enabled(&rule.code) {
                 active.push(i);
             } else if safe_fixes && super::guards::breaks_on_npu(rule) {
-                guard_only.push(rule.code.clone());
+                guard_only.push(rule.code.to_string());
             } else {
                 continue;
             }
@@ -252,7 +252,14 @@ impl<'r> Engine<'r> {
     }
 
     /// Matches every rule against one parsed file.
-    pub fn analyse(&self, root: Node, src: &str, lines: &LineIndex, display: &str, rules: &[bool]) -> FileAnalysis {
+    pub fn analyse(
+        &self,
+        root: Node,
+        src: &str,
+        lines: &LineIndex,
+        display: &SharedText,
+        rules: &[bool],
+    ) -> FileAnalysis {
         let model = FileModel::build(root, src);
         let query_hits = self.run_queries(root, src);
         let facts = self
@@ -274,7 +281,7 @@ impl<'r> Engine<'r> {
         self.keep_first(&mut out.findings);
         super::guards::withhold_guard_renames(&mut out.findings, &self.set.rules, root, src, lines);
         if !self.guard_only.is_empty() {
-            out.findings.retain(|(f, _)| !self.guard_only.contains(&f.code));
+            out.findings.retain(|(f, _)| !self.guard_only.iter().any(|c| f.code == *c));
         }
         out
     }
@@ -299,12 +306,12 @@ impl<'r> Engine<'r> {
             } else {
                 return true;
             };
-            seen.insert((f.code.clone(), line))
+            seen.insert((f.code.to_string(), line))
         });
     }
 
     /// Matches environment-variable rules against a shell script.
-    pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &str) -> FileAnalysis {
+    pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &SharedText) -> FileAnalysis {
         let mut out = FileAnalysis {
             facts: vec![false; self.set.compiler.facts.len()],
             counts: vec![0; self.set.counts.len()],
@@ -331,7 +338,7 @@ impl<'r> Engine<'r> {
     }
 
     /// Matches file-name rules (`file = "*.cu"`) against a path.
-    pub fn analyse_path(&self, display: &str) -> Vec<Finding> {
+    pub fn analyse_path(&self, display: &SharedText) -> Vec<Finding> {
         let lines = LineIndex::new("");
         let mut out = Vec::new();
         for &i in &self.active {
@@ -356,7 +363,7 @@ impl<'r> Engine<'r> {
         range: (usize, usize),
         src: &str,
         lines: &LineIndex,
-        display: &str,
+        display: &SharedText,
         lookup: &dyn Fn(&str) -> String,
     ) -> Finding {
         let start = lines.position(src, range.0);

@@ -3,7 +3,7 @@
 
 use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
-use crate::finding::{Applicability, Finding, Position, Section, Severity};
+use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
 use crate::rules::schema::DocsSpec;
 
 /// A torch_npu version, `(major, minor)`.
@@ -458,9 +458,9 @@ pub struct FixTemplate {
 #[derive(Debug)]
 pub struct Rule {
     /// Code.
-    pub code: String,
+    pub code: SharedText,
     /// Name.
-    pub name: String,
+    pub name: SharedText,
     /// Section.
     pub section: Section,
     /// Default severity.
@@ -505,13 +505,13 @@ pub struct Rule {
 impl Rule {
     /// A finding of this rule from `start` to `end` in `path`, carrying the
     /// rule's own metadata; callers add the fix, byte range and source line.
-    pub fn finding(&self, path: &str, start: Position, end: Position, message: String) -> Finding {
+    pub fn finding(&self, path: &SharedText, start: Position, end: Position, message: String) -> Finding {
         Finding {
             code: self.code.clone(),
             name: self.name.clone(),
             severity: self.severity,
             section: self.section,
-            path: path.to_string(),
+            path: path.clone(),
             line: start.line,
             column: start.column,
             end_line: end.line,

@@ -122,7 +122,7 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
     }
     for count in &set.counts {
         if let super::model::CountSource::Rule(code) = &count.source {
-            if !codes.contains(code) {
+            if !codes.contains(code.as_str()) {
                 return Err(PackError {
                     origin: "rule packs".into(),
                     line: None,

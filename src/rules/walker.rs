@@ -7,7 +7,7 @@ use super::engine::{Engine, Entry, FileAnalysis, Sink, TableRow};
 use super::matcher::{callee, eval, method_parts, MatchState};
 use super::model::*;
 use super::render::{build_fix, render, render_with};
-use crate::finding::Finding;
+use crate::finding::{Finding, SharedText};
 use crate::hash::FastSet;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
@@ -26,7 +26,7 @@ pub struct Walker<'a, 't> {
     src: &'t str,
     model: &'a FileModel<'t>,
     lines: &'a LineIndex,
-    display: &'a str,
+    display: &'a SharedText,
     query_hits: &'a [FastSet<usize>],
     /// Rules whose trigger words occur in this file.
     rule_active: &'a [bool],
@@ -57,7 +57,7 @@ impl<'a, 't> Walker<'a, 't> {
         src: &'t str,
         model: &'a FileModel<'t>,
         lines: &'a LineIndex,
-        display: &'a str,
+        display: &'a SharedText,
         query_hits: &'a [FastSet<usize>],
         rule_active: &'a [bool],
         out: FileAnalysis,
@@ -372,7 +372,7 @@ fn make_finding<'t>(
     st: &MatchState<'t>,
     facts: &[bool],
     lines: &LineIndex,
-    display: &str,
+    display: &SharedText,
 ) -> Finding {
     // A condition holds if it matches and the file facts it depends on are true.
     let holds = |when: &Matcher, state: &mut MatchState<'t>| {
