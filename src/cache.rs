@@ -13,7 +13,7 @@
 
 use crate::finding::{FileProblem, Finding};
 use crate::rules::engine::{Engine, TableRow};
-use crate::rules::matcher::Clause;
+use crate::rules::state::Clause;
 use crate::suppress::Directive;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

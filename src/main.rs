@@ -5,7 +5,7 @@ use npu_mem::cache::Cache;
 use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, RulesFormat, ScanArgs};
 use npu_mem::finding::Severity;
 use npu_mem::output::{self, ReportFile};
-use npu_mem::report::{self, text::Paint, Report};
+use npu_mem::report::{self, style::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
 use npu_mem::{add_ignore, baseline, config, diff, fix, scan, unified_diff, walk};
 use std::io::IsTerminal;

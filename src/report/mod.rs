@@ -10,6 +10,7 @@ pub mod next_steps;
 pub mod rules;
 pub mod sarif;
 pub mod statistics;
+pub mod style;
 pub mod summary;
 pub mod text;
 

@@ -2,8 +2,8 @@
 //! automatic-migration verdict and the blockers (for each project when the
 //! scan holds several), and what to do next, before the five checklist sections.
 
+use super::style::{plural, Paint};
 use super::summary::verdict;
-use super::text::{plural, Paint};
 use super::{visible, Report};
 use crate::finding::{Applicability, Finding, Severity};
 use crate::migration::{Style, Why};

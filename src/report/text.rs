@@ -4,41 +4,12 @@
 //! [`super::visible`], so a control character in it shows as `\x1b` instead of
 //! acting on the terminal.
 
+use super::style::{plural, Paint};
 use super::summary::{section_summary, SectionSummary, SiteList};
 use super::{visible, Report};
 use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
 use crate::rules::schema::SitesRole;
-use owo_colors::OwoColorize;
 use std::fmt::Write;
-
-/// Colours on or off.
-#[derive(Clone, Copy)]
-pub struct Paint(pub bool);
-
-impl Paint {
-    pub(super) fn severity(self, s: Severity, text: &str) -> String {
-        match (self.0, s) {
-            (false, _) => text.to_string(),
-            (true, Severity::Error) => text.red().bold().to_string(),
-            (true, Severity::Warning) => text.yellow().bold().to_string(),
-            (true, Severity::Info) => text.cyan().to_string(),
-        }
-    }
-    pub(super) fn bold(self, text: &str) -> String {
-        if self.0 {
-            text.bold().to_string()
-        } else {
-            text.to_string()
-        }
-    }
-    fn dim(self, text: &str) -> String {
-        if self.0 {
-            text.dimmed().to_string()
-        } else {
-            text.to_string()
-        }
-    }
-}
 
 /// Renders the full text report.
 pub fn render(report: &Report, paint: Paint) -> String {
@@ -126,15 +97,6 @@ pub fn render(report: &Report, paint: Paint) -> String {
     render_fixes(&mut out, report);
     render_problems(&mut out, report);
     out
-}
-
-/// `3 errors`, `1 warning`, `13 info`.
-pub(super) fn plural(n: usize, word: &str) -> String {
-    match (n, word) {
-        (_, "info") => format!("{n} info"),
-        (1, _) => format!("1 {word}"),
-        _ => format!("{n} {word}s"),
-    }
 }
 
 fn render_summary(s: &SectionSummary, paint: Paint) -> String {

@@ -1,8 +1,10 @@
 //! Where the walker is: the enclosing functions, loops, with-blocks and
 //! `if` branches of the node being matched, and its ancestors.
 
+use super::glob::NameGlobs;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
+use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::FileModel;
 use std::borrow::Cow;
@@ -275,4 +277,12 @@ impl<'t> Iterator for Ancestors<'_, 't> {
     fn next(&mut self) -> Option<Node<'t>> {
         self.first.take().or_else(|| self.below.pop()).or_else(|| self.above.next().copied())
     }
+}
+
+/// Whether `node` or a descendant is a call resolving to a name matching `globs`.
+pub fn contains_call<'t>(node: Node<'t>, globs: &NameGlobs, cx: &Context<'_, 't>) -> bool {
+    any_descendant(node, |n| {
+        n.kind_name() == "call"
+            && n.field(Field::Function).and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
+    })
 }

@@ -2,9 +2,9 @@
 //! known name, option strings, and regexes with `${placeholder}` back-references.
 
 use super::context::Context;
-use super::matcher::MatchState;
 use super::model::{DataTable, Lookup, Options, Version};
 use super::render::render_with;
+use super::state::MatchState;
 use regex::Regex;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -203,7 +203,7 @@ pub fn options(o: &Options, tables: &[(String, DataTable)], target: Version, st:
 #[cfg(test)]
 mod tests {
     use super::{edit_distance, template_matches, template_regex};
-    use crate::rules::matcher::MatchState;
+    use crate::rules::state::MatchState;
 
     #[test]
     fn a_whole_text_template_answers_like_its_regex() {

@@ -10,8 +10,8 @@
 //! or torch_npu API sections), has no safe fix of its own and is not edited
 //! away by the fix itself.
 
-use super::matcher::Clause;
 use super::model::Rule;
+use super::state::Clause;
 use crate::finding::{Applicability, Finding, Section, Severity};
 use crate::parse::{Field, FieldOf, KindOf};
 use crate::source::LineIndex;

@@ -1,47 +1,19 @@
 //! Evaluating a compiled matcher at one node.
 
+use super::context::contains_call;
 use super::context::{local, Context, Frame};
 use super::lazy_regex::LazyRegex;
 use super::model::*;
+use super::slots::{self, Order};
+use super::state::{Clause, MatchState};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
-use crate::semantic::calls::{ArgState, CallArgs};
+use crate::semantic::calls::{callee, method_parts, ArgState, CallArgs};
 use crate::semantic::dispatch::chain_tests;
 use crate::semantic::dispatch::other_else_of_cuda_test;
 use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{is_literal, literal, plain_string, shorten, string_like, text, unparen};
 use tree_sitter::Node;
-
-/// A disjunction of facts still to decide: `(scope, fact index, expected value)`.
-pub type Clause = Vec<(Scope, usize, bool)>;
-
-/// What a successful match produced.
-#[derive(Debug, Default, Clone)]
-pub struct MatchState<'t> {
-    /// Placeholder values.
-    pub captures: Vec<(String, String)>,
-    /// Project-wide conditions still to check (all clauses must hold).
-    pub pending: Vec<Clause>,
-    /// A node inside the anchor that the finding should point at (a condition's test).
-    pub focus: Option<Node<'t>>,
-    /// Nodes captured by name (`capture = "x"`), for `report = "capture:x"` and edits.
-    pub nodes: Vec<(String, Node<'t>)>,
-}
-
-impl<'t> MatchState<'t> {
-    /// The value of placeholder `name`.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.captures.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-    }
-    fn put(&mut self, name: &str, value: impl Into<String>) {
-        self.captures.push((name.to_string(), value.into()));
-    }
-
-    /// The node captured as `name`.
-    pub fn node(&self, name: &str) -> Option<Node<'t>> {
-        self.nodes.iter().rev().find(|(k, _)| k == name).map(|(_, n)| *n)
-    }
-}
 
 /// Evaluates `m` at `node`; on success `state` holds its captures.
 pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut MatchState<'t>) -> bool {
@@ -60,21 +32,6 @@ pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut M
         state.nodes.truncate(mark.2);
     }
     ok
-}
-
-/// The callee of a call node, or the expression of a bare decorator.
-pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
-    match node.kind_name() {
-        "call" => node.field(Field::Function),
-        "decorator" => node.named_child(0).filter(|e| matches!(e.kind_name(), "identifier" | "attribute")),
-        _ => None,
-    }
-}
-
-/// `(receiver, method name node)` of a method call.
-pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
-    let f = node.field(Field::Function).filter(|f| node.kind_name() == "call" && f.kind_name() == "attribute")?;
-    Some((f.field(Field::Object)?, f.field(Field::Attribute)?))
 }
 
 fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
@@ -127,7 +84,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             match plain_string(node, src) {
                 Some(s) if re.is_match(&s) => {
                     st.put("name", s);
-                    if let Some(v) = super::slots::env_value(node, cx) {
+                    if let Some(v) = slots::env_value(node, cx) {
                         if let Some(text) = plain_string(v, src) {
                             st.put("value", text);
                         }
@@ -374,14 +331,6 @@ fn value_matches(v: Node, re: &LazyRegex, cx: &Context) -> bool {
     false
 }
 
-/// Whether `node` or a descendant is a call resolving to a name matching `globs`.
-pub fn contains_call<'t>(node: Node<'t>, globs: &super::glob::NameGlobs, cx: &Context<'_, 't>) -> bool {
-    any_descendant(node, |n| {
-        n.kind_name() == "call"
-            && n.field(Field::Function).and_then(|f| cx.resolve_node(f)).is_some_and(|q| globs.is_match(&q))
-    })
-}
-
 fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
     match p {
         Pred::Args(checks) => {
@@ -393,8 +342,8 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             None => false,
         },
         Pred::Contains(m) => any_descendant(node, |n| eval(m, n, cx, st)),
-        Pred::Slot(slots) => super::slots::in_slot(slots, node, cx),
-        Pred::FlowsInto(f) => match super::slots::flows_into(&f.slots, node, cx) {
+        Pred::Slot(slots) => slots::in_slot(slots, node, cx),
+        Pred::FlowsInto(f) => match slots::flows_into(&f.slots, node, cx) {
             Some(read) => {
                 if let Some(name) = &f.capture {
                     st.put(name, read);
@@ -404,7 +353,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             None => false,
         },
         Pred::Text(re) => re.is_match(cx.text(node)),
-        Pred::InBranchOf(test) => super::slots::in_branch_of(test, node, cx),
+        Pred::InBranchOf(test) => slots::in_branch_of(test, node, cx),
         Pred::ConditionText(re) => enclosing_chain_tests(node, cx).iter().any(|t| re.is_match(cx.text(*t))),
         Pred::AssignTarget(want) => {
             let is_target = cx.parent(node).is_some_and(|p| {
@@ -421,7 +370,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             });
             inside == *want
         }
-        Pred::InsideWith(globs) => super::slots::inside_with(globs, node, cx),
+        Pred::InsideWith(globs) => slots::inside_with(globs, node, cx),
         Pred::Signature(params) => {
             let args = CallArgs::of(node, cx.src);
             args.positional.len() <= params.len()
@@ -431,10 +380,11 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::UnderIf(re) => {
             local(&cx.frames_of(node)).any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t))))
         }
-        Pred::ReceiverLoopInvariant(want) => super::slots::receiver_loop_invariant(node, cx) == *want,
-        Pred::LoopOver { over, receiver_variable } => {
-            super::slots::loop_over(over.as_deref(), *receiver_variable, node, cx, st)
-        }
+        Pred::ReceiverLoopInvariant(want) => slots::receiver_loop_invariant(node, cx) == *want,
+        Pred::LoopOver { over, receiver_variable } => match over {
+            Some(m) => slots::loop_over(Some(&mut |v| eval(m, v, cx, st)), *receiver_variable, node, cx),
+            None => slots::loop_over(None, *receiver_variable, node, cx),
+        },
         Pred::FileImports(globs) => cx.model.imported.iter().any(|q| globs.is_match(q)),
         Pred::Fact(scope, i) => {
             st.pending.push(vec![(*scope, *i, true)]);
@@ -456,10 +406,10 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         }
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::ShellAssignmentsOnly => true,
-        Pred::FunctionHas(m) => super::slots::scope_has(m, node, super::slots::Order::Anywhere, cx, st),
-        Pred::Preceded(m) => super::slots::scope_has(m, node, super::slots::Order::Before, cx, st),
-        Pred::Followed(m) => super::slots::scope_has(m, node, super::slots::Order::After, cx, st),
-        Pred::ImportUsed(want) => super::slots::import_used(node, cx) == *want,
+        Pred::FunctionHas(m) => slots::scope_has(node, Order::Anywhere, cx, |n| eval(m, n, cx, st)),
+        Pred::Preceded(m) => slots::scope_has(node, Order::Before, cx, |n| eval(m, n, cx, st)),
+        Pred::Followed(m) => slots::scope_has(node, Order::After, cx, |n| eval(m, n, cx, st)),
+        Pred::ImportUsed(want) => slots::import_used(node, cx) == *want,
         Pred::TrainingLoop(want) => cx.model.loops.get(&node.id()).is_some_and(|l| l.training) == *want,
         Pred::NameRegex(re) => {
             let Some(name) = st.get("qualname").map(str::to_string) else { return false };

@@ -1,5 +1,6 @@
 //! Rules as data: the pack schema, its compiler, the matcher and the engine.
 
+pub mod analyse;
 pub mod compile;
 mod compile_matcher;
 pub mod context;
@@ -15,4 +16,5 @@ mod placeholders;
 pub mod render;
 pub mod schema;
 pub mod slots;
+pub mod state;
 pub mod walker;

@@ -5,6 +5,7 @@ use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
 use crate::rules::schema::DocsSpec;
+pub use crate::semantic::values::Literal;
 
 /// A torch_npu version, `(major, minor)`.
 pub type Version = (u32, u32);
@@ -212,21 +213,6 @@ pub enum ArgAlt {
     Text(LazyRegex),
     /// The argument's node matches a matcher.
     Match(Box<Matcher>),
-}
-
-/// A literal value as Python would evaluate it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Literal {
-    /// `True`/`False`.
-    Bool(bool),
-    /// An integer.
-    Int(i64),
-    /// A float.
-    Float(f64),
-    /// A plain string.
-    Str(String),
-    /// `None`.
-    None,
 }
 
 /// A check of one argument.

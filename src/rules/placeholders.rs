@@ -6,7 +6,6 @@
 //! empty; what a part captures is worked out only where something reads, so
 //! that compiling packs without templates costs next to nothing more.
 
-use super::compile::Res;
 use super::model::*;
 
 /// The placeholders that the predicates `preds` read and that neither
@@ -36,7 +35,7 @@ pub(super) fn provided(m: &Matcher) -> Places {
 /// Fails, naming the placeholder and where it is read, if `m` reads a
 /// placeholder that `filled` (what the state holds when `m` is evaluated)
 /// says no matcher around it captures.
-pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Res<()> {
+pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Result<(), String> {
     match m.reads.iter().find(|(name, _)| !filled(name)) {
         // Only an anchor resolves a name: say so rather than suggest capturing it by hand.
         Some((name, at)) if name == "qualname" && at.ends_with("name_regex") => Err(format!(
@@ -63,7 +62,7 @@ pub(super) fn dependency_order<T>(
     anchor: Option<&Anchor>,
     reads: impl Fn(&T) -> Places,
     provides: impl Fn(&T) -> Places,
-) -> Res<Vec<T>> {
+) -> Result<Vec<T>, String> {
     let own = anchor_names(anchor).1;
     let needs: Vec<Places> = items
         .iter()
@@ -318,7 +317,7 @@ mod tests {
     use super::super::schema::MatcherSpec;
     use super::*;
 
-    fn compile(toml: &str) -> Res<Matcher> {
+    fn compile(toml: &str) -> Result<Matcher, String> {
         let spec: MatcherSpec = toml::from_str(toml).map_err(|e| e.to_string())?;
         Compiler::default().matcher(&spec)
     }

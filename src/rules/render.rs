@@ -2,11 +2,12 @@
 
 use super::context::Context;
 use super::lazy_regex::LazyRegex;
-use super::matcher::{callee, method_parts, MatchState};
 use super::model::{EditAction, EditTarget, FixTemplate};
+use super::state::MatchState;
 use crate::finding::{Edit, Fix};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
+use crate::semantic::calls::{callee, method_parts};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::dispatch::chain_tests;
 use crate::semantic::flow;

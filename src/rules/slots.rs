@@ -1,13 +1,14 @@
 //! Predicates that look around the node: where a value sits (its slot), which
 //! branch it is in, and what the enclosing loops and with-blocks are.
 
+use super::context::contains_call;
 use super::context::{local, Context, Frame};
 use super::glob::NameGlobs;
-use super::matcher::{callee, contains_call, eval, method_parts, MatchState};
-use super::model::{ConditionTest, Matcher, Slot};
+use super::model::{ConditionTest, Slot};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::CallArgs;
+use crate::semantic::calls::{callee, method_parts};
 use crate::semantic::dispatch::chain_tests;
 use crate::semantic::values::{plain_string, text, unparen};
 use tree_sitter::Node;
@@ -287,15 +288,15 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
     false
 }
 
-/// An enclosing `for` loop iterates over something matching `over` (seen
-/// through `enumerate`/`zip`/`tqdm`/`iter` and name bindings); with
-/// `receiver_variable`, the receiver is that loop's (or a nested comprehension's) variable.
+/// An enclosing `for` loop iterates over something that `over` accepts (seen
+/// through `enumerate`/`zip`/`tqdm`/`iter` and name bindings; any iterable
+/// without `over`); with `receiver_variable`, the receiver is that loop's (or
+/// a nested comprehension's) variable.
 pub fn loop_over<'t>(
-    over: Option<&Matcher>,
+    mut over: Option<&mut dyn FnMut(Node<'t>) -> bool>,
     receiver_variable: bool,
     node: Node<'t>,
     cx: &Context<'_, 't>,
-    st: &mut MatchState<'t>,
 ) -> bool {
     let receiver = method_parts(node).and_then(|(r, _)| crate::semantic::values::base_name(r, cx.src));
     let mut comprehension_vars: Vec<&str> = Vec::new();
@@ -306,9 +307,9 @@ pub fn loop_over<'t>(
             Frame::LoopBody(l) => {
                 let Some(info) = cx.model.loops.get(&l.id()) else { continue };
                 let Some(iterable) = info.iterable else { continue };
-                let iterates = match over {
+                let iterates = match over.as_mut() {
                     None => true,
-                    Some(m) => iterated_values(iterable, info.scope, cx).into_iter().any(|v| eval(m, v, cx, st)),
+                    Some(accepts) => iterated_values(iterable, info.scope, cx).into_iter().any(accepts),
                 };
                 if !iterates {
                     continue;
@@ -399,10 +400,15 @@ pub enum Order {
 /// reported as partly analysed.
 pub const MAX_SCOPE_NODES: usize = 200_000;
 
-/// Whether a node of the function (or module) around `node` matches `m`, in
-/// source order, not looking into nested functions and classes. A search
+/// Whether `accepts` a node of the function (or module) around `node`, tried
+/// in source order, not looking into nested functions and classes. A search
 /// that stops at [`MAX_SCOPE_NODES`] is recorded in the context.
-pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
+pub fn scope_has<'t>(
+    node: Node<'t>,
+    order: Order,
+    cx: &Context<'_, 't>,
+    mut accepts: impl FnMut(Node<'t>) -> bool,
+) -> bool {
     let scope = cx.function_of(node).and_then(|f| f.field(Field::Body)).unwrap_or(cx.root);
     let mut stack = vec![scope];
     let mut budget = MAX_SCOPE_NODES;
@@ -428,7 +434,7 @@ pub fn scope_has<'t>(m: &Matcher, node: Node<'t>, order: Order, cx: &Context<'_,
             Order::After => n.start_byte() >= node.end_byte(),
             Order::Anywhere => true,
         };
-        if in_range && eval(m, n, cx, st) {
+        if in_range && accepts(n) {
             return true;
         }
         // Pushed in reverse, so the first child is looked at next.

@@ -4,13 +4,15 @@
 
 use super::context::{frame_opened, local, Context, Frame, NodeMemo};
 use super::engine::{Engine, Entry, FileAnalysis, Sink, TableRow};
-use super::matcher::{callee, eval, method_parts, MatchState};
+use super::matcher::eval;
 use super::model::*;
 use super::render::{build_fix, render, render_with};
+use super::state::MatchState;
 use crate::finding::{Finding, SharedText};
 use crate::hash::FastSet;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
+use crate::semantic::calls::{callee, method_parts};
 use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::traverse::Visitor;
 use crate::semantic::values::{shorten, text};
@@ -341,7 +343,7 @@ impl<'a, 't> Walker<'a, 't> {
 
 /// What one match produces.
 enum Outcome<'t> {
-    Finding(usize, usize, Box<Finding>, Vec<super::matcher::Clause>),
+    Finding(usize, usize, Box<Finding>, Vec<super::state::Clause>),
     Deferred(Box<Deferred<'t>>),
     Row(TableRow),
     Count(usize),

@@ -1,4 +1,5 @@
-//! The arguments of a call, looked up by keyword or position.
+//! Calls: the callee, a method call's receiver and name, and the arguments,
+//! looked up by keyword or position.
 
 use super::values::text;
 use crate::parse::KindOf;
@@ -100,4 +101,19 @@ impl<'t> CallArgs<'t> {
     pub fn keyword(&self, name: &str) -> Option<Node<'t>> {
         self.keywords.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
     }
+}
+
+/// The callee of a call node, or the expression of a bare decorator.
+pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
+    match node.kind_name() {
+        "call" => node.field(Field::Function),
+        "decorator" => node.named_child(0).filter(|e| matches!(e.kind_name(), "identifier" | "attribute")),
+        _ => None,
+    }
+}
+
+/// `(receiver, method name node)` of a method call.
+pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+    let f = node.field(Field::Function).filter(|f| node.kind_name() == "call" && f.kind_name() == "attribute")?;
+    Some((f.field(Field::Object)?, f.field(Field::Attribute)?))
 }

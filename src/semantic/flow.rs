@@ -9,9 +9,9 @@
 //! the value on to another key. Being flow-insensitive, the analysis treats
 //! two variables of one name in different functions as one.
 
+use super::memo::{memoised, Memo};
 use super::traverse::{FlatTree, Visitor};
 use super::values::{plain_string, text, unparen};
-use super::{memoised, Memo};
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};

@@ -5,34 +5,18 @@ pub mod calls;
 pub mod dispatch;
 pub mod flow;
 pub mod imports;
+pub mod memo;
 pub mod traverse;
 pub mod values;
 
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
-use std::cell::RefCell;
+use memo::{memoised, Memo};
 use std::rc::Rc;
 use traverse::{FlatTree, Visitor};
 use tree_sitter::Node;
 
-/// Lists worked out once per key, on first use.
-pub(crate) type Memo<K, V> = RefCell<FastMap<K, Rc<[V]>>>;
-
-/// The list `memo` holds for `key`, or the one `find` works out (then kept).
-pub(crate) fn memoised<K: std::hash::Hash + Eq, V>(
-    memo: &Memo<K, V>,
-    key: K,
-    find: impl FnOnce() -> Vec<V>,
-) -> Rc<[V]> {
-    if let Some(found) = memo.borrow().get(&key) {
-        return found.clone();
-    }
-    // `find` may fill other memos (comparisons read copies), never this one's key.
-    let found: Rc<[V]> = find().into();
-    memo.borrow_mut().insert(key, found.clone());
-    found
-}
 use values::{base_name, dotted_parts, pattern_names, text};
 
 /// Scope key of module-level bindings (function scopes use their node id).

@@ -2,7 +2,6 @@
 
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
-use crate::rules::model::Literal;
 use tree_sitter::Node;
 
 /// The source text of `node`.
@@ -19,6 +18,21 @@ pub fn unparen(mut node: Node) -> Node {
         }
     }
     node
+}
+
+/// A literal value as Python would evaluate it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `True`/`False`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A plain string.
+    Str(String),
+    /// `None`.
+    None,
 }
 
 /// Evaluates a literal: numbers, booleans, `None`, plain strings, `-number`
@@ -252,8 +266,7 @@ pub fn shorten(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{base_name, dotted_parts, is_literal, literal, shorten};
-    use crate::rules::model::Literal;
+    use super::{base_name, dotted_parts, is_literal, literal, shorten, Literal};
 
     /// The expression of the one statement in `src`, handed to `check`.
     fn with_expression<R>(src: &str, check: impl FnOnce(tree_sitter::Node, &str) -> R) -> R {
