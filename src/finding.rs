@@ -258,7 +258,7 @@ pub struct Finding {
     /// In a notebook: `(line, column, end_line, end_column)` in the notebook
     /// file itself, for viewers that show the JSON (SARIF, annotations).
     #[serde(skip)]
-    pub file_region: Option<(usize, usize, usize, usize)>,
+    pub file_region: Option<Box<(usize, usize, usize, usize)>>,
     /// The project of its file: an index into the scan's projects.
     #[serde(skip)]
     pub project: usize,
@@ -280,7 +280,7 @@ impl Finding {
 
     /// `(line, column, end_line, end_column)` in the file's own text.
     pub fn region_in_file(&self) -> (usize, usize, usize, usize) {
-        self.file_region.unwrap_or((self.line, self.column, self.end_line, self.end_column))
+        self.file_region.as_deref().copied().unwrap_or((self.line, self.column, self.end_line, self.end_column))
     }
 }
 

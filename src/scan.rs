@@ -14,6 +14,7 @@ use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
 use crate::rules::schema::SitesRole;
 use crate::rules::slots::MAX_SCOPE_NODES;
+use crate::rules::state::Clause;
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
@@ -86,8 +87,9 @@ pub struct FileOutcome {
     analysis: FileAnalysis,
     problem: Option<FileProblem>,
     scanned: bool,
-    /// For a notebook: the parsed notebook, to locate findings by cell.
-    notebook: Option<Notebook>,
+    /// For a notebook: the parsed notebook, to locate findings by cell
+    /// (boxed: outcomes live until the report, and few files are notebooks).
+    notebook: Option<Box<Notebook>>,
     /// The content analysed, when read from disk (what the cache keys on).
     content: Option<ContentId>,
     /// The project of the file (an index into the walk's projects).
@@ -129,6 +131,13 @@ impl KeptOutcome {
             && a.sites.is_empty()
             && a.groups.is_empty();
         if !quiet {
+            // Most files make no fact true and count nothing: keep no lists for them.
+            if !o.analysis.facts.contains(&true) {
+                o.analysis.facts = Vec::new();
+            }
+            if o.analysis.counts.iter().all(|&c| c == 0) {
+                o.analysis.counts = Vec::new();
+            }
             return KeptOutcome::Full(Box::new(o));
         }
         let a = o.analysis;
@@ -304,7 +313,7 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
 /// A file's outcome rebuilt from the cache (a notebook is parsed again, to locate cells).
 fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcome {
     let (directives, analysis, problem) = stored.restore();
-    let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok() } else { None };
+    let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok().map(Box::new) } else { None };
     FileOutcome {
         path: file.display().into(),
         directives,
@@ -410,7 +419,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         },
     };
     out.analysis.findings.extend(path_findings.into_iter().map(|f| (f, Vec::new())));
-    out.notebook = notebook;
+    out.notebook = notebook.map(Box::new);
     out
 }
 
@@ -429,13 +438,28 @@ pub fn project_facts(outcomes: &[KeptOutcome], engine: &Engine) -> ProjectFacts 
 /// What one file reports once its project's `facts` are known: findings whose
 /// project conditions hold, minus overridden ones, split by suppression comments.
 pub fn file_findings(o: &FileOutcome, facts: &ProjectFacts, engine: &Engine) -> suppress::Applied {
-    let kept: Vec<Finding> = o
-        .analysis
-        .findings
-        .iter()
-        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts.holds(o.project, *i) == *want)))
-        .map(|(f, _)| Finding { project: o.project, ..f.clone() })
-        .collect();
+    let holding = o.analysis.findings.iter().filter(|(_, clauses)| conditions_hold(clauses, o.project, facts));
+    let kept = holding.map(|(f, _)| f.clone()).collect();
+    applied_to(o, kept, engine)
+}
+
+/// [`file_findings`], moving the findings out of `o` instead of copying them
+/// (the merge, which has no further use for them).
+fn take_file_findings(o: &mut FileOutcome, facts: &ProjectFacts, engine: &Engine) -> suppress::Applied {
+    let found = std::mem::take(&mut o.analysis.findings);
+    let kept = found.into_iter().filter(|(_, clauses)| conditions_hold(clauses, o.project, facts)).map(|(f, _)| f);
+    let kept = kept.collect();
+    applied_to(o, kept, engine)
+}
+
+/// Whether a finding's project conditions hold in `project`.
+fn conditions_hold(clauses: &[Clause], project: usize, facts: &ProjectFacts) -> bool {
+    clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts.holds(project, *i) == *want))
+}
+
+/// The file's `kept` findings, minus overridden ones, split by its suppression comments.
+fn applied_to(o: &FileOutcome, kept: Vec<Finding>, engine: &Engine) -> suppress::Applied {
+    let kept = kept.into_iter().map(|f| Finding { project: o.project, ..f }).collect();
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
     if let Some(nb) = &o.notebook {
@@ -464,7 +488,7 @@ fn locate_in_cell(f: &mut Finding, nb: &Notebook, lines: &LineIndex, locator: &m
     let start = locator.file_position(cell, line, f.column);
     let end = locator.file_position(cell, end_line, f.end_column);
     if let (Some(s), Some(e)) = (start, end) {
-        f.file_region = Some((s.0, s.1, e.0, e.1));
+        f.file_region = Some(Box::new((s.0, s.1, e.0, e.1)));
     }
     (f.cell, f.line, f.end_line) = (Some(cell), line, end_line);
     for e in f.fix.iter_mut().flat_map(|fix| fix.edits.iter_mut()) {
@@ -517,7 +541,7 @@ pub fn merge(
     };
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for kept in outcomes {
-        let o = match kept {
+        let mut o = match kept {
             KeptOutcome::Quiet { project, tally, .. } => {
                 result.files_scanned += 1;
                 if let Some(p) = per_project.get_mut(project) {
@@ -534,7 +558,7 @@ pub fn merge(
         if let Some(p) = per_project.get_mut(o.project) {
             p.files_scanned += usize::from(o.scanned);
         }
-        let applied = file_findings(&o, &facts, engine);
+        let applied = take_file_findings(&mut o, &facts, engine);
         result.problems.extend(o.problem);
         result.findings.extend(applied.kept);
         result.suppressed.extend(applied.suppressed);
