@@ -76,7 +76,7 @@ pub struct Parts<'a> {
     /// The engine's output for the file.
     pub analysis: &'a crate::rules::engine::FileAnalysis,
     /// A partial-parse problem, if any.
-    pub problem: &'a Option<FileProblem>,
+    pub problem: Option<&'a FileProblem>,
 }
 
 impl StoredOutcome {
@@ -102,7 +102,7 @@ impl StoredOutcome {
             counts: a.counts.clone(),
             sites: a.sites.clone(),
             groups: a.groups.clone(),
-            problem: parts.problem.clone(),
+            problem: parts.problem.cloned(),
         }
     }
 

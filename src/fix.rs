@@ -176,7 +176,7 @@ fn fix_file(
             let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
             bytes.extend_from_slice(text.as_bytes());
             let changed = FixedFile {
-                path: file.path.clone(),
+                path: file.path.to_path_buf(),
                 display: file.display().to_string(),
                 original,
                 fixed: bytes,

@@ -85,7 +85,8 @@ pub struct FileOutcome {
     path: SharedText,
     directives: Vec<Directive>,
     analysis: FileAnalysis,
-    problem: Option<FileProblem>,
+    /// Boxed: outcomes live until the report, and few files have a problem.
+    problem: Option<Box<FileProblem>>,
     scanned: bool,
     /// For a notebook: the parsed notebook, to locate findings by cell
     /// (boxed: outcomes live until the report, and few files are notebooks).
@@ -256,11 +257,11 @@ pub fn cache_entries(
                 let (facts, counts) =
                     tally.as_ref().map_or_else(Default::default, |t| (t.facts.clone(), t.counts.clone()));
                 let analysis = FileAnalysis { facts, counts, ..FileAnalysis::default() };
-                let parts = Parts { directives: &[], analysis: &analysis, problem: &None };
+                let parts = Parts { directives: &[], analysis: &analysis, problem: None };
                 Some((f.display().to_string(), StoredOutcome::new((*content)?, parts)))
             }
             KeptOutcome::Full(o) => {
-                let parts = Parts { directives: &o.directives, analysis: &o.analysis, problem: &o.problem };
+                let parts = Parts { directives: &o.directives, analysis: &o.analysis, problem: o.problem.as_deref() };
                 Some((o.path.to_string(), StoredOutcome::new(o.content?, parts)))
             }
         })
@@ -297,11 +298,11 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
             path: file.display().into(),
             directives: Vec::new(),
             analysis: FileAnalysis::default(),
-            problem: Some(FileProblem {
+            problem: Some(Box::new(FileProblem {
                 path: file.display().to_string(),
                 kind: ProblemKind::Skipped,
                 message: e.to_string(),
-            }),
+            })),
             scanned: false,
             notebook: None,
             content: None,
@@ -319,7 +320,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
         directives,
         analysis,
         scanned: problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),
-        problem,
+        problem: problem.map(Box::new),
         notebook,
         content: None,
         project: file.project,
@@ -339,7 +340,8 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         content: None,
         project: file.project,
     };
-    let problem = |kind, message: String| Some(FileProblem { path: file.display().to_string(), kind, message });
+    let problem =
+        |kind, message: String| Some(Box::new(FileProblem { path: file.display().to_string(), kind, message }));
     let path_findings = engine.analyse_path(&out.path);
     if file.kind == FileKind::PathOnly {
         out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
@@ -559,7 +561,7 @@ pub fn merge(
             p.files_scanned += usize::from(o.scanned);
         }
         let applied = take_file_findings(&mut o, &facts, engine);
-        result.problems.extend(o.problem);
+        result.problems.extend(o.problem.map(|p| *p));
         result.findings.extend(applied.kept);
         result.suppressed.extend(applied.suppressed);
         let mut meta: Vec<Finding> = Vec::new();

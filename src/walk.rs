@@ -23,7 +23,7 @@ pub enum FileKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanFile {
     /// The path as found on disk.
-    pub path: PathBuf,
+    pub path: Box<Path>,
     /// The path shown to users; see [`ScanFile::display`].
     shown: Shown,
     /// How to analyse it.
@@ -34,29 +34,33 @@ pub struct ScanFile {
 
 /// Where a file's display path is kept. It is almost always the end of the
 /// path on disk (`./src/a.py` is shown as `src/a.py`), and the file list
-/// lives for the whole scan, so the text is only kept twice when it differs.
+/// lives for the whole scan, so the text is only kept twice when it differs
+/// (then behind one thin pointer: the list holds one entry per file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Shown {
     /// The path's text from this byte offset on.
-    SuffixFrom(usize),
+    SuffixFrom(u32),
     /// A text of its own (a path that is not UTF-8, or that was rewritten).
-    Own(Box<str>),
+    Own(Box<Box<str>>),
 }
 
 impl ScanFile {
     /// A file at `path`, shown to users as `display`.
     pub fn new(path: PathBuf, display: String, kind: FileKind, project: usize) -> Self {
-        let shown = match path.to_str() {
-            Some(text) if text.ends_with(&display) => Shown::SuffixFrom(text.len() - display.len()),
-            _ => Shown::Own(display.into_boxed_str()),
+        let suffix_from = |text: &str| u32::try_from(text.len() - display.len()).ok();
+        let shown = match path.to_str().filter(|text| text.ends_with(&display)).and_then(suffix_from) {
+            Some(start) => Shown::SuffixFrom(start),
+            None => Shown::Own(Box::new(display.into_boxed_str())),
         };
-        ScanFile { path, shown, kind, project }
+        ScanFile { path: path.into_boxed_path(), shown, kind, project }
     }
 
     /// The `/`-separated path shown to users: relative to the working directory when inside it.
     pub fn display(&self) -> &str {
         match &self.shown {
-            Shown::SuffixFrom(start) => self.path.to_str().and_then(|text| text.get(*start..)).unwrap_or_default(),
+            Shown::SuffixFrom(start) => {
+                self.path.to_str().and_then(|text| text.get(*start as usize..)).unwrap_or_default()
+            }
             Shown::Own(text) => text,
         }
     }
@@ -171,15 +175,12 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
         // Roots can overlap (`a.py ../d/a.py`, `src src/m.py`): scanning a file
         // twice doubles its findings and makes `--fix` trip over its own write.
         let mut seen = std::collections::HashSet::new();
-        files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
+        files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.to_path_buf())));
     }
     let projects = finder.finish(roots, &cwd, &mut files);
     // The list lives until the report is written: on a large repository its
     // spare capacity would cost as much as the findings.
     files.shrink_to_fit();
-    for f in &mut files {
-        f.path.shrink_to_fit();
-    }
     Ok(WalkResult { files, projects, problems })
 }
 
