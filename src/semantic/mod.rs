@@ -370,12 +370,14 @@ impl<'t> Builder<'t> {
             "attribute" => func.field(Field::Attribute).map_or("", |a| text(a, self.src)),
             _ => return false,
         };
-        let positional = call.field(Field::Arguments).map_or(0, |args| {
-            let mut cursor = args.walk();
-            let count = args.named_children(&mut cursor).filter(|a| a.kind_name() != "keyword_argument").count();
-            count
-        });
-        name.to_ascii_lowercase().ends_with("scaler") && positional >= 2
+        // Every call is asked, so the name is checked first, without allocating.
+        let named_scaler = name.len() >= 6 && name.as_bytes()[name.len() - 6..].eq_ignore_ascii_case(b"scaler");
+        named_scaler
+            && call.field(Field::Arguments).is_some_and(|args| {
+                let mut cursor = args.walk();
+                let positional = args.named_children(&mut cursor).filter(|a| a.kind_name() != "keyword_argument");
+                positional.count() >= 2
+            })
     }
 
     /// `.backward()` and `.step()` make the innermost enclosing loop a training loop;
