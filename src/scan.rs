@@ -122,6 +122,13 @@ impl KeptOutcome {
     pub fn keep(mut o: FileOutcome) -> Self {
         o.analysis.shrink_to_fit();
         o.directives.shrink_to_fit();
+        // Most files make no fact true and count nothing: keep no lists for them.
+        if !o.analysis.facts.contains(&true) {
+            o.analysis.facts = Vec::new();
+        }
+        if o.analysis.counts.iter().all(|&c| c == 0) {
+            o.analysis.counts = Vec::new();
+        }
         let a = &o.analysis;
         let quiet = o.scanned
             && o.problem.is_none()
@@ -132,17 +139,10 @@ impl KeptOutcome {
             && a.sites.is_empty()
             && a.groups.is_empty();
         if !quiet {
-            // Most files make no fact true and count nothing: keep no lists for them.
-            if !o.analysis.facts.contains(&true) {
-                o.analysis.facts = Vec::new();
-            }
-            if o.analysis.counts.iter().all(|&c| c == 0) {
-                o.analysis.counts = Vec::new();
-            }
             return KeptOutcome::Full(Box::new(o));
         }
         let a = o.analysis;
-        let adds = a.facts.iter().any(|&f| f) || a.counts.iter().any(|&c| c > 0);
+        let adds = !a.facts.is_empty() || !a.counts.is_empty();
         let tally = adds.then(|| Box::new(Tally { facts: a.facts, counts: a.counts }));
         KeptOutcome::Quiet { project: o.project, content: o.content, tally }
     }
