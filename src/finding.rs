@@ -8,7 +8,7 @@ use std::sync::Arc;
 /// path): one allocation, shared by reference count. A large repository
 /// keeps thousands of findings until the report, and these three texts were
 /// a fifth of each.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct SharedText(Arc<str>);
 

@@ -14,7 +14,6 @@ use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::render::render_with;
 use crate::rules::schema::SitesRole;
 use crate::rules::slots::MAX_SCOPE_NODES;
-use crate::rules::state::Clause;
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
@@ -440,28 +439,13 @@ pub fn project_facts(outcomes: &[KeptOutcome], engine: &Engine) -> ProjectFacts 
 /// What one file reports once its project's `facts` are known: findings whose
 /// project conditions hold, minus overridden ones, split by suppression comments.
 pub fn file_findings(o: &FileOutcome, facts: &ProjectFacts, engine: &Engine) -> suppress::Applied {
-    let holding = o.analysis.findings.iter().filter(|(_, clauses)| conditions_hold(clauses, o.project, facts));
-    let kept = holding.map(|(f, _)| f.clone()).collect();
-    applied_to(o, kept, engine)
-}
-
-/// [`file_findings`], moving the findings out of `o` instead of copying them
-/// (the merge, which has no further use for them).
-fn take_file_findings(o: &mut FileOutcome, facts: &ProjectFacts, engine: &Engine) -> suppress::Applied {
-    let found = std::mem::take(&mut o.analysis.findings);
-    let kept = found.into_iter().filter(|(_, clauses)| conditions_hold(clauses, o.project, facts)).map(|(f, _)| f);
-    let kept = kept.collect();
-    applied_to(o, kept, engine)
-}
-
-/// Whether a finding's project conditions hold in `project`.
-fn conditions_hold(clauses: &[Clause], project: usize, facts: &ProjectFacts) -> bool {
-    clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts.holds(project, *i) == *want))
-}
-
-/// The file's `kept` findings, minus overridden ones, split by its suppression comments.
-fn applied_to(o: &FileOutcome, kept: Vec<Finding>, engine: &Engine) -> suppress::Applied {
-    let kept = kept.into_iter().map(|f| Finding { project: o.project, ..f }).collect();
+    let kept: Vec<Finding> = o
+        .analysis
+        .findings
+        .iter()
+        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts.holds(o.project, *i) == *want)))
+        .map(|(f, _)| Finding { project: o.project, ..f.clone() })
+        .collect();
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let mut applied = suppress::apply(apply_overrides(kept, engine), &o.directives, &known);
     if let Some(nb) = &o.notebook {
@@ -543,7 +527,7 @@ pub fn merge(
     };
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
     for kept in outcomes {
-        let mut o = match kept {
+        let o = match kept {
             KeptOutcome::Quiet { project, tally, .. } => {
                 result.files_scanned += 1;
                 if let Some(p) = per_project.get_mut(project) {
@@ -560,7 +544,7 @@ pub fn merge(
         if let Some(p) = per_project.get_mut(o.project) {
             p.files_scanned += usize::from(o.scanned);
         }
-        let applied = take_file_findings(&mut o, &facts, engine);
+        let applied = file_findings(&o, &facts, engine);
         result.problems.extend(o.problem.map(|p| *p));
         result.findings.extend(applied.kept);
         result.suppressed.extend(applied.suppressed);
