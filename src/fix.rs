@@ -138,7 +138,7 @@ fn fix_file(
     engine: &Engine,
     wanted: &Wanted,
 ) -> Result<Option<(FixedFile, FileOutcome)>, String> {
-    let original = std::fs::read(&file.path).map_err(|e| format!("cannot read the file to fix it: {e}"))?;
+    let original = std::fs::read(file.path()).map_err(|e| format!("cannot read the file to fix it: {e}"))?;
     let bom = original.starts_with(BOM);
     let mut text = decode(original.clone()).map_err(|e| e.to_string())?.text;
     let doc = Document::of(file.kind);
@@ -176,7 +176,7 @@ fn fix_file(
             let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
             bytes.extend_from_slice(text.as_bytes());
             let changed = FixedFile {
-                path: file.path.to_path_buf(),
+                path: file.path(),
                 display: file.display().to_string(),
                 original,
                 fixed: bytes,

@@ -57,7 +57,8 @@ pub fn unmigrated(
             to
         })
         .collect();
-    let index: HashMap<&str, usize> = python.iter().enumerate().map(|(i, f)| (f.display(), i)).collect();
+    let shown: Vec<_> = python.iter().map(|f| f.display()).collect();
+    let index: HashMap<&str, usize> = shown.iter().enumerate().map(|(i, f)| (f.as_ref(), i)).collect();
     let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
         paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect()
     };
@@ -82,7 +83,7 @@ pub fn unmigrated(
 /// Every qualified name a file's import statements import (relative ones
 /// start with dots); none for a file that cannot be read or parsed.
 fn imported_names(file: &ScanFile) -> Vec<String> {
-    let Ok(source) = read_source(&file.path) else { return Vec::new() };
+    let Ok(source) = read_source(&file.path()) else { return Vec::new() };
     let Some(tree) = parse_python(&source.text) else { return Vec::new() };
     let mut names = Vec::new();
     let mut cursor = tree.walk();
@@ -124,8 +125,8 @@ impl ModuleIndex {
         let paths: Vec<Vec<String>> = files
             .iter()
             .map(|f| {
-                let relative =
-                    if dir == "." { f.display() } else { f.display().strip_prefix(&prefix).unwrap_or(f.display()) };
+                let shown = f.display();
+                let relative = if dir == "." { &shown } else { shown.strip_prefix(&prefix).unwrap_or(&shown) };
                 let stem = relative.trim_end_matches(".pyi").trim_end_matches(".py");
                 let mut parts: Vec<String> =
                     stem.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect();

@@ -273,7 +273,7 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
     files
         .par_iter()
         .filter(|f| f.kind == FileKind::Python)
-        .filter(|f| read_source(&f.path).ok().and_then(|s| parse_python(&s.text)).is_some())
+        .filter(|f| read_source(&f.path()).ok().and_then(|s| parse_python(&s.text)).is_some())
         .count()
 }
 
@@ -281,12 +281,12 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine);
     }
-    match read_source(&file.path) {
+    match read_source(&file.path()) {
         Ok(source) => {
             // Hashing is only worth its time when there is a cache to ask.
             let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };
             let content = ContentId::of(&source.text);
-            let mut outcome = match cache.get(file.display(), content) {
+            let mut outcome = match cache.get(&file.display(), content) {
                 Some(stored) => from_cache(file, &source.text, stored),
                 None => analyse_text(file, &source.text, engine),
             };
@@ -294,7 +294,7 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
             outcome
         }
         Err(e) => FileOutcome {
-            path: file.display().into(),
+            path: file.display().as_ref().into(),
             directives: Vec::new(),
             analysis: FileAnalysis::default(),
             problem: Some(Box::new(FileProblem {
@@ -315,7 +315,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
     let (directives, analysis, problem) = stored.restore();
     let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok().map(Box::new) } else { None };
     FileOutcome {
-        path: file.display().into(),
+        path: file.display().as_ref().into(),
         directives,
         analysis,
         scanned: problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),
@@ -330,7 +330,7 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
 /// it has edited in memory).
 pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
     let mut out = FileOutcome {
-        path: file.display().into(),
+        path: file.display().as_ref().into(),
         directives: Vec::new(),
         analysis: FileAnalysis::default(),
         problem: None,

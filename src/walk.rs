@@ -4,7 +4,10 @@
 use crate::config::Exclude;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::WalkBuilder;
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How a file is analysed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -22,48 +25,95 @@ pub enum FileKind {
 /// One file to scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScanFile {
-    /// The path as found on disk.
-    pub path: Box<Path>,
-    /// The path shown to users; see [`ScanFile::display`].
-    shown: Shown,
+    /// Where it is, and how it is shown to users.
+    place: Place,
     /// How to analyse it.
     pub kind: FileKind,
     /// The project it belongs to: an index into [`WalkResult::projects`].
     pub project: usize,
 }
 
-/// Where a file's display path is kept. It is almost always the end of the
-/// path on disk (`./src/a.py` is shown as `src/a.py`), and the file list
-/// lives for the whole scan, so the text is only kept twice when it differs
-/// (then behind one thin pointer: the list holds one entry per file).
+/// Where a file is. The file list lives for the whole scan and holds one
+/// entry per file, so a walked file shares its directory with its siblings
+/// and keeps only its own name (a full path per file would cost most of the
+/// list's memory on a large repository).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Shown {
-    /// The path's text from this byte offset on.
-    SuffixFrom(u32),
-    /// A text of its own (a path that is not UTF-8, or that was rewritten).
-    Own(Box<Box<str>>),
+enum Place {
+    /// In a shared directory; shown as the directory's display path, `/`, the name.
+    InDir { dir: Arc<Dir>, name: Box<str> },
+    /// A path and display path of its own (a file named on the command line,
+    /// a name that is not UTF-8, or a display path that is not the join).
+    Own(Box<(Box<Path>, Box<str>)>),
+}
+
+/// A directory that holds walked files.
+#[derive(Debug, PartialEq, Eq)]
+struct Dir {
+    /// The directory as found on disk.
+    path: Box<Path>,
+    /// How it is shown to users; empty for the working directory itself.
+    shown: Box<str>,
 }
 
 impl ScanFile {
     /// A file at `path`, shown to users as `display`.
     pub fn new(path: PathBuf, display: String, kind: FileKind, project: usize) -> Self {
-        let suffix_from = |text: &str| u32::try_from(text.len() - display.len()).ok();
-        let shown = match path.to_str().filter(|text| text.ends_with(&display)).and_then(suffix_from) {
-            Some(start) => Shown::SuffixFrom(start),
-            None => Shown::Own(Box::new(display.into_boxed_str())),
-        };
-        ScanFile { path: path.into_boxed_path(), shown, kind, project }
+        let place = Place::Own(Box::new((path.into_boxed_path(), display.into_boxed_str())));
+        ScanFile { place, kind, project }
+    }
+
+    /// A file named `name` in `dir`, shown as `display`; it shares `dir`
+    /// when `display` is the directory's display path joined with the name.
+    fn in_dir(dir: &Arc<Dir>, path: PathBuf, display: String, kind: FileKind, project: usize) -> Self {
+        let name = path.file_name().and_then(|n| n.to_str()).filter(|name| {
+            let joined = match display.strip_suffix(name) {
+                Some(head) if dir.shown.is_empty() => head.is_empty(),
+                Some(head) => head.strip_suffix('/') == Some(&dir.shown),
+                None => false,
+            };
+            joined && dir.path.join(name) == path
+        });
+        match name {
+            Some(name) => ScanFile { place: Place::InDir { dir: dir.clone(), name: name.into() }, kind, project },
+            None => ScanFile::new(path, display, kind, project),
+        }
+    }
+
+    /// The path as found on disk.
+    pub fn path(&self) -> PathBuf {
+        match &self.place {
+            Place::InDir { dir, name } => dir.path.join(&**name),
+            Place::Own(own) => own.0.to_path_buf(),
+        }
     }
 
     /// The `/`-separated path shown to users: relative to the working directory when inside it.
-    pub fn display(&self) -> &str {
-        match &self.shown {
-            Shown::SuffixFrom(start) => {
-                self.path.to_str().and_then(|text| text.get(*start as usize..)).unwrap_or_default()
-            }
-            Shown::Own(text) => text,
+    pub fn display(&self) -> Cow<'_, str> {
+        match self.display_parts() {
+            ("", "", name) => Cow::Borrowed(name),
+            (dir, separator, name) => Cow::Owned([dir, separator, name].concat()),
         }
     }
+
+    /// The display path in three parts (directory, separator, name), to
+    /// compare display paths without building them.
+    fn display_parts(&self) -> (&str, &str, &str) {
+        match &self.place {
+            Place::InDir { dir, name } if dir.shown.is_empty() => ("", "", name),
+            Place::InDir { dir, name } => (&dir.shown, "/", name),
+            Place::Own(own) => ("", "", &own.1),
+        }
+    }
+
+    /// Orders files by display path.
+    fn display_cmp(&self, other: &ScanFile) -> std::cmp::Ordering {
+        display_bytes(self.display_parts()).cmp(display_bytes(other.display_parts()))
+    }
+}
+
+/// The bytes of a display path given in parts.
+fn display_bytes<'a>((dir, separator, name): (&'a str, &'a str, &'a str)) -> impl Iterator<Item = u8> + 'a {
+    dir.bytes().chain(separator.bytes()).chain(name.bytes())
 }
 
 /// A project: the files whose nearest project directory is the same. Facts
@@ -125,6 +175,8 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let mut finder = ProjectFinder::default();
+    // Walked files share their directory (see [`Place`]).
+    let mut dirs: HashMap<PathBuf, Arc<Dir>> = HashMap::new();
     for root in roots {
         let unusable = |e: std::io::Error| MissingPath(format!("{}: {}", root.display(), describe_io(&e)));
         let meta = std::fs::metadata(root).map_err(unusable)?;
@@ -162,20 +214,38 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
                         let display = display_path(entry.path(), &cwd);
                         let dir = entry.path().parent().map_or_else(|| bound.clone(), crate::config::absolute);
                         let project = finder.project(&dir, &bound);
-                        files.push(ScanFile::new(entry.into_path(), display, kind, project));
+                        let file = match entry.path().parent() {
+                            Some(parent) => {
+                                let shared = match dirs.get(parent) {
+                                    Some(shared) => shared.clone(),
+                                    None => {
+                                        let shown = display_path(parent, &cwd).into();
+                                        let shared = Arc::new(Dir { path: parent.into(), shown });
+                                        dirs.insert(parent.to_path_buf(), shared.clone());
+                                        shared
+                                    }
+                                };
+                                ScanFile::in_dir(&shared, entry.into_path(), display, kind, project)
+                            }
+                            None => ScanFile::new(entry.into_path(), display, kind, project),
+                        };
+                        files.push(file);
                     }
                 }
                 Err(err) => problems.push((root.display().to_string(), err.to_string())),
             }
         }
     }
-    files.sort_by(|a, b| a.display().cmp(b.display()));
-    files.dedup_by(|a, b| a.display() == b.display());
+    files.sort_by(ScanFile::display_cmp);
+    files.dedup_by(|a, b| a.display_cmp(b).is_eq());
     if roots.len() > 1 {
         // Roots can overlap (`a.py ../d/a.py`, `src src/m.py`): scanning a file
         // twice doubles its findings and makes `--fix` trip over its own write.
         let mut seen = std::collections::HashSet::new();
-        files.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.to_path_buf())));
+        files.retain(|f| {
+            let path = f.path();
+            seen.insert(std::fs::canonicalize(&path).unwrap_or(path))
+        });
     }
     let projects = finder.finish(roots, &cwd, &mut files);
     // The list lives until the report is written: on a large repository its
@@ -318,19 +388,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_display_path_is_kept_once_when_it_ends_the_path() {
+    fn a_walked_file_shares_its_directory_when_its_display_path_is_the_join() {
+        let src = Arc::new(Dir { path: Path::new("./src").into(), shown: "src".into() });
+        let cwd = Arc::new(Dir { path: Path::new(".").into(), shown: "".into() });
         let cases = [
-            ("./src/train.py", "src/train.py", true),
-            ("/abs/outside/cwd/train.py", "/abs/outside/cwd/train.py", true),
-            ("/work/repo/src/ünï.py", "src/ünï.py", true),
-            // Not a suffix: the display text is kept as given.
-            ("src\\win.py", "src/win.py", false),
-            ("a.py", "other.py", false),
+            (&src, "./src/train.py", "src/train.py", true),
+            (&cwd, "./train.py", "train.py", true),
+            (&src, "./src/ünï.py", "src/ünï.py", true),
+            // Not the join: the file keeps its own path and display text.
+            (&src, "./src/a.py", "elsewhere/a.py", false),
+            (&src, "./other/a.py", "src/a.py", false),
+            (&cwd, "./a.py", "x/a.py", false),
         ];
-        for (path, shown, suffix) in cases {
-            let f = ScanFile::new(PathBuf::from(path), shown.to_string(), FileKind::Python, 0);
+        for (dir, path, shown, shared) in cases {
+            let f = ScanFile::in_dir(dir, PathBuf::from(path), shown.to_string(), FileKind::Python, 0);
             assert_eq!(f.display(), shown, "{path}");
-            assert_eq!(matches!(f.shown, Shown::SuffixFrom(_)), suffix, "{path}");
+            assert_eq!(f.path(), PathBuf::from(path), "{path}");
+            assert_eq!(matches!(f.place, Place::InDir { .. }), shared, "{path}");
         }
+    }
+
+    #[test]
+    fn files_sort_by_display_path_whichever_way_it_is_kept() {
+        let src = Arc::new(Dir { path: Path::new("src").into(), shown: "src".into() });
+        let mut files = vec![
+            ScanFile::in_dir(&src, PathBuf::from("src/b.py"), "src/b.py".into(), FileKind::Python, 0),
+            ScanFile::new(PathBuf::from("src-a.py"), "src-a.py".into(), FileKind::Python, 0),
+            ScanFile::new(PathBuf::from("src/a.py"), "src/a.py".into(), FileKind::Python, 0),
+            ScanFile::in_dir(&src, PathBuf::from("src/a.py"), "src/a.py".into(), FileKind::Python, 0),
+        ];
+        files.sort_by(ScanFile::display_cmp);
+        files.dedup_by(|a, b| a.display_cmp(b).is_eq());
+        let shown: Vec<_> = files.iter().map(|f| f.display().into_owned()).collect();
+        // Byte order, as `str` sorts: `-` (0x2d) before `/` (0x2f).
+        assert_eq!(shown, ["src-a.py", "src/a.py", "src/b.py"]);
     }
 }
