@@ -102,7 +102,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
         return print_or_fail(&config::show(&settings, file.as_ref()));
     }
     let fix_mode = check_flags(&args)?;
-    let target = parse_version(&settings.target.value)?;
+    let target = parse_version(&settings.target.value).map_err(|e| format!("target: {e}"))?;
     // Every input read and every output opened before the first file is written.
     let recorded = args.baseline.as_deref().map(baseline::read).transpose()?;
     let report_files = ReportFiles::open(&args)?;

@@ -6,6 +6,7 @@ mod compile_matcher;
 pub mod context;
 pub mod data;
 pub mod engine;
+pub mod error;
 pub mod glob;
 mod guards;
 pub mod lazy_regex;
