@@ -45,6 +45,8 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+impl std::error::Error for ReadError {}
+
 /// Reads `path` as UTF-8 source text.
 pub fn read_source(path: &Path) -> Result<SourceText, ReadError> {
     let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(e.to_string()))?;
