@@ -136,7 +136,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     });
     if let Some(cache) = &cache {
         if let Err(e) = cache.save(scan::cache_entries(&walked.files, &outcomes)) {
-            output::warn(&format!("{e}; run with --no-cache or --cache-dir DIR"));
+            output::warn(&e.to_string());
         }
     }
     if args.diff {
