@@ -25,6 +25,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod error;
 pub mod finding;
 pub mod fix;
 pub mod hash;
