@@ -7,7 +7,7 @@ use crate::diff::DiffError;
 use crate::output::ReportFileError;
 use crate::report::rules::UnknownRule;
 use crate::rules::error::{PackError, VersionError};
-use crate::walk::MissingPath;
+use crate::walk::WalkError;
 use std::fmt;
 
 /// An error that ends a run; the message says what to do about it.
@@ -28,7 +28,7 @@ pub enum RunError {
     /// The worker threads could not be started.
     Threads(rayon::ThreadPoolBuildError),
     /// A path to scan, or an `exclude` glob, cannot be used.
-    Walk(MissingPath),
+    Walk(WalkError),
     /// The baseline cannot be read or written.
     Baseline(BaselineError),
     /// A report file cannot be opened or written.
@@ -64,7 +64,7 @@ impl fmt::Display for RunError {
             RunError::Threads(e) => {
                 write!(f, "cannot start worker threads: {e}; pass a smaller --threads, or leave it out")
             }
-            RunError::Walk(e) => write!(f, "{}", e.0),
+            RunError::Walk(e) => e.fmt(f),
             RunError::Baseline(e) => e.fmt(f),
             RunError::ReportFile(e) => e.fmt(f),
             RunError::Diff(e) => e.fmt(f),
@@ -90,8 +90,9 @@ impl std::error::Error for RunError {
             RunError::ReportFile(e) => Some(e),
             RunError::Diff(e) => Some(e),
             RunError::Stdout(e) => Some(e),
+            RunError::Walk(e) => Some(e),
             RunError::AfterFix { error, .. } => Some(error.as_ref()),
-            RunError::StatisticsFormat | RunError::UnsafeFixesAlone | RunError::Walk(_) => None,
+            RunError::StatisticsFormat | RunError::UnsafeFixesAlone => None,
         }
     }
 }
@@ -102,7 +103,7 @@ wraps_errors!(RunError {
     UnknownRule(UnknownRule),
     Target(VersionError),
     Threads(rayon::ThreadPoolBuildError),
-    Walk(MissingPath),
+    Walk(WalkError),
     Baseline(BaselineError),
     ReportFile(ReportFileError),
     Diff(DiffError),
