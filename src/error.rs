@@ -6,7 +6,8 @@ use crate::config::ConfigError;
 use crate::diff::DiffError;
 use crate::output::ReportFileError;
 use crate::report::rules::UnknownRule;
-use crate::rules::error::{PackError, VersionError};
+use crate::rules::error::PackError;
+use crate::rules::spec_error::VersionError;
 use crate::walk::WalkError;
 use std::fmt;
 

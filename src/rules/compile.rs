@@ -1,11 +1,12 @@
 //! Checking a pack and turning its TOML into compiled rules. Every error names
 //! the pack, the line and the field at fault, so a pack author can fix it.
 
-use super::error::{DataError, PackError, PackProblem, Problem, SpecError, VersionError};
+use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
 use super::placeholders::{check_filled, provided};
 use super::schema::*;
+use super::spec_error::{Problem, SpecError, VersionError};
 use std::sync::Mutex;
 
 /// Shared state while compiling all packs of a run.

@@ -2,7 +2,6 @@
 //! ordered for evaluation.
 
 use super::compile::{Compiler, Res};
-use super::error::{within, Problem, SpecError};
 use super::glob::NameGlobs;
 use super::model::*;
 use super::placeholders::{
@@ -10,6 +9,7 @@ use super::placeholders::{
     pred_reads,
 };
 use super::schema::*;
+use super::spec_error::{within, Problem, SpecError};
 
 impl Compiler {
     /// A top-level matcher: each `any` branch becomes an alternative with its

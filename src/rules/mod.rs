@@ -17,5 +17,6 @@ mod placeholders;
 pub mod render;
 pub mod schema;
 pub mod slots;
+pub mod spec_error;
 pub mod state;
 pub mod walker;

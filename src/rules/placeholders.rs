@@ -6,8 +6,8 @@
 //! empty; what a part captures is worked out only where something reads, so
 //! that compiling packs without templates costs next to nothing more.
 
-use super::error::{Problem, SpecError};
 use super::model::*;
+use super::spec_error::{Problem, SpecError};
 
 /// The placeholders that the predicates `preds` read and that neither
 /// another of them nor the anchor captures: what the matcher reads from the
