@@ -5,8 +5,67 @@ use crate::finding::Finding;
 use crate::parse::parse_python;
 use crate::parse::KindOf;
 use crate::suppress::Directive;
+use crate::write::WriteError;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why `--add-ignore` left a file alone.
+#[derive(Debug)]
+pub enum AddIgnoreError {
+    /// The file could not be read.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// It is not UTF-8, so comments cannot be added safely.
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The comments would turn a file that parses into one that does not.
+    BreaksSyntax {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The new text could not be written.
+    Write(WriteError),
+}
+
+impl std::fmt::Display for AddIgnoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AddIgnoreError::Unreadable { path, source } => {
+                write!(f, "{}: cannot read: {source}; it was left alone", path.display())
+            }
+            AddIgnoreError::NotUtf8 { path } => {
+                write!(
+                    f,
+                    "{}: not UTF-8; left alone (re-save it as UTF-8, or add the comments by hand)",
+                    path.display()
+                )
+            }
+            AddIgnoreError::BreaksSyntax { path } => write!(
+                f,
+                "{}: adding comments would break the syntax; left alone (add `# npu-mem: ignore[CODE] -- reason` by \
+                 hand)",
+                path.display()
+            ),
+            AddIgnoreError::Write(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for AddIgnoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AddIgnoreError::Unreadable { source, .. } => Some(source),
+            AddIgnoreError::Write(e) => Some(e),
+            AddIgnoreError::NotUtf8 { .. } | AddIgnoreError::BreaksSyntax { .. } => None,
+        }
+    }
+}
 
 /// What `--add-ignore` did.
 #[derive(Debug, Default)]
@@ -45,15 +104,21 @@ pub fn add_ignores(findings: &[Finding], reason: &str) -> Added {
                 added.files += usize::from(n > 0);
                 added.skipped.extend(skipped);
             }
-            Err(e) => added.skipped.push(e),
+            Err(e) => added.skipped.push(e.to_string()),
         }
     }
     added
 }
 
-fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> Result<(usize, Vec<String>), String> {
-    let original = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let text = String::from_utf8(original.clone()).map_err(|_| format!("{}: not UTF-8; left alone", path.display()))?;
+/// Adds the comments to one file: how many, and the lines left alone and why.
+fn edit_file(
+    path: &Path,
+    lines: &BTreeMap<usize, Vec<&str>>,
+    reason: &str,
+) -> Result<(usize, Vec<String>), AddIgnoreError> {
+    let original =
+        std::fs::read(path).map_err(|source| AddIgnoreError::Unreadable { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8(original.clone()).map_err(|_| AddIgnoreError::NotUtf8 { path: path.to_path_buf() })?;
     let python = !path.to_string_lossy().ends_with(".sh");
     let tree = if python { parse_python(&text) } else { None };
     let directives = match &tree {
@@ -104,10 +169,10 @@ fn edit_file(path: &Path, lines: &BTreeMap<usize, Vec<&str>>, reason: &str) -> R
     if python {
         let errors = |t: &str| parse_python(t).map(|tree| tree.root_node().has_error());
         if errors(&out) == Some(true) && errors(&text) == Some(false) {
-            return Err(format!("{}: adding comments would break the syntax; left alone", path.display()));
+            return Err(AddIgnoreError::BreaksSyntax { path: path.to_path_buf() });
         }
     }
-    crate::write::replace_file(path, &original, out.as_bytes())?;
+    crate::write::replace_file(path, &original, out.as_bytes()).map_err(AddIgnoreError::Write)?;
     Ok((count, skipped))
 }
 

@@ -55,12 +55,13 @@ impl std::fmt::Display for BaselineError {
     }
 }
 
-impl std::error::Error for BaselineError {}
-
-/// The command line reports errors as text.
-impl From<BaselineError> for String {
-    fn from(e: BaselineError) -> String {
-        e.to_string()
+impl std::error::Error for BaselineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BaselineError::Unreadable { source, .. } | BaselineError::Unwritable { source, .. } => Some(source),
+            BaselineError::NotABaseline { source, .. } => Some(source),
+            BaselineError::Version { .. } => None,
+        }
     }
 }
 

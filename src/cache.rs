@@ -172,6 +172,52 @@ pub fn checksum(path: &str, outcome: &serde_json::Value) -> u64 {
     crate::hash::fnv1a_extend(h, outcome.to_string().as_bytes())
 }
 
+/// Why this run's analyses could not be saved (the scan itself is not affected).
+#[derive(Debug)]
+pub enum CacheError {
+    /// The cache directory, its `.gitignore` or the cache file cannot be written.
+    Unwritable {
+        /// The cache directory.
+        dir: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// An analysis could not be turned into JSON.
+    Encode {
+        /// The cache directory.
+        dir: PathBuf,
+        /// What the JSON writer said.
+        source: serde_json::Error,
+    },
+}
+
+impl std::fmt::Display for CacheError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheError::Unwritable { dir, source } => write!(
+                f,
+                "cannot write the cache in {}: {source}; run with --no-cache, or name a writable directory with \
+                 --cache-dir DIR",
+                dir.display()
+            ),
+            CacheError::Encode { dir, source } => write!(
+                f,
+                "cannot save the cache in {}: {source}; run with --no-cache (and report this, it is a bug)",
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CacheError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CacheError::Unwritable { source, .. } => Some(source),
+            CacheError::Encode { source, .. } => Some(source),
+        }
+    }
+}
+
 /// An open cache.
 pub struct Cache {
     file: PathBuf,
@@ -210,9 +256,10 @@ impl Cache {
     /// replacing what it held for those paths and dropping entries past
     /// [`MAX_AGE_SECS`] or [`MAX_ENTRIES`]; writes atomically, and creates the
     /// directory with a `.gitignore` that ignores it.
-    pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), String> {
+    pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), CacheError> {
         let dir = self.file.parent().unwrap_or(Path::new("."));
-        let fail = |e: std::io::Error| format!("cannot write the cache in {}: {e}", dir.display());
+        let fail = |source| CacheError::Unwritable { dir: dir.to_path_buf(), source };
+        let encode = |source| CacheError::Encode { dir: dir.to_path_buf(), source };
         std::fs::create_dir_all(dir).map_err(fail)?;
         let ignore = dir.join(".gitignore");
         if !ignore.exists() {
@@ -224,11 +271,11 @@ impl Cache {
         let (mut merged, _) = load(&self.file);
         merged.retain(|path, s| s.holds(path));
         for (path, outcome) in entries {
-            let outcome = serde_json::to_value(&outcome).map_err(|e| e.to_string())?;
+            let outcome = serde_json::to_value(&outcome).map_err(encode)?;
             merged.insert(path.clone(), Sealed { check: checksum(&path, &outcome), seen: now, outcome });
         }
         evict(&mut merged, now, MAX_ENTRIES);
-        let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(|e| e.to_string())?;
+        let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(encode)?;
         crate::atomic::write_whole(&self.file, &text).map_err(fail)
     }
 }

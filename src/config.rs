@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Component, Path, PathBuf};
 
+mod error;
+pub use error::{ConfigError, Place};
+
 /// The keys a configuration file may set.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -49,8 +52,8 @@ struct PyTool {
 
 /// Compiles a `per-file-ignores` glob: `*` and `?` stay within one path
 /// component, `**` crosses directories, `{a,b}` is either.
-pub fn per_file_glob(glob: &str) -> Result<globset::GlobMatcher, String> {
-    let compiled = globset::GlobBuilder::new(glob).literal_separator(true).build().map_err(|e| e.kind().to_string())?;
+pub fn per_file_glob(glob: &str) -> Result<globset::GlobMatcher, globset::Error> {
+    let compiled = globset::GlobBuilder::new(glob).literal_separator(true).build()?;
     Ok(compiled.compile_matcher())
 }
 
@@ -167,23 +170,24 @@ fn line_of(text: &str, key: &str) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// Where a value of setting `key` was written in `file`, as an error-message
-/// prefix: `FILE:LINE: ` (the first line from the key's on that holds
-/// `"value"`, else the key's line); nothing without a file.
-fn place(file: Option<&Loaded>, key: &str, value: &str) -> String {
-    let Some(f) = file else { return String::new() };
+/// Where a value of setting `key` was written in `file`: the first line
+/// from the key's on that holds `"value"`, else the key's line; `None`
+/// without a file.
+fn place(file: Option<&Loaded>, key: &str, value: &str) -> Option<Place> {
+    let f = file?;
     let start = line_of(&f.text, key).unwrap_or(1);
     let quoted = format!("\"{value}\"");
     let line = f.text.lines().skip(start - 1).position(|l| l.contains(&quoted)).map_or(start, |i| start + i);
-    format!("{}:{line}: ", f.path.display())
+    Some(Place { path: f.path.clone(), line })
 }
 
 /// Reads `path` (a pyproject.toml without `[tool.npu-mem]` gives `None`).
-pub fn read(path: &Path) -> Result<Option<Loaded>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let located = |e: toml::de::Error| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        format!("{}:{}: {}", path.display(), line.map_or(String::new(), |l| l.to_string()), e.message().trim())
+pub fn read(path: &Path) -> Result<Option<Loaded>, ConfigError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable { path: path.to_path_buf(), source })?;
+    let located = |source: toml::de::Error| {
+        let line = source.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        ConfigError::Syntax { path: path.to_path_buf(), line, source: Box::new(source) }
     };
     let is_pyproject = path.file_name().is_some_and(|n| n == "pyproject.toml");
     let settings = if is_pyproject {
@@ -199,7 +203,7 @@ pub fn read(path: &Path) -> Result<Option<Loaded>, String> {
 }
 
 /// The configuration for a scan of `start`: the nearest file in it or above it.
-pub fn discover(start: &Path) -> Result<Option<Loaded>, String> {
+pub fn discover(start: &Path) -> Result<Option<Loaded>, ConfigError> {
     let abs = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
     let mut dir = if abs.is_dir() { Some(abs.as_path()) } else { abs.parent() };
     while let Some(d) = dir {
@@ -235,7 +239,10 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
     let config_dir = file.and_then(|f| absolute(&f.path).parent().map(Path::to_path_buf));
     let base = config_dir.clone().unwrap_or_else(|| absolute(Path::new(".")));
     let from_config = |key: &str, globs: &[String]| -> Vec<Exclude> {
-        let source = |glob: &str| format!("{}`{key}`", place(file, key, glob));
+        let source = |glob: &str| match place(file, key, glob) {
+            Some(at) => format!("{at}: `{key}`"),
+            None => format!("`{key}`"),
+        };
         globs.iter().map(|g| Exclude { glob: g.clone(), base: base.clone(), source: source(g) }).collect()
     };
     let mut exclude = match (args.exclude.is_empty(), fs.and_then(|s| s.exclude.as_ref())) {
@@ -300,7 +307,11 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
 /// code or prefix does) and none is empty (a prefix of every code, which
 /// would select or ignore everything), every `per-file-ignores` glob compiles,
 /// and the target is supported. Errors name the file and line, or the flag.
-pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&str) -> bool) -> Result<(), String> {
+pub fn check_codes(
+    settings: &Settings,
+    file: Option<&Loaded>,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<(), ConfigError> {
     let mut named: Vec<(&str, &Origin, &str)> = Vec::new();
     named.extend(settings.select.value.iter().map(|c| ("select", &settings.select.origin, c.as_str())));
     named.extend(settings.ignore.value.iter().map(|c| ("ignore", &settings.ignore.origin, c.as_str())));
@@ -311,26 +322,21 @@ pub fn check_codes(settings: &Settings, file: Option<&Loaded>, known: &dyn Fn(&s
         let at = place(file.filter(|_| *origin != Origin::CommandLine), key, code);
         let key = if *origin == Origin::CommandLine { format!("--{key}") } else { key.to_string() };
         if code.is_empty() {
-            return Err(format!(
-                "{at}`{key}` names an empty code, which would match every rule; name rule codes or prefixes \
-                 (`npu-mem rules` lists them)"
-            ));
+            return Err(ConfigError::EmptyCode { at, key });
         }
         if !known(code) {
-            return Err(format!(
-                "{at}`{key}` names `{code}`, which is not a rule code or prefix; `npu-mem rules` lists them"
-            ));
+            return Err(ConfigError::UnknownCode { at, key, code: code.to_string() });
         }
     }
     for glob in pfi.value.globs.keys() {
         let at = place(file, "per-file-ignores", glob);
         if glob.is_empty() {
-            return Err(format!("{at}`per-file-ignores` has an empty glob, which matches no file; write one"));
+            return Err(ConfigError::EmptyGlob { at });
         }
-        per_file_glob(glob).map_err(|e| format!("{at}`per-file-ignores` glob `{glob}`: {e}"))?;
+        per_file_glob(glob).map_err(|source| ConfigError::BadGlob { at, glob: glob.clone(), source })?;
     }
     if !["2.1", "2.6", "2.14"].contains(&settings.target.value.as_str()) {
-        return Err(format!("target `{}` is not one of 2.1, 2.6, 2.14", settings.target.value));
+        return Err(ConfigError::Target { value: settings.target.value.clone() });
     }
     Ok(())
 }

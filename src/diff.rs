@@ -11,14 +11,80 @@ pub struct ChangedLines {
     files: HashMap<PathBuf, Option<Vec<(usize, usize)>>>,
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("--diff-base needs git on the PATH: {e}"))?;
+/// Why `--diff-base` could not tell which lines changed.
+#[derive(Debug)]
+pub enum DiffError {
+    /// git could not be run.
+    NoGit(std::io::Error),
+    /// The scanned path is not in a git repository.
+    NotARepository {
+        /// The directory git was asked about.
+        dir: PathBuf,
+    },
+    /// The revision names no commit.
+    NoCommit {
+        /// The revision as given.
+        rev: String,
+        /// The repository's root.
+        root: PathBuf,
+        /// Whether the clone is shallow, so that the commit may exist but not have been fetched.
+        shallow: bool,
+    },
+    /// A git command failed.
+    Git {
+        /// Its arguments.
+        command: String,
+        /// What git wrote on stderr.
+        stderr: String,
+    },
+}
+
+impl std::fmt::Display for DiffError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiffError::NoGit(e) => {
+                write!(f, "--diff-base needs git on the PATH ({e}); install git, or leave out --diff-base")
+            }
+            DiffError::NotARepository { dir } => write!(
+                f,
+                "--diff-base needs a git repository, and {} is not inside one; scan a path in a git checkout, or \
+                 leave out --diff-base",
+                dir.display()
+            ),
+            DiffError::NoCommit { rev, root, shallow: true } => write!(
+                f,
+                "--diff-base {rev}: no such commit in {}; this is a shallow clone: fetch more history (e.g. `git \
+                 fetch --deepen=50`, or `fetch-depth: 0` with actions/checkout)",
+                root.display()
+            ),
+            DiffError::NoCommit { rev, root, shallow: false } => write!(
+                f,
+                "--diff-base {rev}: no such commit in {}; run `git fetch` or pass a revision that exists (a branch, \
+                 tag or commit)",
+                root.display()
+            ),
+            DiffError::Git { command, stderr } => {
+                write!(f, "--diff-base: `git {command}` failed: {stderr}; run it yourself to see why")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DiffError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DiffError::NoGit(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Runs git with `args` in `dir`: its stdout, or why it failed.
+fn git(dir: &Path, args: &[&str]) -> Result<String, DiffError> {
+    let out = Command::new("git").args(args).current_dir(dir).output().map_err(DiffError::NoGit)?;
     if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(DiffError::Git { command: args.join(" "), stderr });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -43,25 +109,21 @@ const DIFF_ARGS: &[&str] = &[
 
 impl ChangedLines {
     /// Reads what changed since `rev` in the git repository around `dir`.
-    pub fn since(rev: &str, dir: &Path) -> Result<Self, String> {
+    pub fn since(rev: &str, dir: &Path) -> Result<Self, DiffError> {
         let dir = if dir.is_dir() {
             dir.to_path_buf()
         } else {
             // `plain.py` has the parent `""`: the current directory.
             dir.parent().filter(|p| !p.as_os_str().is_empty()).map_or_else(|| PathBuf::from("."), Path::to_path_buf)
         };
-        let root = git(&dir, &["rev-parse", "--show-toplevel"])
-            .map_err(|_| format!("--diff-base needs a git repository, and {} is not inside one", dir.display()))?;
+        let root = git(&dir, &["rev-parse", "--show-toplevel"]).map_err(|e| match e {
+            DiffError::Git { .. } => DiffError::NotARepository { dir: dir.clone() },
+            other => other,
+        })?;
         let root = PathBuf::from(root.trim_end_matches(['\n', '\r']));
         if git(&root, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")]).is_err() {
             let shallow = git(&root, &["rev-parse", "--is-shallow-repository"]).is_ok_and(|s| s.trim() == "true");
-            let hint = if shallow {
-                "; this is a shallow clone: fetch more history (e.g. `git fetch --deepen=50`, or \
-                 `fetch-depth: 0` with actions/checkout)"
-            } else {
-                ""
-            };
-            return Err(format!("--diff-base {rev}: no such commit in {}{hint}", root.display()));
+            return Err(DiffError::NoCommit { rev: rev.to_string(), root, shallow });
         }
         let mut args = DIFF_ARGS.to_vec();
         args.extend([rev, "--"]);

@@ -8,7 +8,7 @@
 //! syntax error, is reported and left alone.
 
 use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, SharedText};
-use crate::notebook::Notebook;
+use crate::notebook::{Notebook, NotebookError};
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
 use crate::scan::{analyse_text, file_findings, FileOutcome, KeptOutcome, PerFileIgnores, ProjectFacts};
@@ -16,6 +16,9 @@ use crate::source::decode;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::HashSet;
+
+mod error;
+pub use error::FixError;
 
 /// Passes after which a file whose fixes keep producing new fixes is given up.
 pub const MAX_PASSES: usize = 8;
@@ -106,10 +109,10 @@ pub fn fix_files(
         match result {
             Ok(Some(fixed)) => run.files.push(fixed),
             Ok(None) => {}
-            Err(message) => run.problems.push(FileProblem {
+            Err(e) => run.problems.push(FileProblem {
                 path: file.display().to_string(),
                 kind: ProblemKind::NotFixed,
-                message,
+                message: e.to_string(),
             }),
         }
     }
@@ -137,21 +140,16 @@ fn fix_file(
     facts: &ProjectFacts,
     engine: &Engine,
     wanted: &Wanted,
-) -> Result<Option<(FixedFile, FileOutcome)>, String> {
-    let original = std::fs::read(file.path()).map_err(|e| format!("cannot read the file to fix it: {e}"))?;
+) -> Result<Option<(FixedFile, FileOutcome)>, FixError> {
+    let original = std::fs::read(file.path()).map_err(FixError::Unreadable)?;
     let bom = original.starts_with(BOM);
-    let mut text = decode(original.clone()).map_err(|e| e.to_string())?.text;
+    let mut text = decode(original.clone()).map_err(FixError::Undecodable)?.text;
     let doc = Document::of(file.kind);
     let parse_started = std::time::Instant::now();
     let errors_before = doc.syntax_errors(&text)?;
     let parse_time = parse_started.elapsed();
     if parse_time > SLOW_PARSE {
-        return Err(format!(
-            "the file took {:.1} s to parse (tree-sitter's error recovery is slow on some broken code), and fixing \
-             parses it up to {} times; the file was left alone",
-            parse_time.as_secs_f64(),
-            2 * MAX_PASSES
-        ));
+        return Err(FixError::SlowParse { seconds: parse_time.as_secs_f64(), parses: 2 * MAX_PASSES });
     }
     let mut fixed: Vec<Finding> = Vec::new();
     let mut follow_ups: Vec<String> = Vec::new();
@@ -189,15 +187,12 @@ fn fix_file(
         let (edits, applied) = select_fixes(&doc.python(&text)?, pending);
         let new_text = doc.apply(&text, &edits)?;
         if new_text == text {
-            let codes: Vec<&str> = applied.iter().map(|f| f.code.as_str()).collect();
-            return Err(format!("the fixes for {} change nothing; the file was left alone", codes.join(", ")));
+            let codes = applied.iter().map(|f| f.code.to_string()).collect();
+            return Err(FixError::NoChange { codes });
         }
         if doc.syntax_errors(&new_text)? > errors_before {
-            let at: Vec<String> = applied.iter().map(|f| format!("{} at line {}", f.code, f.line)).collect();
-            return Err(format!(
-                "the fixes ({}) would introduce a syntax error; the file was left alone",
-                at.join(", ")
-            ));
+            let fixes = applied.iter().map(|f| format!("{} at line {}", f.code, f.line)).collect();
+            return Err(FixError::BreaksSyntax { fixes });
         }
         text = new_text;
         for f in &applied {
@@ -214,7 +209,7 @@ fn fix_file(
         }
         fixed.extend(applied);
     }
-    Err(format!("fixes did not settle after {MAX_PASSES} passes; the file was left alone"))
+    Err(FixError::Unsettled { passes: MAX_PASSES })
 }
 
 /// `3 findings`, or `3 findings (2 reported, and 1 that those fixes create: API005)`
@@ -273,23 +268,23 @@ impl Document {
     }
 
     /// The text the analysis sees (edit offsets are into it).
-    fn python(&self, text: &str) -> Result<String, String> {
+    fn python(&self, text: &str) -> Result<String, NotebookError> {
         match self {
-            Document::Notebook => Ok(Notebook::parse(text).map_err(|e| e.to_string())?.python),
+            Document::Notebook => Ok(Notebook::parse(text)?.python),
             _ => Ok(text.to_string()),
         }
     }
 
     /// `text` with `edits` (sorted, disjoint) applied.
-    fn apply(&self, text: &str, edits: &[(usize, usize, String)]) -> Result<String, String> {
+    fn apply(&self, text: &str, edits: &[(usize, usize, String)]) -> Result<String, NotebookError> {
         match self {
-            Document::Notebook => Notebook::parse(text).map_err(|e| e.to_string())?.with_edits(edits),
+            Document::Notebook => Notebook::parse(text)?.with_edits(edits),
             _ => Ok(splice(text, edits)),
         }
     }
 
     /// Syntax errors of the Python in `text` (0 for other files).
-    fn syntax_errors(&self, text: &str) -> Result<usize, String> {
+    fn syntax_errors(&self, text: &str) -> Result<usize, NotebookError> {
         Ok(match self {
             Document::Other => 0,
             _ => syntax_errors(&self.python(text)?),

@@ -4,6 +4,20 @@
 //! names and contexts, [`rules`] matches the packs, [`scan`] runs it all in
 //! parallel and [`report`] renders the result.
 
+/// `From` impls that put each error type in a variant of an error enum, so
+/// that `?` converts it: `wraps_errors!(RunError { Config(ConfigError), ... })`.
+macro_rules! wraps_errors {
+    ($enum:ident { $($variant:ident($error:ty)),* $(,)? }) => {
+        $(
+            impl From<$error> for $enum {
+                fn from(e: $error) -> Self {
+                    $enum::$variant(e)
+                }
+            }
+        )*
+    };
+}
+
 pub mod add_ignore;
 pub mod atomic;
 pub mod baseline;
@@ -11,6 +25,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod error;
 pub mod finding;
 pub mod fix;
 pub mod hash;

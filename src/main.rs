@@ -3,6 +3,7 @@
 use clap::Parser;
 use npu_mem::cache::Cache;
 use npu_mem::cli::{Cli, ColorChoice, Command, FailOn, Format, RulesFormat, ScanArgs};
+use npu_mem::error::RunError;
 use npu_mem::finding::Severity;
 use npu_mem::output::{self, ReportFile};
 use npu_mem::report::{self, style::Paint, Report};
@@ -24,21 +25,21 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Scan(args) => run_scan(*args),
-        Command::Rules(args) => packs::load(&args.rule_packs).map_err(|e| e.to_string()).and_then(|set| {
+        Command::Rules(args) => packs::load(&args.rule_packs).map_err(RunError::from).and_then(|set| {
             print_or_fail(&match args.format {
                 RulesFormat::Text => npu_mem::report::rules::list(&set),
                 RulesFormat::Json => npu_mem::report::rules::list_json(&set),
             })
         }),
         Command::Rule(args) => packs::load(&args.rule_packs)
-            .map_err(|e| e.to_string())
-            .and_then(|set| npu_mem::report::rules::explain(&set, &args.code))
+            .map_err(RunError::from)
+            .and_then(|set| Ok(npu_mem::report::rules::explain(&set, &args.code)?))
             .and_then(|text| print_or_fail(&text)),
     };
     let code = match result {
         Ok(code) => code,
-        Err(message) => {
-            output::status(&format!("error: {message}"));
+        Err(error) => {
+            output::status(&format!("error: {error}"));
             EXIT_USAGE
         }
     };
@@ -78,24 +79,21 @@ fn clap_exit(e: &clap::Error) -> ExitCode {
 }
 
 /// Prints `text` on stdout: exit 0, or the error that makes it exit 2 (a closed pipe is not one).
-fn print_or_fail(text: &str) -> Result<u8, String> {
+fn print_or_fail(text: &str) -> Result<u8, RunError> {
     match output::print(text) {
         Ok(()) | Err(output::StdoutError::ClosedPipe) => Ok(0),
-        Err(output::StdoutError::Failed(message)) => Err(message),
+        Err(output::StdoutError::Failed(e)) => Err(RunError::Stdout(e)),
     }
 }
 
 /// `npu-mem scan`, stage by stage: settings, inputs and outputs, walk,
 /// analysis, fixes, report.
-fn run_scan(args: ScanArgs) -> Result<u8, String> {
+fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let started = std::time::Instant::now();
     let file = config_file(&args)?;
     let settings = config::resolve(&args, file.as_ref());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.map_or(0, usize::from))
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
-    let set = pool.install(|| packs::load(&settings.rules.value)).map_err(|e| format!("invalid rule pack: {e}"))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.map_or(0, usize::from)).build()?;
+    let set = pool.install(|| packs::load(&settings.rules.value))?;
     let known = |code: &str| set.rules.iter().any(|r| r.code.starts_with(code));
     config::check_codes(&settings, file.as_ref(), &known)?;
     if args.show_settings {
@@ -113,7 +111,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     };
     let engine = Engine::new(&set, target, &enabled);
 
-    let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions).map_err(|e| e.0)?;
+    let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions)?;
     if args.parse_only {
         let parsed = pool.install(|| scan::parse_only(&walked.files));
         let ms = started.elapsed().as_millis();
@@ -136,7 +134,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     });
     if let Some(cache) = &cache {
         if let Err(e) = cache.save(scan::cache_entries(&walked.files, &outcomes)) {
-            output::warn(&format!("{e}; run with --no-cache or --cache-dir DIR"));
+            output::warn(&e.to_string());
         }
     }
     if args.diff {
@@ -153,29 +151,28 @@ fn run_scan(args: ScanArgs) -> Result<u8, String> {
     }
     let finished =
         Finished { args: &args, settings: &settings, engine: &engine, ignores: &ignores, started, walked: &walked };
-    finished.report(outcome, recorded, report_files, !written.is_empty()).map_err(|e| match written.len() {
-        0 => e,
-        n => format!("{e}\n(--fix had already changed {}: {})", plural(n, "file"), written.join(", ")),
+    let files_fixed = !written.is_empty();
+    finished.report(outcome, recorded, report_files, files_fixed).map_err(|error| match files_fixed {
+        false => error,
+        true => RunError::AfterFix { error: Box::new(error), written },
     })
 }
 
 /// The configuration file: the one `--config` names, or the nearest one above the first path.
-fn config_file(args: &ScanArgs) -> Result<Option<config::Loaded>, String> {
+fn config_file(args: &ScanArgs) -> Result<Option<config::Loaded>, config::ConfigError> {
     match &args.config {
-        Some(path) => {
-            Ok(Some(config::read(path)?.ok_or_else(|| format!("{}: has no [tool.npu-mem] table", path.display()))?))
-        }
+        Some(path) => Ok(Some(config::read(path)?.ok_or_else(|| config::ConfigError::NoTable { path: path.clone() })?)),
         None => config::discover(args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path())),
     }
 }
 
 /// Rejects flags that do not go together; the fix mode `--fix`/`--diff` ask for.
-fn check_flags(args: &ScanArgs) -> Result<Option<fix::FixMode>, String> {
+fn check_flags(args: &ScanArgs) -> Result<Option<fix::FixMode>, RunError> {
     if args.statistics && !matches!(args.format, Format::Text | Format::Concise) {
-        return Err("--statistics prints a table in place of the report; leave out --format, or use --output-json FILE (and the like) for the machine-readable reports".into());
+        return Err(RunError::StatisticsFormat);
     }
     match (args.fix || args.diff, args.unsafe_fixes) {
-        (false, true) => Err("--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them".into()),
+        (false, true) => Err(RunError::UnsafeFixesAlone),
         (false, false) => Ok(None),
         (true, unsafe_fixes) => Ok(Some(if unsafe_fixes { fix::FixMode::Unsafe } else { fix::FixMode::Safe })),
     }
@@ -223,7 +220,7 @@ struct ReportFiles {
 }
 
 impl ReportFiles {
-    fn open(args: &ScanArgs) -> Result<Self, String> {
+    fn open(args: &ScanArgs) -> Result<Self, output::ReportFileError> {
         let open = |path: &Option<std::path::PathBuf>| path.as_deref().map(ReportFile::open).transpose();
         Ok(ReportFiles {
             report: open(&args.output)?,
@@ -255,7 +252,7 @@ impl Finished<'_> {
         recorded: Option<baseline::Baseline>,
         files: ReportFiles,
         files_fixed: bool,
-    ) -> Result<u8, String> {
+    ) -> Result<u8, RunError> {
         let (args, settings) = (self.args, self.settings);
         scan::apply_settings(&mut outcome, self.ignores, &settings.severity.value);
         if let Some(rev) = &args.diff_base {
@@ -321,7 +318,7 @@ impl Finished<'_> {
             None => match output::print_with(&write) {
                 // The findings are what they are, whether or not `| head` read them all.
                 Ok(()) | Err(output::StdoutError::ClosedPipe) => {}
-                Err(output::StdoutError::Failed(message)) => return Err(message),
+                Err(output::StdoutError::Failed(e)) => return Err(RunError::Stdout(e)),
             },
         }
         let threshold = match settings.fail_on.value {
@@ -378,7 +375,7 @@ fn auto_color(to_stdout: bool) -> bool {
 
 /// `--diff`: the unified diff of every file `--fix` would change on stdout, a
 /// summary and the files it would leave alone on stderr; 1 if anything would change.
-fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, String> {
+fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, RunError> {
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     let diffs: String =
         run.files.iter().map(|f| unified_diff::unified(&f.display, &text(&f.original), &text(&f.fixed))).collect();

@@ -11,13 +11,68 @@ use crate::source::LineIndex;
 /// Cell magics whose body is still Python.
 const PYTHON_CELL_MAGICS: &[&str] = &["time", "timeit", "capture", "prun", "debug", "python", "python3"];
 
-/// A notebook that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotebookError(pub String);
+/// A notebook that could not be read, or not edited as the fixes asked.
+#[derive(Debug)]
+pub enum NotebookError {
+    /// The file is not JSON.
+    BadJson(serde_json::Error),
+    /// It is an nbformat 3 notebook, which keeps its cells elsewhere.
+    Nbformat3,
+    /// It has no `cells` list.
+    NoCells,
+    /// The cells' sources could not be found in the JSON text.
+    Unlocatable,
+    /// A cell has no `source`.
+    NoSource {
+        /// The cell's number, from 1.
+        cell: usize,
+    },
+    /// A fix falls outside every code cell.
+    FixOutsideCells,
+    /// A fix reaches past the end of its cell.
+    FixAcrossCells {
+        /// The cell's number, from 1.
+        cell: usize,
+    },
+    /// An edited cell's source could not be found in the file.
+    SourceNotFound {
+        /// The cell's number, from 1.
+        cell: usize,
+    },
+}
 
 impl std::fmt::Display for NotebookError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            NotebookError::BadJson(e) => write!(f, "not a valid notebook (bad JSON: {e})"),
+            NotebookError::Nbformat3 => write!(
+                f,
+                "nbformat 3 notebook; convert it with `jupyter nbconvert --to notebook --nbformat 4` to have it scanned"
+            ),
+            NotebookError::NoCells => write!(f, "not a valid notebook (no `cells` list)"),
+            NotebookError::Unlocatable => write!(f, "not a valid notebook (cannot locate the cell sources)"),
+            NotebookError::NoSource { cell } => write!(f, "not a valid notebook (cell {cell} has no source)"),
+            NotebookError::FixOutsideCells => {
+                write!(f, "a fix falls outside every code cell; the notebook was left alone (apply it by hand)")
+            }
+            NotebookError::FixAcrossCells { cell } => {
+                write!(f, "a fix spans more than cell {cell}; the notebook was left alone (apply it by hand)")
+            }
+            NotebookError::SourceNotFound { cell } => write!(
+                f,
+                "cannot locate the source of cell {cell} in the file; the notebook was left alone (apply the fix by \
+                 hand)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NotebookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NotebookError::BadJson(e) => Some(e),
+            _ => None,
+        }
     }
 }
 
@@ -92,21 +147,13 @@ impl Locator<'_> {
 impl Notebook {
     /// Parses notebook JSON.
     pub fn parse(raw: &str) -> Result<Notebook, NotebookError> {
-        let value: serde_json::Value =
-            serde_json::from_str(raw).map_err(|e| NotebookError(format!("not a valid notebook (bad JSON: {e})")))?;
+        let value: serde_json::Value = serde_json::from_str(raw).map_err(NotebookError::BadJson)?;
         let major = value.get("nbformat").and_then(|v| v.as_u64());
         if value.get("worksheets").is_some() || major.is_some_and(|m| m < 4) {
-            return Err(NotebookError(
-                "nbformat 3 notebook; convert it with `jupyter nbconvert --to notebook --nbformat 4` to have it scanned"
-                    .into(),
-            ));
+            return Err(NotebookError::Nbformat3);
         }
-        let cells = value
-            .get("cells")
-            .and_then(|c| c.as_array())
-            .ok_or_else(|| NotebookError("not a valid notebook (no `cells` list)".into()))?;
-        let spans = json_spans::source_spans(raw)
-            .ok_or_else(|| NotebookError("not a valid notebook (cannot locate the cell sources)".into()))?;
+        let cells = value.get("cells").and_then(|c| c.as_array()).ok_or(NotebookError::NoCells)?;
+        let spans = json_spans::source_spans(raw).ok_or(NotebookError::Unlocatable)?;
         let mut out = Notebook { raw: raw.to_string(), cells: Vec::new(), python: String::new() };
         for (i, cell) in cells.iter().enumerate() {
             if cell.get("cell_type").and_then(|t| t.as_str()) != Some("code") {
@@ -115,7 +162,7 @@ impl Notebook {
             let source = match cell.get("source") {
                 Some(serde_json::Value::String(s)) => s.clone(),
                 Some(serde_json::Value::Array(parts)) => parts.iter().filter_map(|p| p.as_str()).collect(),
-                _ => return Err(NotebookError(format!("not a valid notebook (cell {} has no source)", i + 1))),
+                _ => return Err(NotebookError::NoSource { cell: i + 1 }),
             };
             let (value_span, pieces) = spans.get(i).cloned().flatten().unwrap_or(((0, 0), Vec::new()));
             let python_start = out.python.len();
@@ -150,17 +197,17 @@ impl Notebook {
     /// The notebook with `edits` (byte ranges of [`Notebook::python`] with new
     /// text) applied to its cells; every byte outside the edited cells' sources
     /// stays as it was.
-    pub fn with_edits(&self, edits: &[(usize, usize, String)]) -> Result<String, String> {
+    pub fn with_edits(&self, edits: &[(usize, usize, String)]) -> Result<String, NotebookError> {
         let mut sources: Vec<Option<String>> = vec![None; self.cells.len()];
         let mut sorted: Vec<&(usize, usize, String)> = edits.iter().collect();
         sorted.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
         for (start, end, content) in sorted {
             let i = self.cells.partition_point(|c| c.python_start <= *start).saturating_sub(1);
-            let cell = self.cells.get(i).ok_or("a fix outside every cell")?;
+            let cell = self.cells.get(i).ok_or(NotebookError::FixOutsideCells)?;
             let (s, e) = (start - cell.python_start, end.saturating_sub(cell.python_start));
             let text = sources[i].get_or_insert_with(|| cell.source.clone());
             if e > cell.source.len() || text.get(s..e).is_none() {
-                return Err(format!("a fix spans more than cell {}", cell.number));
+                return Err(NotebookError::FixAcrossCells { cell: cell.number });
             }
             text.replace_range(s..e, content);
         }
@@ -169,7 +216,7 @@ impl Notebook {
         for (cell, source) in self.cells.iter().zip(&sources) {
             let Some(source) = source else { continue };
             if cell.value_span == (0, 0) {
-                return Err(format!("cannot locate the source of cell {} in the file", cell.number));
+                return Err(NotebookError::SourceNotFound { cell: cell.number });
             }
             out.push_str(&self.raw[at..cell.value_span.0]);
             out.push_str(&json_spans::source_value(&self.raw, cell.value_span, &cell.pieces, source));

@@ -14,8 +14,8 @@ static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 pub enum StdoutError {
     /// The reader went away (`| head`): not worth a message.
     ClosedPipe,
-    /// Anything else (a full disk, a closed descriptor): the message to show.
-    Failed(String),
+    /// Anything else (a full disk, a closed descriptor).
+    Failed(std::io::Error),
 }
 
 /// Writes `text` to stdout and flushes it.
@@ -28,7 +28,7 @@ pub fn print_with(write: &dyn Fn(&mut dyn Write) -> std::io::Result<()>) -> Resu
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     write(&mut out).and_then(|()| out.flush()).map_err(|e| match e.kind() {
         std::io::ErrorKind::BrokenPipe => StdoutError::ClosedPipe,
-        _ => StdoutError::Failed(format!("cannot write to stdout: {e}")),
+        _ => StdoutError::Failed(e),
     })
 }
 
@@ -73,12 +73,9 @@ impl std::fmt::Display for ReportFileError {
     }
 }
 
-impl std::error::Error for ReportFileError {}
-
-/// The command line reports errors as text.
-impl From<ReportFileError> for String {
-    fn from(e: ReportFileError) -> String {
-        e.to_string()
+impl std::error::Error for ReportFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
     }
 }
 

@@ -15,10 +15,10 @@ pub struct SourceText {
 }
 
 /// Why a file could not be read as text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum ReadError {
     /// The operating system refused (permission, vanished file, ...).
-    Io(String),
+    Io(std::io::Error),
     /// The file contains NUL bytes: it is binary, not source code.
     Binary,
     /// The bytes are not valid UTF-8; `offset` is the first bad byte.
@@ -45,13 +45,22 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(e) => Some(e),
+            ReadError::Binary | ReadError::NotUtf8 { .. } | ReadError::TooLarge { .. } => None,
+        }
+    }
+}
+
 /// Reads `path` as UTF-8 source text.
 pub fn read_source(path: &Path) -> Result<SourceText, ReadError> {
-    let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge { bytes: meta.len() });
     }
-    let bytes = std::fs::read(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    let bytes = std::fs::read(path).map_err(ReadError::Io)?;
     decode(bytes)
 }
 

@@ -140,9 +140,58 @@ pub struct WalkResult {
     pub problems: Vec<(String, String)>,
 }
 
-/// A command-line path that cannot be scanned.
+/// Why the walk could not start: a path named to scan, or an `exclude`
+/// glob, that cannot be used.
 #[derive(Debug)]
-pub struct MissingPath(pub String);
+pub enum WalkError {
+    /// A path named on the command line is missing or unreadable.
+    Unusable {
+        /// The path as given.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// An `exclude` or `extend-exclude` glob does not compile.
+    BadExclude {
+        /// Where it was written: `` FILE:LINE: `exclude` `` or `` `--exclude` ``.
+        written: String,
+        /// The glob.
+        glob: String,
+        /// What the glob compiler said.
+        source: ignore::Error,
+    },
+    /// The exclude globs together do not build.
+    Excludes(ignore::Error),
+}
+
+impl std::fmt::Display for WalkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WalkError::Unusable { path, source } => match source.kind() {
+                std::io::ErrorKind::NotFound => {
+                    write!(f, "{}: no such file or directory; check the path to scan", path.display())
+                }
+                std::io::ErrorKind::PermissionDenied => {
+                    write!(f, "{}: permission denied; make it readable, or leave it out", path.display())
+                }
+                _ => write!(f, "{}: {source}", path.display()),
+            },
+            WalkError::BadExclude { written, glob, source } => {
+                write!(f, "{written} glob `{glob}`: {source}; fix the glob (.gitignore syntax)")
+            }
+            WalkError::Excludes(e) => write!(f, "exclude: {e}; fix the exclude globs (.gitignore syntax)"),
+        }
+    }
+}
+
+impl std::error::Error for WalkError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WalkError::Unusable { source, .. } => Some(source),
+            WalkError::BadExclude { source, .. } | WalkError::Excludes(source) => Some(source),
+        }
+    }
+}
 
 /// Classifies a file name; `extra` lists further extensions rules match by path.
 pub fn classify(path: &Path, extra: &[String]) -> Option<FileKind> {
@@ -169,7 +218,7 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 /// Walks `roots`. Directories are walked with `.gitignore`/`.ignore` rules and
 /// `excludes` (each relative to its own base directory) applied; files named
 /// explicitly are always scanned.
-pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> Result<WalkResult, MissingPath> {
+pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> Result<WalkResult, WalkError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let excluded = exclude_matchers(excludes)?;
     let mut files = Vec::new();
@@ -178,7 +227,7 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     // Walked files share their directory (see [`Place`]).
     let mut dirs: HashMap<PathBuf, Arc<Dir>> = HashMap::new();
     for root in roots {
-        let unusable = |e: std::io::Error| MissingPath(format!("{}: {}", root.display(), describe_io(&e)));
+        let unusable = |source| WalkError::Unusable { path: root.clone(), source };
         let meta = std::fs::metadata(root).map_err(unusable)?;
         if meta.is_file() {
             // A file the user named must be readable: failing here beats a warning in a passing run.
@@ -359,7 +408,7 @@ fn shown_dir(dir: &Path, cwd: &Path) -> String {
 
 /// One `.gitignore`-style matcher per base directory of `excludes`, matched
 /// against absolute paths so that each glob is relative to its own base.
-fn exclude_matchers(excludes: &[Exclude]) -> Result<Vec<Gitignore>, MissingPath> {
+fn exclude_matchers(excludes: &[Exclude]) -> Result<Vec<Gitignore>, WalkError> {
     let mut builders: Vec<(&Path, GitignoreBuilder)> = Vec::new();
     for e in excludes {
         let i = match builders.iter().position(|(base, _)| *base == e.base) {
@@ -369,18 +418,10 @@ fn exclude_matchers(excludes: &[Exclude]) -> Result<Vec<Gitignore>, MissingPath>
                 builders.len() - 1
             }
         };
-        let bad = |err| MissingPath(format!("{} glob `{}`: {err}", e.source, e.glob));
+        let bad = |source| WalkError::BadExclude { written: e.source.clone(), glob: e.glob.clone(), source };
         builders[i].1.add_line(None, &e.glob).map_err(bad)?;
     }
-    builders.into_iter().map(|(_, b)| b.build().map_err(|e| MissingPath(format!("exclude: {e}")))).collect()
-}
-
-fn describe_io(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
+    builders.into_iter().map(|(_, b)| b.build().map_err(WalkError::Excludes)).collect()
 }
 
 #[cfg(test)]

@@ -94,12 +94,19 @@ impl fmt::Display for WriteError {
     }
 }
 
-impl std::error::Error for WriteError {}
-
-/// Callers that collect problems as text.
-impl From<WriteError> for String {
-    fn from(e: WriteError) -> String {
-        e.to_string()
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::Unreadable { source, .. }
+            | WriteError::Owner { source, .. }
+            | WriteError::Unverifiable { source, .. }
+            | WriteError::Io { source, .. } => Some(source),
+            WriteError::Changed { .. }
+            | WriteError::Removed { .. }
+            | WriteError::ReadOnly { .. }
+            | WriteError::HardLinks { .. }
+            | WriteError::EditedDuringWrite { .. } => None,
+        }
     }
 }
 

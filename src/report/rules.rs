@@ -44,13 +44,28 @@ pub fn list_json(set: &RuleSet) -> String {
     serde_json::to_string_pretty(&rules).unwrap_or_default() + "\n"
 }
 
-/// The full documentation of one rule, or an error naming the valid codes' form.
-pub fn explain(set: &RuleSet, code: &str) -> Result<String, String> {
+/// `npu-mem rule CODE` named a code no pack defines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRule {
+    /// The code as given.
+    pub code: String,
+}
+
+impl std::fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no rule {}; `npu-mem rules` lists them all", self.code)
+    }
+}
+
+impl std::error::Error for UnknownRule {}
+
+/// The full documentation of one rule, or an error naming the code.
+pub fn explain(set: &RuleSet, code: &str) -> Result<String, UnknownRule> {
     let r = set
         .rules
         .iter()
         .find(|r| r.code.eq_ignore_ascii_case(code))
-        .ok_or_else(|| format!("no rule {code}; `npu-mem rules` lists them all"))?;
+        .ok_or_else(|| UnknownRule { code: code.to_string() })?;
     let mut out = String::new();
     let _ = writeln!(out, "{} ({}): {} [{}]", r.code, r.name, r.section.title(), r.severity);
     let _ = writeln!(out, "\nWhat it finds\n  {}", r.docs.what);

@@ -1,38 +1,13 @@
 //! Checking a pack and turning its TOML into compiled rules. Every error names
 //! the pack, the line and the field at fault, so a pack author can fix it.
 
-use super::lazy_regex::{Interner, LazyRegex};
+use super::error::{DataError, PackError, PackProblem};
+use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
 use super::placeholders::{check_filled, provided};
 use super::schema::*;
-use std::fmt;
+use super::spec_error::{Problem, SpecError, VersionError};
 use std::sync::Mutex;
-
-/// A pack that cannot be used, and where it went wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PackError {
-    /// The pack's path (or `builtin:NAME`).
-    pub origin: String,
-    /// 1-based line, when known.
-    pub line: Option<usize>,
-    /// 1-based column, when known.
-    pub column: Option<usize>,
-    /// What is wrong and, where it helps, what to write instead.
-    pub message: String,
-}
-
-impl fmt::Display for PackError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.origin)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(col) = self.column {
-                write!(f, ":{col}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
 
 /// Shared state while compiling all packs of a run.
 #[derive(Default)]
@@ -68,7 +43,8 @@ pub struct CompiledPack {
     pub notes: Vec<Note>,
 }
 
-pub(super) type Res<T> = Result<T, String>;
+/// What the compiler's steps return: the value, or the field at fault and why.
+pub(super) type Res<T> = Result<T, SpecError>;
 
 /// Parses one pack's TOML text (`origin` names it in the error). Packs are
 /// parsed apart from [`Compiler::compile_pack`] so that they can be parsed in parallel.
@@ -80,7 +56,7 @@ pub fn parse_pack(origin: &str, text: &str) -> Result<PackSpec, PackError> {
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             (Some(line), Some(column))
         });
-        PackError { origin: origin.to_string(), line, column, message: e.message().to_string() }
+        PackError { origin: origin.to_string(), line, column, problem: Box::new(PackProblem::Syntax(e)) }
     })
 }
 
@@ -92,19 +68,22 @@ impl Compiler {
         origin: &str,
         text: &str,
         spec: PackSpec,
-        read_data: &dyn Fn(&str) -> Result<String, String>,
+        read_data: &dyn Fn(&str) -> Result<String, DataError>,
     ) -> Result<CompiledPack, PackError> {
-        let at = |needle: &str, message: String| PackError {
+        let at = |needle: &str, problem: PackProblem| PackError {
             origin: origin.to_string(),
             line: text.find(needle).map(|i| text[..i].matches('\n').count() + 1),
             column: None,
-            message,
+            problem: Box::new(problem),
+        };
+        let summary = |kind, name: &str, error: SpecError| {
+            at(&format!("\"{name}\""), PackProblem::Summary { kind, name: name.to_string(), error })
         };
         for d in &spec.data {
             let needle = format!("\"{}\"", d.file);
-            let table = read_data(&d.file)
-                .and_then(|t| DataTable::parse(&t))
-                .map_err(|m| at(&needle, format!("data `{}` ({}): {m}", d.name, d.file)))?;
+            let table = read_data(&d.file).and_then(|t| DataTable::parse(&t)).map_err(|error| {
+                at(&needle, PackProblem::Data { name: d.name.clone(), file: d.file.clone(), error })
+            })?;
             // Rules compiled earlier refer to tables by position: a later pack
             // declaring the same name adds a table (found first by name from
             // now on) and leaves the earlier ones where they are.
@@ -114,41 +93,39 @@ impl Compiler {
         for r in spec.rule {
             let needle = format!("\"{}\"", r.code);
             let code = r.code.clone();
-            rules.push(self.rule(r, origin).map_err(|m| at(&needle, format!("rule {code}: {m}")))?);
+            rules.push(self.rule(r, origin).map_err(|error| at(&needle, PackProblem::Rule { code, error }))?);
         }
         let mut tables = Vec::new();
         for t in spec.summary.table {
-            let needle = format!("\"{}\"", t.title);
-            let title = t.title.clone();
             let alternatives =
-                self.alternatives(&t.matcher).map_err(|m| at(&needle, format!("table `{title}`: match.{m}")))?;
+                self.alternatives(&t.matcher).map_err(|e| summary("table", &t.title, e.within("match")))?;
             let columns = t.columns.into_iter().map(|c| (c.arg, c.position, c.default)).collect();
             tables.push(Table { section: t.section, title: t.title, alternatives, columns });
         }
         let mut counts = Vec::new();
         for c in spec.summary.count {
-            let needle = format!("\"{}\"", c.label);
             let source = match (c.matcher, c.rule) {
                 (Some(m), None) => CountSource::Matches(
-                    self.alternatives(&m).map_err(|e| at(&needle, format!("count `{}`: match.{e}", c.label)))?,
+                    self.alternatives(&m).map_err(|e| summary("count", &c.label, e.within("match")))?,
                 ),
                 (None, Some(code)) => CountSource::Rule(code),
-                _ => return Err(at(&needle, format!("count `{}`: give exactly one of `match` and `rule`", c.label))),
+                _ => {
+                    let problem = Problem::OneOf { fields: "`match` and `rule`" };
+                    return Err(summary("count", &c.label, problem.into()));
+                }
             };
             counts.push(Count { section: c.section, label: c.label, source });
         }
         let mut sites = Vec::new();
         for x in spec.summary.sites {
-            let needle = format!("\"{}\"", x.label);
             let alternatives =
-                self.alternatives(&x.matcher).map_err(|e| at(&needle, format!("sites `{}`: match.{e}", x.label)))?;
+                self.alternatives(&x.matcher).map_err(|e| summary("sites", &x.label, e.within("match")))?;
             sites.push(Sites { section: x.section, label: x.label, alternatives, detail: x.detail, role: x.role });
         }
         let mut groups = Vec::new();
         for g in spec.summary.group {
-            let needle = format!("\"{}\"", g.title);
             let alternatives =
-                self.alternatives(&g.matcher).map_err(|e| at(&needle, format!("group `{}`: match.{e}", g.title)))?;
+                self.alternatives(&g.matcher).map_err(|e| summary("group", &g.title, e.within("match")))?;
             groups.push(Group {
                 section: g.section,
                 title: g.title,
@@ -170,30 +147,32 @@ impl Compiler {
     /// A predicate-only matcher that is evaluated on its own, without the
     /// match's captures (`downgrade.when`, `auto_migrated_when`); `key` names it in errors.
     fn condition(&mut self, spec: &MatcherSpec, key: &str) -> Res<Matcher> {
-        let when = self.matcher(spec).map_err(|e| format!("{key}.{e}"))?;
-        check_filled(&when, |_| false).map_err(|e| format!("{key}.{e}"))?;
+        let when = self.matcher(spec).map_err(|e| e.within(key))?;
+        check_filled(&when, |_| false).map_err(|e| e.within(key))?;
         Ok(when)
     }
 
+    /// The index of the data table `name` (the latest declared by that name).
     pub(super) fn table(&self, name: &str) -> Res<usize> {
         self.tables.iter().rposition(|(n, _)| n == name).ok_or_else(|| {
-            let known: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
-            format!("no data table `{name}`; declare it with [[data]] (known: {})", known.join(", "))
+            let known = self.tables.iter().map(|(n, _)| n.clone()).collect();
+            Problem::NoTable { name: name.to_string(), known }.into()
         })
     }
 
     fn rule(&mut self, r: RuleSpec, origin: &str) -> Res<Rule> {
         if r.code.is_empty() || !r.code.chars().all(|c| c.is_ascii_alphanumeric()) {
-            return Err("code: use letters and digits only, e.g. `ORG001`".into());
+            return Err(SpecError::at("code", Problem::BadCode));
         }
         let alternatives = match (&r.matcher, r.emitted_by.as_deref()) {
-            (Some(m), None) => self.alternatives(m).map_err(|e| format!("match.{e}"))?,
+            (Some(m), None) => self.alternatives(m).map_err(|e| e.within("match"))?,
             (None, Some("suppressions")) => Vec::new(),
             (None, Some(other)) => {
-                return Err(format!("emitted_by: unknown `{other}`; the only built-in emitter is `suppressions`"))
+                let expected = "`suppressions`, the only built-in emitter";
+                return Err(SpecError::at("emitted_by", Problem::Unknown { value: other.to_string(), expected }));
             }
-            (None, None) => return Err("match: missing; every rule needs a matcher".into()),
-            (Some(_), Some(_)) => return Err("give either `match` or `emitted_by`, not both".into()),
+            (None, None) => return Err(SpecError::at("match", Problem::NoMatcher)),
+            (Some(_), Some(_)) => return Err(Problem::OneOf { fields: "`match` and `emitted_by`" }.into()),
         };
         let report = match r.report.as_deref() {
             None | Some("node") => ReportAt::Node,
@@ -205,13 +184,14 @@ impl Compiler {
                 Some(("keyword_value", k)) => ReportAt::KeywordValue(k.to_string()),
                 Some(("capture", k)) => ReportAt::Capture(k.to_string()),
                 _ => {
-                    return Err(format!(
-                        "report: unknown `{s}`; use node, header, file_start, enclosing_loop, keyword:NAME, keyword_value:NAME or capture:NAME"
-                    ))
+                    let expected = "node, header, file_start, enclosing_loop, keyword:NAME, keyword_value:NAME or \
+                                    capture:NAME";
+                    return Err(SpecError::at("report", Problem::Unknown { value: s.to_string(), expected }));
                 }
             },
         };
-        let target = r.target.as_deref().map(parse_version_req).transpose().map_err(|e| format!("target: {e}"))?;
+        let target =
+            r.target.as_deref().map(parse_version_req).transpose().map_err(|e| SpecError::from(e).within("target"))?;
         // Facts that the conditions below add are tested once the file has
         // been walked (see `Rule::conditions_read_file`).
         let facts_before = self.facts.len();
@@ -221,23 +201,21 @@ impl Compiler {
         };
         let auto_migrated_when =
             r.auto_migrated_when.as_ref().map(|spec| self.condition(spec, "auto_migrated_when")).transpose()?;
-        let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| format!("fix.{e}"))?;
+        let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| e.within("fix"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
             let captured = |name: &str| alternatives.iter().any(|m| provided(m).contains_key(name));
-            check_filled(when, captured).map_err(|e| format!("fix.when.{e}"))?;
+            check_filled(when, captured).map_err(|e| e.within("fix.when"))?;
         }
         let conditions_read_file = self.facts.len() > facts_before;
         let precision = r.precision.unwrap_or_else(|| "high".to_string());
         if !["very-high", "high", "medium", "low"].contains(&precision.as_str()) {
-            return Err(format!("precision: `{precision}` is not one of very-high, high, medium, low"));
+            let expected = "very-high, high, medium or low";
+            return Err(SpecError::at("precision", Problem::Unknown { value: precision, expected }));
         }
-        check_placeholders(&r.message, &alternatives).map_err(|e| format!("message: {e}"))?;
+        check_placeholders(&r.message, &alternatives).map_err(|p| SpecError::at("message", p))?;
         if r.triggers.is_none() && alternatives.iter().any(|m| matches!(m.anchor, Some(Anchor::ShellCommand(_)))) {
-            return Err(
-                "a `shell_command` rule needs `triggers`: the words a script must contain for the rule to be tried"
-                    .into(),
-            );
+            return Err(Problem::ShellWithoutTriggers.into());
         }
         Ok(Rule {
             code: r.code.into(),
@@ -265,9 +243,10 @@ impl Compiler {
     }
 
     fn fix(&mut self, f: FixSpec) -> Res<FixTemplate> {
-        let when = f.when.as_ref().map(|m| self.matcher(m)).transpose().map_err(|e| format!("when.{e}"))?;
+        let when = f.when.as_ref().map(|m| self.matcher(m)).transpose().map_err(|e| e.within("when"))?;
         let mut edits = Vec::new();
         for (i, e) in f.edits.into_iter().enumerate() {
+            let edit = format!("edits[{i}]");
             let on = match e.on.as_deref() {
                 None | Some("report") => EditTarget::Report,
                 Some("node") => EditTarget::Node,
@@ -280,33 +259,36 @@ impl Compiler {
                     Some(("keyword", k)) => EditTarget::Keyword(k.into()),
                     Some(("keyword_value", k)) => EditTarget::KeywordValue(k.into()),
                     Some(("capture", k)) => EditTarget::Capture(k.into()),
-                    _ => return Err(format!("edits[{i}].on: unknown target `{s}`")),
+                    _ => {
+                        let expected = "report, node, callee, method_name, receiver, call_tail, comparisons, \
+                                        keyword:NAME, keyword_value:NAME or capture:NAME";
+                        let problem = Problem::Unknown { value: s.to_string(), expected };
+                        return Err(SpecError::at("on", problem).within(&edit));
+                    }
                 },
             };
-            let subs = |list: Vec<(String, String)>| {
-                list.into_iter().map(|(p, r)| Ok((self.regex(&p)?, r))).collect::<Res<Vec<_>>>()
+            let subs = |list: Vec<(String, String)>, key: &str| {
+                list.into_iter()
+                    .map(|(p, r)| Ok((self.regex(&p)?, r)))
+                    .collect::<Result<Vec<_>, RegexError>>()
+                    .map_err(|e| SpecError::from(e).within(key).within(&edit))
             };
             let action = match (e.replace, e.sub, e.sub_all, e.set_keyword, e.prepend_arg, e.remove_arg) {
                 (Some(r), None, None, None, None, false) => EditAction::Replace(r),
-                (None, Some(s), None, None, None, false) => {
-                    EditAction::Sub(subs(s).map_err(|m| format!("edits[{i}].sub: {m}"))?)
-                }
-                (None, None, Some(s), None, None, false) => {
-                    EditAction::SubAll(subs(s).map_err(|m| format!("edits[{i}].sub_all: {m}"))?)
-                }
+                (None, Some(s), None, None, None, false) => EditAction::Sub(subs(s, "sub")?),
+                (None, None, Some(s), None, None, false) => EditAction::SubAll(subs(s, "sub_all")?),
                 (None, None, None, Some(k), None, false) => {
                     EditAction::SetKeyword { name: k.name, position: k.position, value: k.value }
                 }
                 (None, None, None, None, Some(a), false) => EditAction::PrependArg(a),
                 (None, None, None, None, None, true) => EditAction::RemoveArg,
                 _ => {
-                    return Err(format!(
-                        "edits[{i}]: give exactly one of replace, sub, sub_all, set_keyword, prepend_arg, remove_arg"
-                    ))
+                    let fields = "replace, sub, sub_all, set_keyword, prepend_arg, remove_arg";
+                    return Err(SpecError::at(&edit, Problem::OneOf { fields }));
                 }
             };
             if matches!(on, EditTarget::Comparisons) && !matches!(action, EditAction::Sub(_)) {
-                return Err(format!("edits[{i}]: `on = \"comparisons\"` takes `sub`"));
+                return Err(SpecError::at(&edit, Problem::ComparisonsNeedSub));
             }
             edits.push(EditTemplate { on, action });
         }
@@ -317,28 +299,29 @@ impl Compiler {
 impl Compiler {
     /// A regex of the pack being compiled: deferred for a built-in pack,
     /// compiled (and so checked) now for a user pack.
-    pub(super) fn regex(&self, pattern: &str) -> Res<LazyRegex> {
+    pub(super) fn regex(&self, pattern: &str) -> Result<LazyRegex, RegexError> {
         self.regexes.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(pattern, self.defer_regexes)
     }
 }
 
 /// Parses `<=2.6`, `>=2.7`, `==2.1`.
-pub fn parse_version_req(s: &str) -> Res<VersionReq> {
+pub fn parse_version_req(s: &str) -> Result<VersionReq, VersionError> {
     let s = s.trim();
-    let split = s.find(|c: char| c.is_ascii_digit()).ok_or_else(|| format!("`{s}` has no version"))?;
+    let split = s.find(|c: char| c.is_ascii_digit()).ok_or_else(|| VersionError::NoVersion { text: s.to_string() })?;
     let (op, ver) = s.split_at(split);
     let op = match op.trim() {
         "" | "==" => "==",
         o @ ("<" | "<=" | ">" | ">=") => o,
-        o => return Err(format!("unknown operator `{o}`; use <, <=, >, >= or ==")),
+        o => return Err(VersionError::Operator { op: o.to_string() }),
     };
     Ok(VersionReq { op: op.to_string(), version: parse_version(ver)? })
 }
 
 /// Parses `2.6` into `(2, 6)`.
-pub fn parse_version(s: &str) -> Res<Version> {
-    let (a, b) = s.trim().split_once('.').ok_or_else(|| format!("`{s}` is not MAJOR.MINOR"))?;
-    let num = |x: &str| x.parse::<u32>().map_err(|_| format!("`{s}` is not MAJOR.MINOR"));
+pub fn parse_version(s: &str) -> Result<Version, VersionError> {
+    let wrong = || VersionError::NotMajorMinor { text: s.to_string() };
+    let (a, b) = s.trim().split_once('.').ok_or_else(wrong)?;
+    let num = |x: &str| x.parse::<u32>().map_err(|_| wrong());
     Ok((num(a)?, num(b)?))
 }
 
@@ -359,20 +342,18 @@ const KNOWN_PLACEHOLDERS: &[&str] = &[
     "target",
 ];
 
-fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Res<()> {
+/// Fails on a placeholder of `message` that nothing provides, or a `{` never closed.
+fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Result<(), Problem> {
     let mut rest = message;
     while let Some(open) = rest.find('{') {
-        let close = rest[open..].find('}').ok_or("unclosed `{`")? + open;
+        let close = rest[open..].find('}').ok_or(Problem::UnclosedPlaceholder)? + open;
         let name = &rest[open + 1..close];
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
             || name.starts_with("import:")
             || alternatives.iter().any(|m| provided(m).contains_key(name));
         if !known {
-            return Err(format!(
-                "unknown placeholder `{{{name}}}`; known: {}, arg.NAME, captures and `set` keys",
-                KNOWN_PLACEHOLDERS.join(", ")
-            ));
+            return Err(Problem::UnknownPlaceholder { name: name.to_string(), known: KNOWN_PLACEHOLDERS });
         }
         rest = &rest[close + 1..];
     }

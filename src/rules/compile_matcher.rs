@@ -9,6 +9,7 @@ use super::placeholders::{
     pred_reads,
 };
 use super::schema::*;
+use super::spec_error::{within, Problem, SpecError};
 
 impl Compiler {
     /// A top-level matcher: each `any` branch becomes an alternative with its
@@ -20,9 +21,10 @@ impl Compiler {
                 shared.any = None;
                 let mut out = Vec::new();
                 for (i, b) in branches.iter().enumerate() {
-                    let mut m = self.matcher(b).map_err(|e| format!("any[{i}].{e}"))?;
+                    let branch = format!("any[{i}]");
+                    let mut m = self.matcher(b).map_err(within(&branch))?;
                     if m.anchor.is_none() {
-                        return Err(format!("any[{i}]: each alternative needs an anchor (call, method, string, ...)"));
+                        return Err(SpecError::at(&branch, Problem::AlternativeWithoutAnchor));
                     }
                     // Shared and branch predicates together, cheap tests first; a
                     // predicate that reads a capture still runs after what captures it.
@@ -30,10 +32,10 @@ impl Compiler {
                     shared_m.preds.append(&mut m.preds);
                     shared_m.preds.sort_by_key(cost);
                     m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_provides)
-                        .map_err(|e| format!("{e} (alternative any[{i}])"))?;
+                        .map_err(|e| e.in_alternative(i))?;
                     m.set.extend(shared_m.set);
                     m.reads = matcher_reads(m.anchor.as_ref(), &m.preds);
-                    check_filled(&m, |_| false).map_err(|e| format!("{e} (alternative any[{i}])"))?;
+                    check_filled(&m, |_| false).map_err(|e| e.in_alternative(i))?;
                     out.push(m);
                 }
                 Ok(out)
@@ -41,7 +43,7 @@ impl Compiler {
             _ => {
                 let m = self.matcher(spec)?;
                 if m.anchor.is_none() {
-                    return Err("needs an anchor: one of call, method, attribute, string, compare, import, env_var, shell_command, file, condition, kind, query".into());
+                    return Err(Problem::NoAnchor.into());
                 }
                 check_filled(&m, |_| false)?;
                 Ok(vec![m])
@@ -51,77 +53,75 @@ impl Compiler {
 
     pub(super) fn matcher(&mut self, s: &MatcherSpec) -> Res<Matcher> {
         if anchor_count(s) > 1 {
-            return Err("give at most one anchor per matcher; use `any = [...]` for alternatives".into());
+            return Err(Problem::SeveralAnchors.into());
         }
         let anchor = self.anchor(s)?;
         let mut preds = Vec::new();
         if !s.args.is_empty() {
-            let checks =
-                s.args.iter().map(|a| self.arg(a)).collect::<Res<Vec<_>>>().map_err(|e| format!("args: {e}"))?;
+            let checks = s
+                .args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| self.arg(a).map_err(within(&format!("args[{i}]"))))
+                .collect::<Res<Vec<_>>>()?;
             preds.push(Pred::Args(dependency_order(checks, anchor.as_ref(), arg_reads, arg_provides)?));
         }
         if let Some(r) = &s.receiver {
-            preds.push(Pred::Receiver(Box::new(self.matcher(r).map_err(|e| format!("receiver.{e}"))?)));
+            preds.push(Pred::Receiver(Box::new(self.matcher(r).map_err(within("receiver"))?)));
         }
         if let Some(c) = &s.contains {
-            preds.push(Pred::Contains(Box::new(self.matcher(c).map_err(|e| format!("contains.{e}"))?)));
+            preds.push(Pred::Contains(Box::new(self.matcher(c).map_err(within("contains"))?)));
         }
         if !s.slot.is_empty() {
-            let slots =
-                s.slot.iter().map(|s| slot(self, s)).collect::<Res<Vec<_>>>().map_err(|e| format!("slot: {e}"))?;
+            let slots = slots(self, &s.slot, "slot")?;
             preds.push(Pred::Slot(slots));
         }
         if let Some(f) = &s.flows_into {
             if f.slot.is_empty() {
-                return Err("flows_into: give at least one slot".into());
+                return Err(SpecError::at("flows_into", Problem::NoSlot));
             }
-            let slots = f
-                .slot
-                .iter()
-                .map(|s| slot(self, s))
-                .collect::<Res<Vec<_>>>()
-                .map_err(|e| format!("flows_into.slot: {e}"))?;
+            let slots = slots(self, &f.slot, "flows_into.slot")?;
             preds.push(Pred::FlowsInto(FlowsInto { slots, capture: f.capture.clone() }));
         }
         if let Some(t) = &s.text {
             if t.contains("${") {
                 preds.push(Pred::TextTemplate(t.clone()));
             } else {
-                preds.push(Pred::Text(self.regex(t).map_err(|e| format!("text: {e}"))?));
+                preds.push(Pred::Text(self.regex(t).map_err(within("text"))?));
             }
         }
         if !s.fields.is_empty() {
             let mut list = Vec::new();
             for (name, m) in &s.fields {
-                list.push((name.clone(), self.matcher(m).map_err(|e| format!("fields.{name}.{e}"))?));
+                list.push((name.clone(), self.matcher(m).map_err(within(&format!("fields.{name}")))?));
             }
             preds.push(Pred::Fields(dependency_order(list, anchor.as_ref(), field_reads, field_provides)?));
         }
         if let Some(a) = &s.ancestor {
-            preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(|e| format!("ancestor.{e}"))?)));
+            preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(within("ancestor"))?)));
         }
         if s.shell_reads == Some(false) {
             preds.push(Pred::ShellAssignmentsOnly);
         }
         if let Some(b) = &s.binding {
-            preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(|e| format!("binding.{e}"))?)));
+            preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(within("binding"))?)));
         }
         if let Some(m) = &s.function_has {
-            preds.push(Pred::FunctionHas(Box::new(self.matcher(m).map_err(|e| format!("function_has.{e}"))?)));
+            preds.push(Pred::FunctionHas(Box::new(self.matcher(m).map_err(within("function_has"))?)));
         }
         if let Some(m) = &s.preceded_in_function {
-            preds.push(Pred::Preceded(Box::new(self.matcher(m).map_err(|e| format!("preceded_in_function.{e}"))?)));
+            preds.push(Pred::Preceded(Box::new(self.matcher(m).map_err(within("preceded_in_function"))?)));
         }
         if let Some(m) = &s.followed_in_function {
-            preds.push(Pred::Followed(Box::new(self.matcher(m).map_err(|e| format!("followed_in_function.{e}"))?)));
+            preds.push(Pred::Followed(Box::new(self.matcher(m).map_err(within("followed_in_function"))?)));
         }
         if let Some(m) = &s.file_has {
-            let alts = self.alternatives(m).map_err(|e| format!("file_has.{e}"))?;
+            let alts = self.alternatives(m).map_err(within("file_has"))?;
             self.facts.push(Fact::Has(alts));
             preds.push(Pred::Fact(Scope::File, self.facts.len() - 1));
         }
         if let Some(m) = &s.project_has {
-            let alts = self.alternatives(m).map_err(|e| format!("project_has.{e}"))?;
+            let alts = self.alternatives(m).map_err(within("project_has"))?;
             self.facts.push(Fact::Has(alts));
             preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
@@ -132,10 +132,10 @@ impl Compiler {
             preds.push(Pred::ImportUsed(b));
         }
         if let Some(r) = &s.name_regex {
-            preds.push(Pred::NameRegex(self.regex(r).map_err(|e| format!("name_regex: {e}"))?));
+            preds.push(Pred::NameRegex(self.regex(r).map_err(within("name_regex"))?));
         }
         if let Some(l) = &s.lookup {
-            let table = self.table(&l.table).map_err(|e| format!("lookup: {e}"))?;
+            let table = self.table(&l.table).map_err(within("lookup"))?;
             preds.push(Pred::Lookup(Lookup {
                 table,
                 key: l.key.clone(),
@@ -146,14 +146,12 @@ impl Compiler {
             }));
         }
         if let Some(n) = &s.nearest {
-            let table = self.table(&n.table).map_err(|e| format!("nearest: {e}"))?;
+            let table = self.table(&n.table).map_err(within("nearest"))?;
             preds.push(Pred::Nearest(table, n.key.clone(), n.capture.clone()));
         }
         if let Some(o) = &s.options {
             let unknown_in = match &o.unknown_in {
-                Some(u) => {
-                    Some((self.table(&u.table).map_err(|e| format!("options.unknown_in: {e}"))?, u.column.clone()))
-                }
+                Some(u) => Some((self.table(&u.table).map_err(within("options.unknown_in"))?, u.column.clone())),
                 None => None,
             };
             preds.push(Pred::Options(Options {
@@ -167,10 +165,10 @@ impl Compiler {
             }));
         }
         if let Some(c) = &s.in_branch_of {
-            preds.push(Pred::InBranchOf(condition(self, c).map_err(|e| format!("in_branch_of: {e}"))?));
+            preds.push(Pred::InBranchOf(condition(self, c).map_err(within("in_branch_of"))?));
         }
         if let Some(t) = &s.condition_text {
-            preds.push(Pred::ConditionText(self.regex(t).map_err(|e| format!("condition_text: {e}"))?));
+            preds.push(Pred::ConditionText(self.regex(t).map_err(within("condition_text"))?));
         }
         if let Some(b) = s.assign_target {
             preds.push(Pred::AssignTarget(b));
@@ -182,45 +180,47 @@ impl Compiler {
             preds.push(Pred::InsideTrainingLoop(b));
         }
         if let Some(w) = &s.inside_with {
-            preds.push(Pred::InsideWith(
-                NameGlobs::new(&w.to_vec(), |p| self.regex(p)).map_err(|e| format!("inside_with: {e}"))?,
-            ));
+            preds
+                .push(Pred::InsideWith(NameGlobs::new(&w.to_vec(), |p| self.regex(p)).map_err(within("inside_with"))?));
         }
         if let Some(t) = &s.under_if {
-            preds.push(Pred::UnderIf(self.regex(t).map_err(|e| format!("under_if: {e}"))?));
+            preds.push(Pred::UnderIf(self.regex(t).map_err(within("under_if"))?));
         }
         if let Some(params) = &s.signature {
             preds.push(Pred::Signature(params.clone()));
         }
         if let Some(t) = &s.in_chain_testing {
-            preds.push(Pred::InChainTesting(self.regex(t).map_err(|e| format!("in_chain_testing: {e}"))?));
+            preds.push(Pred::InChainTesting(self.regex(t).map_err(within("in_chain_testing"))?));
         }
         if let Some(b) = s.receiver_loop_invariant {
             preds.push(Pred::ReceiverLoopInvariant(b));
         }
         if s.loop_over.is_some() || s.receiver_loop_variable.is_some() {
             let over = match &s.loop_over {
-                Some(m) => Some(Box::new(self.matcher(m).map_err(|e| format!("loop_over.{e}"))?)),
+                Some(m) => Some(Box::new(self.matcher(m).map_err(within("loop_over"))?)),
                 None => None,
             };
             preds.push(Pred::LoopOver { over, receiver_variable: s.receiver_loop_variable.unwrap_or(false) });
         }
         if let Some(g) = &s.file_imports {
             preds.push(Pred::FileImports(
-                NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(|e| format!("file_imports: {e}"))?,
+                NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within("file_imports"))?,
             ));
         }
         if let Some(g) = &s.project_imports {
-            let globs = NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(|e| format!("project_imports: {e}"))?;
+            let globs = NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within("project_imports"))?;
             self.facts.push(Fact::Imports(globs));
             preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
         if let Some(u) = &s.unless {
-            preds.push(Pred::Unless(Box::new(self.matcher(u).map_err(|e| format!("unless.{e}"))?)));
+            preds.push(Pred::Unless(Box::new(self.matcher(u).map_err(within("unless"))?)));
         }
         if let Some(branches) = &s.any {
-            let ms =
-                branches.iter().map(|b| self.matcher(b)).collect::<Res<Vec<_>>>().map_err(|e| format!("any.{e}"))?;
+            let ms = branches
+                .iter()
+                .enumerate()
+                .map(|(i, b)| self.matcher(b).map_err(within(&format!("any[{i}]"))))
+                .collect::<Res<Vec<_>>>()?;
             preds.push(Pred::Any(ms));
         }
         if let Some(c) = &s.capture {
@@ -235,9 +235,7 @@ impl Compiler {
     }
 
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
-        let globs = |g: &OneOrMany, field: &str| {
-            NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(|e| format!("{field}: {e}"))
-        };
+        let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within(field));
         Ok(Some(if let Some(g) = &s.call {
             Anchor::Call(globs(g, "call")?)
         } else if let Some(m) = &s.method {
@@ -245,7 +243,7 @@ impl Compiler {
         } else if let Some(g) = &s.attribute {
             Anchor::Attribute(globs(g, "attribute")?)
         } else if let Some(r) = &s.string {
-            Anchor::Str(self.regex(r).map_err(|e| format!("string: {e}"))?)
+            Anchor::Str(self.regex(r).map_err(within("string"))?)
         } else if let Some(c) = &s.compare {
             let ops = c.ops.clone().unwrap_or_else(|| ["==", "!=", "in", "not in"].map(String::from).to_vec());
             let majority = c
@@ -253,41 +251,43 @@ impl Compiler {
                 .as_deref()
                 .map(|p| self.regex(p))
                 .transpose()
-                .map_err(|e| format!("compare.collection_majority: {e}"))?;
+                .map_err(within("compare.collection_majority"))?;
             Anchor::Compare(CompareTest {
-                literal: self.regex(&c.literal).map_err(|e| format!("compare.literal: {e}"))?,
+                literal: self.regex(&c.literal).map_err(within("compare.literal"))?,
                 ops,
                 majority,
             })
         } else if let Some(g) = &s.import {
             Anchor::Import(globs(g, "import")?)
         } else if let Some(r) = &s.env_var {
-            Anchor::EnvVar(self.regex(r).map_err(|e| format!("env_var: {e}"))?)
+            Anchor::EnvVar(self.regex(r).map_err(within("env_var"))?)
         } else if let Some(r) = &s.shell_command {
-            Anchor::ShellCommand(self.regex(r).map_err(|e| format!("shell_command: {e}"))?)
+            Anchor::ShellCommand(self.regex(r).map_err(within("shell_command"))?)
         } else if let Some(g) = &s.file {
             let list = g.to_vec();
             let mut extensions = Vec::new();
             for glob in &list {
                 match glob.rsplit_once("*.") {
                     Some((_, ext)) if !ext.contains(['*', '?', '{', '/']) => extensions.push(ext.to_string()),
-                    _ => return Err(format!("file: `{glob}` must end in `*.EXT` so the walker knows what to collect")),
+                    _ => {
+                        let problem = Problem::FileGlobWithoutExtension { glob: glob.clone() };
+                        return Err(SpecError::at("file", problem));
+                    }
                 }
             }
             let globs = globs(g, "file")?;
             self.file_extensions.extend(extensions.iter().cloned());
             Anchor::File { globs, extensions }
         } else if let Some(c) = &s.condition {
-            Anchor::Condition(condition(self, c).map_err(|e| format!("condition: {e}"))?)
+            Anchor::Condition(condition(self, c).map_err(within("condition"))?)
         } else if let Some(k) = &s.kind {
             Anchor::Kind(k.to_vec())
         } else if let Some(q) = &s.query {
             let lang: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-            let query = tree_sitter::Query::new(&lang, q)
-                .map_err(|e| format!("query: line {} column {}: {}", e.row + 1, e.column + 1, e.message))?;
+            let query = tree_sitter::Query::new(&lang, q).map_err(|e| SpecError::at("query", Problem::Query(e)))?;
             let capture = query.capture_index_for_name("match").unwrap_or(0);
             if query.capture_names().is_empty() {
-                return Err("query: needs a capture, e.g. `@match`, naming the reported node".into());
+                return Err(SpecError::at("query", Problem::QueryWithoutCapture));
             }
             self.queries.push((query, capture));
             Anchor::Query(self.queries.len() - 1)
@@ -298,14 +298,14 @@ impl Compiler {
 
     fn arg(&mut self, a: &ArgSpec) -> Res<ArgCheck> {
         if a.name.is_none() && a.position.is_none() && !a.star {
-            return Err("each argument needs `name`, `position` or `star = true`".into());
+            return Err(Problem::ArgumentUnnamed.into());
         }
         let mut alternatives = Vec::new();
-        for v in &a.is {
-            alternatives.push(self.arg_alt(v)?);
+        for (i, v) in a.is.iter().enumerate() {
+            alternatives.push(self.arg_alt(v).map_err(within(&format!("is[{i}]")))?);
         }
         if alternatives.is_empty() {
-            return Err("`is` needs at least one alternative".into());
+            return Err(SpecError::at("is", Problem::ArgumentWithoutTest));
         }
         Ok(ArgCheck {
             name: a.name.clone(),
@@ -326,7 +326,11 @@ impl Compiler {
                 "non_literal" => ArgAlt::NonLiteral,
                 "unknown" => ArgAlt::Unknown,
                 "not_none" => ArgAlt::NotNone,
-                other => return Err(format!("unknown state `{other}`: use absent, present, not_none, literal, non_literal, unknown, a literal value, or a table such as {{ eq = \"cuda\" }}")),
+                other => {
+                    let expected = "absent, present, not_none, literal, non_literal, unknown, a literal value, or a \
+                                    table such as { eq = \"cuda\" }";
+                    return Err(Problem::Unknown { value: other.to_string(), expected }.into());
+                }
             },
             V::Boolean(b) => ArgAlt::Eq(Literal::Bool(*b)),
             V::Integer(i) => ArgAlt::Eq(Literal::Int(*i)),
@@ -339,25 +343,27 @@ impl Compiler {
                     (op @ ("gt" | "ge" | "lt" | "le"), V::Integer(n)) => ArgAlt::Cmp(cmp_op(op), *n as f64),
                     (op @ ("gt" | "ge" | "lt" | "le"), V::Float(n)) => ArgAlt::Cmp(cmp_op(op), *n),
                     ("regex", V::String(s)) if s.contains("${") => {
-                        return Err("`regex` tests a string's value and takes no `${placeholder}`: use `text` (the \
-                                    argument's source) for a template"
-                            .into())
+                        return Err(SpecError::at("regex", Problem::TemplateInRegex))
                     }
-                    ("regex", V::String(s)) => ArgAlt::Regex(self.regex(s)?),
+                    ("regex", V::String(s)) => ArgAlt::Regex(self.regex(s).map_err(within("regex"))?),
                     // A template is read at match time, as a matcher's `text` is.
                     ("text", V::String(s)) if s.contains("${") => {
                         let spec = MatcherSpec { text: Some(s.clone()), ..Default::default() };
-                        ArgAlt::Match(Box::new(self.matcher(&spec).map_err(|e| format!("text: {e}"))?))
+                        ArgAlt::Match(Box::new(self.matcher(&spec).map_err(within("text"))?))
                     }
-                    ("text", V::String(s)) => ArgAlt::Text(self.regex(s)?),
+                    ("text", V::String(s)) => ArgAlt::Text(self.regex(s).map_err(within("text"))?),
                     ("match", m @ V::Table(_)) => {
-                        let spec: MatcherSpec = m.clone().try_into().map_err(|e: toml::de::Error| format!("match: {}", e.message()))?;
-                        ArgAlt::Match(Box::new(self.matcher(&spec).map_err(|e| format!("match.{e}"))?))
+                        let spec: MatcherSpec =
+                            m.clone().try_into().map_err(|e| SpecError::at("match", Problem::Toml(e)))?;
+                        ArgAlt::Match(Box::new(self.matcher(&spec).map_err(within("match"))?))
                     }
-                    _ => return Err(format!("`{k}` is not a known test here: use eq, gt, ge, lt, le, regex, text or match")),
+                    _ => {
+                        let expected = "eq, gt, ge, lt, le, regex, text or match";
+                        return Err(Problem::Unknown { value: k.to_string(), expected }.into());
+                    }
                 }
             }
-            other => return Err(format!("cannot use `{other}` as an argument test")),
+            other => return Err(Problem::NotATest { value: other.to_string() }.into()),
         })
     }
 }
@@ -443,6 +449,11 @@ fn condition(compiler: &Compiler, c: &ConditionSpec) -> Res<ConditionTest> {
     })
 }
 
+/// The slots of `specs`, an error naming the one at fault under `key`.
+fn slots(compiler: &Compiler, specs: &[SlotSpec], key: &str) -> Res<Vec<Slot>> {
+    specs.iter().enumerate().map(|(i, s)| slot(compiler, s).map_err(within(&format!("{key}[{i}]")))).collect()
+}
+
 fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
     let globs =
         |g: &Option<OneOrMany>| g.as_ref().map(|g| NameGlobs::new(&g.to_vec(), |p| compiler.regex(p))).transpose();
@@ -465,7 +476,7 @@ fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
         slot.param.is_some(),
     ];
     if kinds.iter().filter(|b| **b).count() != 1 {
-        return Err("each slot is one of: an argument (call/method/keyword), assigned_to, or param".into());
+        return Err(Problem::SlotKind.into());
     }
     Ok(slot)
 }

@@ -3,7 +3,51 @@
 //! `*` matches any run of characters (dots included), `?` one character and
 //! `{a,b}` either alternative: `torch.cuda.*`, `torch.{zeros,ones}`.
 
-use super::lazy_regex::LazyRegex;
+use super::lazy_regex::{LazyRegex, RegexError};
+use std::fmt;
+
+/// Why a list of globs cannot be used.
+#[derive(Debug, Clone)]
+pub enum GlobError {
+    /// The list is empty.
+    Empty,
+    /// A `}` without its `{`, or a `{` inside braces.
+    Unbalanced {
+        /// The glob as written.
+        glob: String,
+    },
+    /// A `{` never closed.
+    Unclosed {
+        /// The glob as written.
+        glob: String,
+    },
+    /// The regex the globs translate to did not compile.
+    Regex(RegexError),
+}
+
+impl fmt::Display for GlobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GlobError::Empty => write!(f, "needs at least one name; write a name or a glob such as `torch.cuda.*`"),
+            GlobError::Unbalanced { glob } => {
+                write!(f, "unbalanced braces in glob `{glob}`; braces hold alternatives and do not nest: `a.{{b,c}}`")
+            }
+            GlobError::Unclosed { glob } => write!(f, "unclosed `{{` in glob `{glob}`; close it: `a.{{b,c}}`"),
+            GlobError::Regex(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for GlobError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GlobError::Regex(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+wraps_errors!(GlobError { Regex(RegexError) });
 
 /// A set of globs, plus the literal last segments usable as an index key.
 #[derive(Debug, Clone)]
@@ -22,9 +66,9 @@ pub struct NameGlobs {
 impl NameGlobs {
     /// Translates `globs`; an error names the glob at fault. `regex` makes
     /// the regex of the translation (now, or deferred: see [`LazyRegex`]).
-    pub fn new(globs: &[String], regex: impl FnOnce(&str) -> Result<LazyRegex, String>) -> Result<Self, String> {
+    pub fn new(globs: &[String], regex: impl FnOnce(&str) -> Result<LazyRegex, RegexError>) -> Result<Self, GlobError> {
         if globs.is_empty() {
-            return Err("needs at least one name".to_string());
+            return Err(GlobError::Empty);
         }
         let mut alternatives = Vec::new();
         for glob in globs {
@@ -52,7 +96,7 @@ impl NameGlobs {
 }
 
 /// Translates one glob to an unanchored regex fragment.
-fn glob_to_regex(glob: &str) -> Result<String, String> {
+fn glob_to_regex(glob: &str) -> Result<String, GlobError> {
     let mut out = String::from("(?:");
     let mut in_braces = false;
     for c in glob.chars() {
@@ -68,12 +112,12 @@ fn glob_to_regex(glob: &str) -> Result<String, String> {
                 out.push(')');
             }
             ',' if in_braces => out.push('|'),
-            '{' | '}' => return Err(format!("unbalanced braces in glob `{glob}`")),
+            '{' | '}' => return Err(GlobError::Unbalanced { glob: glob.to_string() }),
             c => out.push_str(&regex::escape(&c.to_string())),
         }
     }
     if in_braces {
-        return Err(format!("unclosed `{{` in glob `{glob}`"));
+        return Err(GlobError::Unclosed { glob: glob.to_string() });
     }
     out.push(')');
     Ok(out)

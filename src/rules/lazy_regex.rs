@@ -9,6 +9,7 @@
 
 use regex::Regex;
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 /// How long a pattern an error quotes: enough to recognise it, short enough
@@ -23,9 +24,41 @@ pub struct LazyRegex(Arc<Shared>);
 #[derive(Debug)]
 struct Shared {
     pattern: Box<str>,
-    /// `None` inside: the pattern did not compile (only possible for a
+    /// An error inside: the pattern did not compile (only possible for a
     /// built-in pattern, which the tests rule out); it then matches nothing.
-    compiled: OnceLock<Option<Regex>>,
+    compiled: OnceLock<Result<Regex, regex::Error>>,
+}
+
+/// A pattern that is not a valid regular expression.
+#[derive(Debug, Clone)]
+pub struct RegexError {
+    /// The pattern as written.
+    pub pattern: Box<str>,
+    /// What the regex crate said.
+    pub source: regex::Error,
+}
+
+impl fmt::Display for RegexError {
+    /// Quotes the pattern, cut short when it is long, and says what is wrong.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pattern = &*self.pattern;
+        let hint = "fix the pattern (Rust regex syntax: no look-around or back-references)";
+        let Some((cut, _)) = pattern.char_indices().nth(QUOTED_PATTERN_CHARS) else {
+            return write!(f, "invalid regex `{pattern}`: {}; {hint}", self.source);
+        };
+        // The regex crate's message quotes the whole pattern again; its last line says what is wrong.
+        let what = match &self.source {
+            regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim_start_matches("error: ").to_string(),
+            other => other.to_string(),
+        };
+        write!(f, "invalid regex `{}…` ({} bytes): {what}; {hint}", &pattern[..cut], pattern.len())
+    }
+}
+
+impl std::error::Error for RegexError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 impl LazyRegex {
@@ -34,24 +67,26 @@ impl LazyRegex {
         LazyRegex(Arc::new(Shared { pattern: pattern.into(), compiled: OnceLock::new() }))
     }
 
-    /// A pattern compiled now; the error names the pattern (shortened if long).
-    pub fn compiled(pattern: &str) -> Result<Self, String> {
-        let regex = Regex::new(pattern).map_err(|e| describe_error(pattern, &e))?;
-        Ok(LazyRegex(Arc::new(Shared { pattern: pattern.into(), compiled: OnceLock::from(Some(regex)) })))
+    /// A pattern compiled now; the error names the pattern.
+    pub fn compiled(pattern: &str) -> Result<Self, RegexError> {
+        let regex = Regex::new(pattern).map_err(|source| RegexError { pattern: pattern.into(), source })?;
+        Ok(LazyRegex(Arc::new(Shared { pattern: pattern.into(), compiled: OnceLock::from(Ok(regex)) })))
     }
 
     /// Compiles the pattern if that has not happened yet; the error is the
     /// one [`LazyRegex::compiled`] would give.
-    pub fn force(&self) -> Result<&Regex, String> {
-        self.get().ok_or_else(|| match Regex::new(&self.0.pattern) {
-            Err(e) => describe_error(&self.0.pattern, &e),
-            Ok(_) => format!("regex `{}` failed to compile once and not again", self.0.pattern),
-        })
+    pub fn force(&self) -> Result<&Regex, RegexError> {
+        self.compile().as_ref().map_err(|e| RegexError { pattern: self.0.pattern.clone(), source: e.clone() })
     }
 
     /// The compiled expression, or `None` if the pattern is invalid.
     pub fn get(&self) -> Option<&Regex> {
-        self.0.compiled.get_or_init(|| Regex::new(&self.0.pattern).ok()).as_ref()
+        self.compile().as_ref().ok()
+    }
+
+    /// The outcome of compiling the pattern, compiled on the first call.
+    fn compile(&self) -> &Result<Regex, regex::Error> {
+        self.0.compiled.get_or_init(|| Regex::new(&self.0.pattern))
     }
 
     /// Whether the expression matches somewhere in `text`.
@@ -87,7 +122,7 @@ pub struct Interner {
 impl Interner {
     /// The shared regex for `pattern`: deferred when `defer`, otherwise
     /// compiled now (an error names the pattern).
-    pub fn get(&mut self, pattern: &str, defer: bool) -> Result<LazyRegex, String> {
+    pub fn get(&mut self, pattern: &str, defer: bool) -> Result<LazyRegex, RegexError> {
         if let Some(known) = self.seen.get(pattern) {
             if !defer {
                 known.force()?;
@@ -98,19 +133,6 @@ impl Interner {
         self.seen.insert(pattern.into(), new.clone());
         Ok(new)
     }
-}
-
-/// An error message that quotes `pattern`, cut short when it is long.
-fn describe_error(pattern: &str, e: &regex::Error) -> String {
-    let Some((cut, _)) = pattern.char_indices().nth(QUOTED_PATTERN_CHARS) else {
-        return format!("invalid regex `{pattern}`: {e}");
-    };
-    // The regex crate's message quotes the whole pattern again; its last line says what is wrong.
-    let what = match e {
-        regex::Error::Syntax(s) => s.lines().last().unwrap_or(s).trim_start_matches("error: ").to_string(),
-        other => other.to_string(),
-    };
-    format!("invalid regex `{}…` ({} bytes): {what}", &pattern[..cut], pattern.len())
 }
 
 #[cfg(test)]
@@ -127,7 +149,7 @@ mod tests {
         assert_eq!(LazyRegex::deferred(r"(?P<op>x)|(?<b>y)|(?<=z)w|(?<!v)u").group_names(), ["op", "b"]);
         let bad = LazyRegex::deferred("(unclosed");
         assert!(!bad.is_match("(unclosed"));
-        assert!(bad.force().unwrap_err().contains("unclosed group"));
+        assert!(bad.force().unwrap_err().to_string().contains("unclosed group"));
     }
 
     #[test]
@@ -143,9 +165,9 @@ mod tests {
 
     #[test]
     fn compiled_reports_the_error_with_a_shortened_pattern() {
-        assert!(LazyRegex::compiled("a(").unwrap_err().starts_with("invalid regex `a(`"));
+        assert!(LazyRegex::compiled("a(").unwrap_err().to_string().starts_with("invalid regex `a(`"));
         let long = format!("{}(", "x".repeat(5000));
-        let message = LazyRegex::compiled(&long).unwrap_err();
+        let message = LazyRegex::compiled(&long).unwrap_err().to_string();
         assert!(message.len() < 400 && message.contains("5001 bytes"), "{message}");
     }
 }

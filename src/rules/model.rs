@@ -1,6 +1,7 @@
 //! Compiled rules: the checked, ready-to-run form of a pack. `compile.rs`
 //! builds these from the TOML schema; `matcher.rs` evaluates them.
 
+use super::error::DataError;
 use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
@@ -96,7 +97,7 @@ pub struct DataTable {
 
 impl DataTable {
     /// Parses tab-separated text: `#` lines are comments, the first other line is the header.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, DataError> {
         let mut table = DataTable::default();
         for (i, line) in text.lines().enumerate() {
             if line.starts_with('#') || line.trim().is_empty() {
@@ -108,7 +109,7 @@ impl DataTable {
                 continue;
             }
             if cells.len() != table.header.len() {
-                return Err(format!("line {}: {} cells, the header has {}", i + 1, cells.len(), table.header.len()));
+                return Err(DataError::Cells { line: i + 1, cells: cells.len(), header: table.header.len() });
             }
             table.keys.push(cells[0].clone());
             table.rows.insert(cells[0].clone(), cells);

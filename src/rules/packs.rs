@@ -1,8 +1,9 @@
 //! Loading packs: the built-in ones embedded at build time, and user packs
 //! given with `--rules` (a file or a directory of `*.toml`).
 
-use super::compile::{parse_pack, Compiler, PackError};
+use super::compile::{parse_pack, Compiler};
 use super::engine::RuleSet;
+use super::error::{DataError, PackError, PackProblem};
 use super::schema::PackSpec;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -45,7 +46,7 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
                 origin: file.display().to_string(),
                 line: None,
                 column: None,
-                message: format!("cannot read the rule pack: {e}"),
+                problem: Box::new(PackProblem::Unreadable(e)),
             })?;
             sources.push((file.display().to_string(), text));
         }
@@ -73,18 +74,17 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
         compiler.defer_regexes = builtin && defer_builtin_regexes;
         let base = Path::new(origin).parent().map(Path::to_path_buf).unwrap_or_default();
         feed(text);
-        let read_data = |file: &str| -> Result<String, String> {
+        let read_data = |file: &str| -> Result<String, DataError> {
             let text = if builtin {
                 let name = format!("rules/{file}");
-                BUILTIN_DATA
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, t)| t.to_string())
-                    .ok_or_else(|| format!("{name} is not embedded"))
+                match BUILTIN_DATA.iter().find(|(n, _)| *n == name) {
+                    Some((_, t)) => t.to_string(),
+                    None => return Err(DataError::NotEmbedded { name }),
+                }
             } else {
-                std::fs::read_to_string(base.join(file))
-                    .map_err(|e| format!("cannot read {}: {e}", base.join(file).display()))
-            }?;
+                let path = base.join(file);
+                std::fs::read_to_string(&path).map_err(|source| DataError::Unreadable { path, source })?
+            };
             feed(&text);
             Ok(text)
         };
@@ -95,10 +95,7 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
                     origin: origin.clone(),
                     line: text.find(&format!("\"{}\"", rule.code)).map(|i| text[..i].matches('\n').count() + 1),
                     column: None,
-                    message: format!(
-                        "rule code {} is already defined by another pack; codes must be unique",
-                        rule.code
-                    ),
+                    problem: Box::new(PackProblem::DuplicateCode { code: rule.code.to_string() }),
                 });
             }
         }
@@ -116,7 +113,7 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
                 origin: "rule packs".into(),
                 line: None,
                 column: None,
-                message: format!("the fix of {} names {code} in `then`, which is not a rule with a fix", rule.code),
+                problem: Box::new(PackProblem::ThenNotFixable { rule: rule.code.to_string(), code: code.to_string() }),
             });
         }
     }
@@ -127,7 +124,7 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
                     origin: "rule packs".into(),
                     line: None,
                     column: None,
-                    message: format!("summary count `{}` names rule {code}, which no pack defines", count.label),
+                    problem: Box::new(PackProblem::UnknownCountRule { label: count.label.clone(), code: code.clone() }),
                 });
             }
         }
@@ -141,19 +138,24 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
 
 /// `path` itself, or the `*.toml` files directly inside it, sorted.
 fn pack_files(path: &Path) -> Result<Vec<PathBuf>, PackError> {
-    let err = |message: String| PackError { origin: path.display().to_string(), line: None, column: None, message };
-    let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot open the rule pack path: {e}")))?;
+    let err = |problem| PackError {
+        origin: path.display().to_string(),
+        line: None,
+        column: None,
+        problem: Box::new(problem),
+    };
+    let meta = std::fs::metadata(path).map_err(|e| err(PackProblem::NoPath(e)))?;
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| err(format!("cannot list the directory: {e}")))?
+        .map_err(|e| err(PackProblem::Unlisted(e)))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(err("the directory holds no *.toml rule pack".into()));
+        return Err(err(PackProblem::NoPacks));
     }
     Ok(files)
 }

@@ -7,6 +7,7 @@
 //! that compiling packs without templates costs next to nothing more.
 
 use super::model::*;
+use super::spec_error::{Problem, SpecError};
 
 /// The placeholders that the predicates `preds` read and that neither
 /// another of them nor the anchor captures: what the matcher reads from the
@@ -35,19 +36,13 @@ pub(super) fn provided(m: &Matcher) -> Places {
 /// Fails, naming the placeholder and where it is read, if `m` reads a
 /// placeholder that `filled` (what the state holds when `m` is evaluated)
 /// says no matcher around it captures.
-pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Result<(), String> {
+pub(super) fn check_filled(m: &Matcher, filled: impl Fn(&str) -> bool) -> Result<(), SpecError> {
     match m.reads.iter().find(|(name, _)| !filled(name)) {
         // Only an anchor resolves a name: say so rather than suggest capturing it by hand.
-        Some((name, at)) if name == "qualname" && at.ends_with("name_regex") => Err(format!(
-            "{at}: `name_regex` tests the resolved name (`qualname`), which only an anchor captures (`call`, \
-             `attribute`, `method`, ...); add the anchor to this matcher or to one around it, or test the node's \
-             `text` instead"
-        )),
-        Some((name, at)) => Err(format!(
-            "{at}: placeholder `{name}` is read but never captured; capture it in this matcher or one around it \
-             (`capture = \"{name}\"`, an argument's `capture`, a `name_regex` group, a `lookup` capture, ...). \
-             `file_has`, `project_has` and `downgrade.when` start without the match's captures"
-        )),
+        Some((name, at)) if name == "qualname" && at.ends_with("name_regex") => {
+            Err(SpecError::at(at, Problem::ResolvedNameOnly))
+        }
+        Some((name, at)) => Err(SpecError::at(at, Problem::NeverCaptured { name: name.clone() })),
         None => Ok(()),
     }
 }
@@ -62,7 +57,7 @@ pub(super) fn dependency_order<T>(
     anchor: Option<&Anchor>,
     reads: impl Fn(&T) -> Places,
     provides: impl Fn(&T) -> Places,
-) -> Result<Vec<T>, String> {
+) -> Result<Vec<T>, SpecError> {
     let own = anchor_names(anchor).1;
     let needs: Vec<Places> = items
         .iter()
@@ -85,7 +80,7 @@ pub(super) fn dependency_order<T>(
     while order.len() < items.len() {
         let ready = (0..items.len()).find(|&i| !placed[i] && deps[i].iter().all(|&j| placed[j]));
         let Some(i) = ready else {
-            return Err(cycle_message(&deps, &placed, &needs, &captures));
+            return Err(cycle_error(&deps, &placed, &needs, &captures));
         };
         placed[i] = true;
         order.push(i);
@@ -100,7 +95,7 @@ fn captured_for<'a>(reads: &'a Places, captures: &'a Places) -> Option<(&'a str,
 }
 
 /// Describes a cycle among the unplaced items: each reads a placeholder the next captures.
-fn cycle_message(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], captures: &[Places]) -> String {
+fn cycle_error(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], captures: &[Places]) -> SpecError {
     // Every unplaced item waits for another unplaced one, so walking from
     // any of them comes back to an item already on the path.
     let mut path: Vec<usize> = (0..placed.len()).filter(|&i| !placed[i]).take(1).collect();
@@ -117,14 +112,10 @@ fn cycle_message(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], capture
         .zip(path.iter().cycle().skip(1))
         .filter_map(|(&i, &j)| captured_for(&needs[i], &captures[j]))
         .collect();
-    let described: Vec<String> =
-        steps.iter().skip(1).map(|(name, at, by)| format!("`{at}` reads `{name}`, which `{by}` captures")).collect();
+    let others =
+        steps.iter().skip(1).map(|(name, at, by)| (name.to_string(), at.to_string(), by.to_string())).collect();
     let (name, at, by) = steps.first().copied().unwrap_or_default();
-    format!(
-        "{at}: reads `{name}`, which `{by}` captures, and {}: these captures wait for each other, so no order \
-         fills them; capture one of them without reading the other",
-        described.join(", and ")
-    )
+    SpecError::at(at, Problem::CaptureCycle { name: name.to_string(), by: by.to_string(), others })
 }
 
 /// The placeholders read by some of `items` (the predicates of a matcher,
@@ -319,7 +310,7 @@ mod tests {
 
     fn compile(toml: &str) -> Result<Matcher, String> {
         let spec: MatcherSpec = toml::from_str(toml).map_err(|e| e.to_string())?;
-        Compiler::default().matcher(&spec)
+        Compiler::default().matcher(&spec).map_err(|e| e.to_string())
     }
 
     fn kinds(m: &Matcher) -> Vec<String> {
@@ -362,7 +353,8 @@ mod tests {
             compile("kind = 'call'\nfunction_has = { kind = 'call', fields = { function = { text = '${model}' } } }")
                 .unwrap();
         assert_eq!(m.reads.get("model").map(String::as_str), Some("function_has.fields.function.text"));
-        assert!(check_filled(&m, |_| false).unwrap_err().contains("placeholder `model` is read but never captured"));
+        let error = check_filled(&m, |_| false).unwrap_err().to_string();
+        assert!(error.contains("placeholder `model` is read but never captured"), "{error}");
         assert!(check_filled(&m, |name| name == "model").is_ok());
     }
 }

@@ -1,0 +1,111 @@
+//! Why a command stopped before it could finish: every error that ends a
+//! run with exit code 2, gathered so that the stages of a run can use `?`.
+
+use crate::baseline::BaselineError;
+use crate::config::ConfigError;
+use crate::diff::DiffError;
+use crate::output::ReportFileError;
+use crate::report::rules::UnknownRule;
+use crate::rules::error::PackError;
+use crate::rules::spec_error::VersionError;
+use crate::walk::WalkError;
+use std::fmt;
+
+/// An error that ends a run; the message says what to do about it.
+#[derive(Debug)]
+pub enum RunError {
+    /// The configuration file cannot be read, or names what does not exist.
+    Config(ConfigError),
+    /// A rule pack cannot be loaded.
+    Pack(PackError),
+    /// `npu-mem rule CODE` names no rule.
+    UnknownRule(UnknownRule),
+    /// The target version does not parse.
+    Target(VersionError),
+    /// `--statistics` with a machine-readable `--format`.
+    StatisticsFormat,
+    /// `--unsafe-fixes` without `--fix` or `--diff`.
+    UnsafeFixesAlone,
+    /// The worker threads could not be started.
+    Threads(rayon::ThreadPoolBuildError),
+    /// A path to scan, or an `exclude` glob, cannot be used.
+    Walk(WalkError),
+    /// The baseline cannot be read or written.
+    Baseline(BaselineError),
+    /// A report file cannot be opened or written.
+    ReportFile(ReportFileError),
+    /// `--diff-base` cannot tell what changed.
+    Diff(DiffError),
+    /// stdout took less than it was given (other than a closed pipe).
+    Stdout(std::io::Error),
+    /// A failure after `--fix` had already changed files, which the message lists.
+    AfterFix {
+        /// What failed.
+        error: Box<RunError>,
+        /// The files changed, as shown.
+        written: Vec<String>,
+    },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Config(e) => e.fmt(f),
+            RunError::Pack(e) => write!(f, "invalid rule pack: {e}"),
+            RunError::UnknownRule(e) => e.fmt(f),
+            RunError::Target(e) => write!(f, "target: {e}"),
+            RunError::StatisticsFormat => write!(
+                f,
+                "--statistics prints a table in place of the report; leave out --format, or use --output-json FILE \
+                 (and the like) for the machine-readable reports"
+            ),
+            RunError::UnsafeFixesAlone => {
+                write!(f, "--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them")
+            }
+            RunError::Threads(e) => {
+                write!(f, "cannot start worker threads: {e}; pass a smaller --threads, or leave it out")
+            }
+            RunError::Walk(e) => e.fmt(f),
+            RunError::Baseline(e) => e.fmt(f),
+            RunError::ReportFile(e) => e.fmt(f),
+            RunError::Diff(e) => e.fmt(f),
+            RunError::Stdout(e) => write!(f, "cannot write to stdout: {e}; check where the output goes"),
+            RunError::AfterFix { error, written } => {
+                let n = written.len();
+                let files = if n == 1 { "file" } else { "files" };
+                write!(f, "{error}\n(--fix had already changed {n} {files}: {})", written.join(", "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Config(e) => Some(e),
+            RunError::Pack(e) => Some(e),
+            RunError::UnknownRule(e) => Some(e),
+            RunError::Target(e) => Some(e),
+            RunError::Threads(e) => Some(e),
+            RunError::Baseline(e) => Some(e),
+            RunError::ReportFile(e) => Some(e),
+            RunError::Diff(e) => Some(e),
+            RunError::Stdout(e) => Some(e),
+            RunError::Walk(e) => Some(e),
+            RunError::AfterFix { error, .. } => Some(error.as_ref()),
+            RunError::StatisticsFormat | RunError::UnsafeFixesAlone => None,
+        }
+    }
+}
+
+wraps_errors!(RunError {
+    Config(ConfigError),
+    Pack(PackError),
+    UnknownRule(UnknownRule),
+    Target(VersionError),
+    Threads(rayon::ThreadPoolBuildError),
+    Walk(WalkError),
+    Baseline(BaselineError),
+    ReportFile(ReportFileError),
+    Diff(DiffError),
+});
