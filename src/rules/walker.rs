@@ -123,9 +123,6 @@ struct Deferred<'t> {
 
 impl<'a, 't> Visitor<'t> for Walker<'a, 't> {
     fn enter(&mut self, node: Node<'t>) -> bool {
-        if !node.is_named() {
-            return false;
-        }
         if let Some(frame) = frame_opened(self.ancestors.last().copied(), node) {
             self.frames.push(frame);
             self.frame_ids.push(node.id());

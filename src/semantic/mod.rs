@@ -254,9 +254,6 @@ impl<'t> Builder<'t> {
 
 impl<'t> Visitor<'t> for Builder<'t> {
     fn enter(&mut self, node: Node<'t>) -> bool {
-        if !node.is_named() {
-            return false;
-        }
         let src = self.src;
         match node.kind_name() {
             "module" => self.note_docstring(Some(node)),

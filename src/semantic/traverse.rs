@@ -10,7 +10,8 @@ use tree_sitter::Node;
 /// rule that inspects a receiver chain cost time in proportion to its length.
 pub const MAX_DEPTH: usize = 1_000;
 
-/// Receives every node on the way down and on the way back up.
+/// Receives every named node of a [`FlatTree`] on the way down and on the way
+/// back up (anonymous tokens are never visited).
 pub trait Visitor<'t> {
     /// Called before the children; return `false` to skip them.
     fn enter(&mut self, node: Node<'t>) -> bool;
