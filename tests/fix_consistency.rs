@@ -144,3 +144,39 @@ fn a_renamed_cuda_test_is_unsafe_while_the_code_it_guards_breaks_on_the_npu() {
     assert_eq!(lines[22], "    if torch.npu.is_available():", "{fixed}");
     assert_eq!(lines[31], "    elif torch.npu.is_available():", "{fixed}");
 }
+
+#[test]
+fn an_option_default_and_its_choices_migrate_together() {
+    // argparse does not check a default against `choices`, but rejects any
+    // value given for the option that is not among them: after migrating
+    // `default="nccl"` alone, `--dist-backend hccl` would be refused.
+    let dir = temp_dir("consistency-choices");
+    let source = "\
+import argparse
+import torch
+import torch.distributed as dist
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--dist-backend', default='nccl', choices=['nccl', 'gloo'])
+parser.add_argument('--device', default='cuda:0', choices=('cuda:0', 'cpu'))
+parser.add_argument('--backend2', default='nccl', choices=['nccl', 'hccl'])
+parser.add_argument('--other', choices=['nccl', 'gloo'])
+args = parser.parse_args()
+dist.init_process_group(backend=args.dist_backend)
+dist.new_group(backend=args.backend2)
+model = torch.nn.Linear(2, 2).to(args.device)
+";
+    std::fs::write(dir.join("train.py"), source).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    assert!(text.contains("default='hccl', choices=['hccl', 'gloo']"), "{text}");
+    assert!(text.contains("default='npu:0', choices=('npu:0', 'cpu')"), "{text}");
+    // Choices that already offer the new value stay as they are ...
+    assert!(text.contains("default='hccl', choices=['nccl', 'hccl']"), "{text}");
+    // ... and so do the choices of an option whose default no fix touched.
+    assert!(text.contains("'--other', choices=['nccl', 'gloo']"), "{text}");
+    let left: Vec<String> =
+        codes(&findings(&dir, &[])).into_iter().filter(|c| c.starts_with("TX002") || c.starts_with("TX008")).collect();
+    assert!(left.is_empty(), "still reported after --fix: {left:?}");
+}

@@ -201,7 +201,10 @@ pub fn build_fix<'t>(
 /// The edits that migrate the comparisons reading the value stored at
 /// `value`: each compared literal that a substitution matches, except in a
 /// test whose `if` chain or `and`/`or` already tests for the new value (a
-/// dispatch over backends, whose other arm is already right).
+/// dispatch over backends, whose other arm is already right). An
+/// `add_argument` default's `choices=` counts as such a test (argparse
+/// rejects a value given for the option that is not among them), except
+/// when the choices already hold the new value.
 fn comparison_edits<'t>(
     subs: &[(LazyRegex, String)],
     value: Node<'t>,
@@ -212,17 +215,22 @@ fn comparison_edits<'t>(
     }
     let uses = cx.model.name_uses(cx.src);
     let Some(key) = uses.store_key(value, cx.src) else { return Vec::new() };
+    let choices = flow::option_choices(value, cx.src);
     let mut out = Vec::new();
-    for &(literal, test) in uses.comparisons(key, cx.src).iter() {
+    for &(literal, test) in uses.comparisons(key, cx.src).iter().chain(&choices) {
         let old = text(literal, cx.src);
         let Some((re, rep)) = subs.iter().find(|(re, _)| re.is_match(old)) else { continue };
         let Some(re) = re.get() else { continue };
         let new = re.replacen(old, 1, rep.as_str()).into_owned();
         let word = literal_word(&new);
-        if !word.is_empty() && !tests_around(test, cx).iter().any(|t| contains_word(t, &word)) {
+        let among_choices = choices.iter().any(|(_, c)| *c == test);
+        let tested = if among_choices { vec![text(test, cx.src)] } else { tests_around(test, cx) };
+        if !word.is_empty() && !tested.iter().any(|t| contains_word(t, &word)) {
             out.push((literal.start_byte(), literal.end_byte(), new));
         }
     }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 

@@ -319,6 +319,27 @@ fn option_default<'t>(keyword: Node<'t>, src: &'t str) -> Option<Key<'t>> {
     long.map(|n| Key::Member(Cow::Owned(n)))
 }
 
+/// The string literals of the `choices=` of the `add_argument` call whose
+/// `default=` holds the value at `node`, each with the collection (argparse
+/// tests every value given for the option against it). Empty for any other value.
+pub fn option_choices<'t>(node: Node<'t>, src: &'t str) -> Vec<(Node<'t>, Node<'t>)> {
+    let mut out = Vec::new();
+    let value = value_root(node, src);
+    let Some(keyword) = value.parent().filter(|k| k.kind_name() == "keyword_argument") else { return out };
+    if option_default(keyword, src).is_none() {
+        return out;
+    }
+    let Some(args) = keyword.parent() else { return out };
+    let mut cursor = args.walk();
+    let is_choices = |a: &Node| a.field(Field::Name).is_some_and(|n| text(n, src) == "choices");
+    for arg in args.named_children(&mut cursor).filter(|a| a.kind_name() == "keyword_argument" && is_choices(a)) {
+        if let Some(choices) = arg.field(Field::Value).map(unparen) {
+            string_elements(choices, choices, &mut out);
+        }
+    }
+    out
+}
+
 /// The string literals that a value read from one of `keys` is tested
 /// against, each with the comparison or call that tests it: the other side
 /// of a comparison (`device == "cuda"`, `"cuda" in device`,
