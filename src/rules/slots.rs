@@ -410,9 +410,13 @@ pub fn scope_has<'t>(
     mut accepts: impl FnMut(Node<'t>) -> bool,
 ) -> bool {
     let scope = cx.function_of(node).and_then(|f| f.field(Field::Body)).unwrap_or(cx.root);
-    let mut stack = vec![scope];
+    // The scope's nodes in source order, read from the file's flat copy of
+    // its tree. A scope deeper than that copy reaches lies in code the scan
+    // reports as only partly analysed.
+    let Some(nodes) = cx.model.tree.subtree(scope) else { return false };
     let mut budget = MAX_SCOPE_NODES;
-    while let Some(n) = stack.pop() {
+    let mut i = 0;
+    while let Some((n, subtree_end)) = nodes.get(i) {
         if budget == 0 {
             cx.scope_search_stopped(node);
             return false;
@@ -420,13 +424,12 @@ pub fn scope_has<'t>(
         budget -= 1;
         let skip_subtree = match order {
             Order::Before => n.start_byte() >= node.start_byte(),
-            Order::After => n.end_byte() <= node.end_byte() && n.id() != scope.id(),
+            Order::After => n.end_byte() <= node.end_byte() && i != 0,
             Order::Anywhere => false,
         };
-        if skip_subtree {
-            continue;
-        }
-        if n.id() != scope.id() && matches!(n.kind_name(), "function_definition" | "class_definition" | "lambda") {
+        let nested = i != 0 && matches!(n.kind_name(), "function_definition" | "class_definition" | "lambda");
+        if skip_subtree || nested {
+            i = subtree_end;
             continue;
         }
         let in_range = match order {
@@ -437,11 +440,7 @@ pub fn scope_has<'t>(
         if in_range && accepts(n) {
             return true;
         }
-        // Pushed in reverse, so the first child is looked at next.
-        let mut cursor = n.walk();
-        let first = stack.len();
-        stack.extend(n.named_children(&mut cursor));
-        stack[first..].reverse();
+        i += 1;
     }
     false
 }

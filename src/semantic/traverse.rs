@@ -72,6 +72,23 @@ impl<'t> FlatTree<'t> {
         }
     }
 
+    /// The nodes of the subtree of `node` in source order, each with the
+    /// index (into this slice) just past its own subtree; `None` when the tree
+    /// does not hold `node` (it lies deeper than `MAX_DEPTH`).
+    pub fn subtree(&self, node: Node<'t>) -> Option<FlatSubtree<'_, 't>> {
+        // Source order is pre-order: start bytes never decrease, and a node
+        // shares its start only with its first descendants.
+        let start = node.start_byte();
+        let first = self.nodes.partition_point(|(n, _)| n.start_byte() < start);
+        let offset = self.nodes[first..]
+            .iter()
+            .take_while(|(n, _)| n.start_byte() == start)
+            .position(|(n, _)| n.id() == node.id())?;
+        let at = first + offset;
+        let end = self.nodes[at].1 as usize;
+        Some(FlatSubtree { nodes: &self.nodes[at..end], base: at })
+    }
+
     /// The first node whose children were left out because they lie deeper than `MAX_DEPTH`.
     pub fn cut(&self) -> Option<Node<'t>> {
         self.cut
@@ -97,6 +114,30 @@ impl<'t> FlatTree<'t> {
         while let Some((_, node)) = open.pop() {
             visitor.leave(node);
         }
+    }
+}
+
+/// The subtree of one node of a [`FlatTree`]: see [`FlatTree::subtree`].
+pub struct FlatSubtree<'a, 't> {
+    nodes: &'a [(Node<'t>, u32)],
+    /// The index of the subtree's root in the whole tree.
+    base: usize,
+}
+
+impl<'t> FlatSubtree<'_, 't> {
+    /// The number of nodes in the subtree.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the subtree is empty (never: it holds its root).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node at `i` (0 is the root) and the index just past its subtree.
+    pub fn get(&self, i: usize) -> Option<(Node<'t>, usize)> {
+        self.nodes.get(i).map(|&(node, end)| (node, end as usize - self.base))
     }
 }
 
