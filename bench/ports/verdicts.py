@@ -3,16 +3,26 @@
 overall, by severity and by code.  Usage: verdicts.py verdicts-*.tsv
 (joins with results/sample-<set>.tsv for the severity). A file named
 verdicts-<set>-alarms.tsv judges the sample of the set's alarms (findings that
-are not advisory) and is weighted by their codes."""
+are not advisory) and is weighted by their codes. A trailing number marks a
+later reading of the same sample (verdicts-classic-alarms2.tsv reads
+sample-classic-alarms.tsv); --results DIR names the directory that holds the
+sample and summary.json (default: results/ next to the verdict file)."""
 import collections
 import json
 import os
+import re
 import sys
 
-for path in sys.argv[1:]:
+args = sys.argv[1:]
+results = None
+if args[:1] == ["--results"]:
+    results, args = args[1], args[2:]
+
+for path in args:
     rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
-    sset = os.path.basename(path).split("-", 1)[1].rsplit(".", 1)[0]
-    sample = os.path.join(os.path.dirname(path), "results", f"sample-{sset}.tsv")
+    sset = re.sub(r"\d+$", "", os.path.basename(path).split("-", 1)[1].rsplit(".", 1)[0])
+    rdir = results or os.path.join(os.path.dirname(path), "results")
+    sample = os.path.join(rdir, f"sample-{sset}.tsv")
     sev = {r.split("\t")[0]: r.split("\t")[4] for r in open(sample).read().splitlines()[1:]}
     n = len(rows)
     false = [r for r in rows if r[4] == "false"]
@@ -33,7 +43,7 @@ for path in sys.argv[1:]:
     # The sample is stratified (round-robin over pairs and codes), so its raw
     # rate over-weights rare codes; weight each code's sampled rate by how
     # many findings of that code the set has (summary.json).
-    summ = os.path.join(os.path.dirname(path), "results", "summary.json")
+    summ = os.path.join(rdir, "summary.json")
     base, _, alarms = sset.partition("-")
     pop = json.load(open(summ))["sets"][base]["port_alarm_codes" if alarms else "port_codes"]
     covered = {c: n for c, n in pop.items() if c in by_code}
