@@ -340,11 +340,18 @@ fn a_comparison_on_a_plain_string_is_advice_and_one_on_a_device_type_blocks() {
     // (line, advisory, blocker): the command-line strings, then what torch reports.
     assert_eq!(
         compares,
-        [(17, true, false), (19, true, false), (22, false, true), (25, false, true), (27, false, true)]
+        [
+            (17, true, false),
+            (19, true, false),
+            (22, false, true),
+            (25, false, true),
+            (27, false, true),
+            (35, true, false)
+        ]
     );
     // Under manual migration the plain-string comparisons keep their severity but block nothing.
     let manual = json(&["fixtures/rules/TX003-auto", "--migration", "manual"]);
     let errors =
         manual["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX003" && f["severity"] == "error");
-    assert_eq!(errors.count(), 5);
+    assert_eq!(errors.count(), 6);
 }

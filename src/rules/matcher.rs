@@ -399,9 +399,14 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             true
         }
         Pred::Binding(m) => {
-            let bound = matches!(node.kind_name(), "identifier" | "attribute")
-                .then(|| cx.model.binding(cx.scope_of(node), cx.text(node), node.start_byte()))
-                .flatten();
+            // The name part of `obj.name` or `name=` is no variable of its own.
+            let variable = match node.kind_name() {
+                "identifier" => crate::semantic::flow::is_name(node),
+                "attribute" => true,
+                _ => false,
+            };
+            let bound =
+                variable.then(|| cx.model.binding(cx.scope_of(node), cx.text(node), node.start_byte())).flatten();
             bound.is_some_and(|v| eval(m, unparen(v), cx, st))
         }
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),

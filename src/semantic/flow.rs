@@ -214,7 +214,7 @@ impl<'t> Visitor<'t> for Collector<'t> {
 
 /// Whether an identifier is a variable, not the name part of `obj.name`,
 /// `name=` or a definition.
-fn is_name(node: Node) -> bool {
+pub fn is_name(node: Node) -> bool {
     let Some(parent) = node.parent() else { return true };
     match parent.kind_name() {
         "attribute" => parent.field(Field::Attribute) != Some(node),
