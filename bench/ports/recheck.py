@@ -36,7 +36,8 @@ def main():
     # the later reading (the alarm samples were read after the first ones).
     read, samples = {}, collections.defaultdict(list)
     for name in ("verdicts-classic.tsv", "verdicts-modern.tsv",
-                 "verdicts-classic-alarms.tsv", "verdicts-modern-alarms.tsv"):
+                 "verdicts-classic-alarms.tsv", "verdicts-modern-alarms.tsv",
+                 "verdicts-classic-alarms2.tsv", "verdicts-modern-alarms2.tsv"):
         path = os.path.join(HERE, name)
         for v in measure.read_tsv(path) if os.path.exists(path) else []:
             read[(v["model"], v["code"], v["location"])] = v
