@@ -355,3 +355,24 @@ fn a_comparison_on_a_plain_string_is_advice_and_one_on_a_device_type_blocks() {
         manual["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX003" && f["severity"] == "error");
     assert_eq!(errors.count(), 6);
 }
+
+#[test]
+fn a_scripted_function_that_only_runs_eagerly_blocks_nothing() {
+    // transfer_to_npu turns torch.jit.script into the identity: the code runs
+    // eagerly and gives the same results, unless the file needs a real
+    // ScriptModule (here train.py saves what it scripted).
+    let report = json(&["fixtures/rules/TX015-project"]);
+    let mut tx015: Vec<(String, u64, String, bool)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "TX015")
+        .map(|f| {
+            let path = f["path"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+            (path, f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string(), f["blocker"] == true)
+        })
+        .collect();
+    tx015.sort();
+    let info = |line| ("ops.py".to_string(), line, "info".to_string(), false);
+    assert_eq!(tx015, [info(7), info(13), info(30), ("train.py".to_string(), 27, "warning".to_string(), true)]);
+}
