@@ -215,22 +215,25 @@ fn comparison_edits<'t>(
     }
     let uses = cx.model.name_uses(cx.src);
     let Some(key) = uses.store_key(value, cx.src) else { return Vec::new() };
-    let choices = flow::option_choices(value, cx.src);
+    let compared = uses.comparisons(key, cx.src);
+    // (literal, its test, whether the test is the option's `choices=` collection)
+    let tests = compared.iter().map(|&(literal, test)| (literal, test, false));
+    let choices = flow::option_choices(value, cx.src).into_iter().map(|(literal, choices)| (literal, choices, true));
     let mut out = Vec::new();
-    for &(literal, test) in uses.comparisons(key, cx.src).iter().chain(&choices) {
+    for (literal, test, in_choices) in tests.chain(choices) {
         let old = text(literal, cx.src);
         let Some((re, rep)) = subs.iter().find(|(re, _)| re.is_match(old)) else { continue };
         let Some(re) = re.get() else { continue };
         let new = re.replacen(old, 1, rep.as_str()).into_owned();
         let word = literal_word(&new);
-        let among_choices = choices.iter().any(|(_, c)| *c == test);
-        let tested = if among_choices { vec![text(test, cx.src)] } else { tests_around(test, cx) };
+        let tested = if in_choices { vec![text(test, cx.src)] } else { tests_around(test, cx) };
         if !word.is_empty() && !tested.iter().any(|t| contains_word(t, &word)) {
             out.push((literal.start_byte(), literal.end_byte(), new));
         }
     }
-    out.sort_unstable();
-    out.dedup();
+    // The choices were taken after the comparisons: back into source order
+    // (each literal is a node of its own, so no edit repeats).
+    out.sort_unstable_by_key(|(start, _, _)| *start);
     out
 }
 

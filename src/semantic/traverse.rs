@@ -125,16 +125,6 @@ pub struct FlatSubtree<'a, 't> {
 }
 
 impl<'t> FlatSubtree<'_, 't> {
-    /// The number of nodes in the subtree.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Whether the subtree is empty (never: it holds its root).
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     /// The node at `i` (0 is the root) and the index just past its subtree.
     pub fn get(&self, i: usize) -> Option<(Node<'t>, usize)> {
         self.nodes.get(i).map(|&(node, end)| (node, end as usize - self.base))
