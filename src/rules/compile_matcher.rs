@@ -195,6 +195,9 @@ impl Compiler {
         if let Some(b) = s.receiver_loop_invariant {
             preds.push(Pred::ReceiverLoopInvariant(b));
         }
+        if let Some(b) = s.receiver_assigned_in_training_loop {
+            preds.push(Pred::ReceiverAssignedInTrainingLoop(b));
+        }
         if s.loop_over.is_some() || s.receiver_loop_variable.is_some() {
             let over = match &s.loop_over {
                 Some(m) => Some(Box::new(self.matcher(m).map_err(within("loop_over"))?)),
@@ -400,6 +403,7 @@ fn cost(p: &Pred) -> u8 {
         | Pred::UnderIf(_)
         | Pred::InsideWith(_)
         | Pred::ReceiverLoopInvariant(_)
+        | Pred::ReceiverAssignedInTrainingLoop(_)
         | Pred::LoopOver { .. }
         | Pred::InBranchOf(_)
         | Pred::Binding(_) => 2,

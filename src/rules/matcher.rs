@@ -381,6 +381,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             local(&cx.frames_of(node)).any(|f| matches!(f, Frame::IfBranch(t) if re.is_match(cx.text(*t))))
         }
         Pred::ReceiverLoopInvariant(want) => slots::receiver_loop_invariant(node, cx) == *want,
+        Pred::ReceiverAssignedInTrainingLoop(want) => slots::receiver_assigned_in_training_loop(node, cx) == *want,
         Pred::LoopOver { over, receiver_variable } => match over {
             Some(m) => slots::loop_over(Some(&mut |v| eval(m, v, cx, st)), *receiver_variable, node, cx),
             None => slots::loop_over(None, *receiver_variable, node, cx),

@@ -294,6 +294,8 @@ pub enum Pred {
     Signature(Vec<String>),
     /// The receiver is (or is not) loop-invariant.
     ReceiverLoopInvariant(bool),
+    /// The receiver is (or is not) assigned in the innermost training loop.
+    ReceiverAssignedInTrainingLoop(bool),
     /// An enclosing loop iterates over a match; optionally the receiver is its variable.
     LoopOver { over: Option<Box<Matcher>>, receiver_variable: bool },
     /// The file imports a matching name.

@@ -252,6 +252,8 @@ pub struct MatcherSpec {
     pub in_chain_testing: Option<String>,
     /// The receiver is a name or `self.attr` neither bound by nor assigned in the innermost loop.
     pub receiver_loop_invariant: Option<bool>,
+    /// The receiver is a name or `self.attr` that the innermost training loop assigns.
+    pub receiver_assigned_in_training_loop: Option<bool>,
     /// An enclosing `for` loop iterates over something matching (through enumerate/zip/tqdm and bindings).
     pub loop_over: Option<Box<MatcherSpec>>,
     /// The receiver is a variable of that loop (or of a comprehension inside it).

@@ -266,14 +266,7 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
 /// The receiver is a name or `self.attr` that the innermost loop neither binds
 /// nor assigns (nor does a comprehension around the node).
 pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
-    let Some((recv, _)) = method_parts(node) else { return false };
-    let recv = unparen(recv);
-    let is_simple = recv.kind_name() == "identifier"
-        || recv.kind_name() == "attribute" && recv.field(Field::Object).is_some_and(|o| text(o, cx.src) == "self");
-    if !is_simple {
-        return false;
-    }
-    let name = text(recv, cx.src);
+    let Some(name) = simple_receiver(node, cx) else { return false };
     let frames = cx.frames_of(node);
     for frame in local(&frames) {
         match frame {
@@ -286,6 +279,28 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
         }
     }
     false
+}
+
+/// The receiver is a name or `self.attr` that the innermost enclosing training
+/// loop assigns: it is created afresh every step (`losses = []` at the top of
+/// the step), so what it collects lives for one step only.
+pub fn receiver_assigned_in_training_loop<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
+    let Some(name) = simple_receiver(node, cx) else { return false };
+    let frames = cx.frames_of(node);
+    let training = local(&frames).find_map(|frame| match frame {
+        Frame::LoopBody(l) => cx.model.loops.get(&l.id()).filter(|info| info.training),
+        _ => None,
+    });
+    training.is_some_and(|info| info.assigned.contains(name))
+}
+
+/// The text of a method call's receiver when it is a plain name or `self.attr`.
+fn simple_receiver<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<&'t str> {
+    let (recv, _) = method_parts(node)?;
+    let recv = unparen(recv);
+    let is_simple = recv.kind_name() == "identifier"
+        || recv.kind_name() == "attribute" && recv.field(Field::Object).is_some_and(|o| text(o, cx.src) == "self");
+    is_simple.then(|| text(recv, cx.src))
 }
 
 /// An enclosing `for` loop iterates over something that `over` accepts (seen
