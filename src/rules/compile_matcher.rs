@@ -198,12 +198,16 @@ impl Compiler {
         if let Some(b) = s.receiver_assigned_in_training_loop {
             preds.push(Pred::ReceiverAssignedInTrainingLoop(b));
         }
-        if s.loop_over.is_some() || s.receiver_loop_variable.is_some() {
+        if s.loop_over.is_some() || s.receiver_loop_variable.is_some() || s.loop_innermost.is_some() {
             let over = match &s.loop_over {
                 Some(m) => Some(Box::new(self.matcher(m).map_err(within("loop_over"))?)),
                 None => None,
             };
-            preds.push(Pred::LoopOver { over, receiver_variable: s.receiver_loop_variable.unwrap_or(false) });
+            preds.push(Pred::LoopOver {
+                over,
+                receiver_variable: s.receiver_loop_variable.unwrap_or(false),
+                innermost: s.loop_innermost.unwrap_or(false),
+            });
         }
         if let Some(g) = &s.file_imports {
             preds.push(Pred::FileImports(

@@ -382,9 +382,9 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         }
         Pred::ReceiverLoopInvariant(want) => slots::receiver_loop_invariant(node, cx) == *want,
         Pred::ReceiverAssignedInTrainingLoop(want) => slots::receiver_assigned_in_training_loop(node, cx) == *want,
-        Pred::LoopOver { over, receiver_variable } => match over {
-            Some(m) => slots::loop_over(Some(&mut |v| eval(m, v, cx, st)), *receiver_variable, node, cx),
-            None => slots::loop_over(None, *receiver_variable, node, cx),
+        Pred::LoopOver { over, receiver_variable, innermost } => match over {
+            Some(m) => slots::loop_over(Some(&mut |v| eval(m, v, cx, st)), *receiver_variable, *innermost, node, cx),
+            None => slots::loop_over(None, *receiver_variable, *innermost, node, cx),
         },
         Pred::FileImports(globs) => cx.model.imported.iter().any(|q| globs.is_match(q)),
         Pred::Fact(scope, i) => {

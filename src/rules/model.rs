@@ -297,7 +297,7 @@ pub enum Pred {
     /// The receiver is (or is not) assigned in the innermost training loop.
     ReceiverAssignedInTrainingLoop(bool),
     /// An enclosing loop iterates over a match; optionally the receiver is its variable.
-    LoopOver { over: Option<Box<Matcher>>, receiver_variable: bool },
+    LoopOver { over: Option<Box<Matcher>>, receiver_variable: bool, innermost: bool },
     /// The file imports a matching name.
     FileImports(NameGlobs),
     /// A fact must hold: `(scope, fact index)`.

@@ -258,6 +258,8 @@ pub struct MatcherSpec {
     pub loop_over: Option<Box<MatcherSpec>>,
     /// The receiver is a variable of that loop (or of a comprehension inside it).
     pub receiver_loop_variable: Option<bool>,
+    /// With `loop_over`: only the innermost enclosing loop counts.
+    pub loop_innermost: Option<bool>,
     /// The file imports a module or name matching a glob.
     pub file_imports: Option<OneOrMany>,
     /// Some scanned file imports a module or name matching a glob.

@@ -306,10 +306,12 @@ fn simple_receiver<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Option<&'t str> 
 /// An enclosing `for` loop iterates over something that `over` accepts (seen
 /// through `enumerate`/`zip`/`tqdm`/`iter` and name bindings; any iterable
 /// without `over`); with `receiver_variable`, the receiver is that loop's (or
-/// a nested comprehension's) variable.
+/// a nested comprehension's) variable; with `innermost`, only the innermost
+/// enclosing loop is looked at.
 pub fn loop_over<'t>(
     mut over: Option<&mut dyn FnMut(Node<'t>) -> bool>,
     receiver_variable: bool,
+    innermost: bool,
     node: Node<'t>,
     cx: &Context<'_, 't>,
 ) -> bool {
@@ -320,15 +322,20 @@ pub fn loop_over<'t>(
         match frame {
             Frame::Comprehension(c) => comprehension_vars.extend(cx.comprehension_targets(*c)),
             Frame::LoopBody(l) => {
-                let Some(info) = cx.model.loops.get(&l.id()) else { continue };
-                let Some(iterable) = info.iterable else { continue };
-                let iterates = match over.as_mut() {
-                    None => true,
-                    Some(accepts) => iterated_values(iterable, info.scope, cx).into_iter().any(accepts),
-                };
+                let info = cx.model.loops.get(&l.id());
+                let iterates = info.and_then(|info| info.iterable.map(|it| (it, info.scope))).is_some_and(
+                    |(it, scope)| match over.as_mut() {
+                        None => true,
+                        Some(accepts) => iterated_values(it, scope, cx).into_iter().any(accepts),
+                    },
+                );
                 if !iterates {
+                    if innermost {
+                        return false;
+                    }
                     continue;
                 }
+                let Some(info) = info else { continue };
                 if !receiver_variable {
                     return true;
                 }
@@ -343,7 +350,8 @@ pub fn loop_over<'t>(
 }
 
 /// What a loop iterates over: the iterable itself, the arguments of wrapping
-/// `enumerate`/`zip`/`tqdm`/`iter` calls, and the values bound to names.
+/// `enumerate`/`zip`/`tqdm`/`iter` calls, both branches of a conditional
+/// expression, and the values bound to names.
 fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
     const WRAPPERS: [&str; 5] = ["enumerate", "zip", "tqdm", "iter", "trange"];
     let mut out: Vec<Node<'t>> = Vec::new();
@@ -368,6 +376,10 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
                 if let Some(v) = cx.model.binding(scope, text(n, cx.src), n.start_byte()) {
                     todo.push(unparen(v));
                 }
+            }
+            // `a if c else b`: the value and the alternative, not the test.
+            "conditional_expression" => {
+                todo.extend([n.named_child(0), n.named_child(2)].into_iter().flatten().map(unparen));
             }
             _ => {}
         }
