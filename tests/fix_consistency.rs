@@ -30,6 +30,15 @@ fn codes(findings: &[Value]) -> Vec<String> {
     findings.iter().map(|f| format!("{}:{}", f["code"].as_str().unwrap(), f["line"])).collect()
 }
 
+/// Runs the safe `--fix` (with `extra` options) in `dir` and reads back its `train.py`.
+fn fixed_train_py(dir: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["scan", ".", "--fix", "--fail-on", "never"];
+    args.extend_from_slice(extra);
+    let run = npu_mem_in(dir, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::read_to_string(dir.join("train.py")).unwrap()
+}
+
 /// Lines of the fixed file that still compare with, or test for, `needle`.
 fn lines_testing(text: &str, needle: &str) -> Vec<String> {
     text.lines()
@@ -46,9 +55,7 @@ fn comparisons_move_with_the_values_the_fix_migrates() {
     for code in ["TX002:11", "TX002:17", "TX003:18", "TX003:25", "TX003:41", "TX008:10", "TX008:34"] {
         assert!(codes(&before).iter().any(|c| c == code), "{code} missing before the fix: {:?}", codes(&before));
     }
-    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let text = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    let text = fixed_train_py(&dir, &[]);
 
     // The invariant: no comparison with "cuda" or "nccl" is left on a migrated value ...
     assert!(text.contains("device_type = 'npu' if 'npu' in device else 'cpu'"), "{text}");
@@ -71,9 +78,7 @@ fn comparisons_move_with_the_values_the_fix_migrates() {
 fn comparisons_move_even_when_tx003_is_not_selected() {
     // The comparisons belong to the value's fix, not to TX003's own (unsafe) fix.
     let dir = project("consistency-ignore");
-    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--ignore", "TX003", "--fail-on", "never"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let text = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    let text = fixed_train_py(&dir, &["--ignore", "TX003"]);
     assert!(text.contains("device = 'npu'"), "{text}");
     assert!(text.contains("if device_type == 'npu':"), "{text}");
     assert_eq!(lines_testing(&text, "'nccl'"), Vec::<String>::new());
@@ -167,9 +172,7 @@ dist.new_group(backend=args.backend2)
 model = torch.nn.Linear(2, 2).to(args.device)
 ";
     std::fs::write(dir.join("train.py"), source).unwrap();
-    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let text = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    let text = fixed_train_py(&dir, &[]);
     assert!(text.contains("default='hccl', choices=['hccl', 'gloo']"), "{text}");
     assert!(text.contains("default='npu:0', choices=('npu:0', 'cpu')"), "{text}");
     // Choices that already offer the new value stay as they are ...

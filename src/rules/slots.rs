@@ -322,20 +322,17 @@ pub fn loop_over<'t>(
         match frame {
             Frame::Comprehension(c) => comprehension_vars.extend(cx.comprehension_targets(*c)),
             Frame::LoopBody(l) => {
-                let info = cx.model.loops.get(&l.id());
-                let iterates = info.and_then(|info| info.iterable.map(|it| (it, info.scope))).is_some_and(
-                    |(it, scope)| match over.as_mut() {
-                        None => true,
-                        Some(accepts) => iterated_values(it, scope, cx).into_iter().any(accepts),
-                    },
-                );
-                if !iterates {
+                let iterates = |info: &&crate::semantic::LoopInfo<'t>| match (info.iterable, over.as_mut()) {
+                    (None, _) => false,
+                    (Some(_), None) => true,
+                    (Some(it), Some(accepts)) => iterated_values(it, info.scope, cx).into_iter().any(accepts),
+                };
+                let Some(info) = cx.model.loops.get(&l.id()).filter(iterates) else {
                     if innermost {
                         return false;
                     }
                     continue;
-                }
-                let Some(info) = info else { continue };
+                };
                 if !receiver_variable {
                     return true;
                 }
