@@ -11,7 +11,7 @@ use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, SharedTex
 use crate::notebook::{Notebook, NotebookError};
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
-use crate::scan::{analyse_text, file_findings, FileOutcome, KeptOutcome, PerFileIgnores, ProjectFacts};
+use crate::scan::{analyse_text, file_findings, FileOutcome, KeptOutcome, PerFileIgnores, ScanFacts};
 use crate::source::decode;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
@@ -80,7 +80,7 @@ pub struct FixRun {
 pub fn fix_files(
     files: &[ScanFile],
     outcomes: &mut [KeptOutcome],
-    facts: &ProjectFacts,
+    facts: &ScanFacts,
     engine: &Engine,
     mode: FixMode,
     ignores: &PerFileIgnores,
@@ -137,7 +137,7 @@ impl Wanted<'_> {
 /// Fixes one file in memory: `Ok(None)` when nothing changed.
 fn fix_file(
     file: &ScanFile,
-    facts: &ProjectFacts,
+    facts: &ScanFacts,
     engine: &Engine,
     wanted: &Wanted,
 ) -> Result<Option<(FixedFile, FileOutcome)>, FixError> {

@@ -128,7 +128,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
 
     let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
-        let facts = scan::project_facts(&outcomes, &engine);
+        let facts = scan::scan_facts(&walked, &outcomes, &engine);
         let write = !args.diff;
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });

@@ -6,6 +6,9 @@
 //! `torch.cuda.*` still mean CUDA. Those scripts, and the modules that only
 //! they import, are migrated by hand, so their findings keep their severity.
 //!
+//! The same graph gives the facts of a file's process (`process_imports` in
+//! rule packs: what the file and the project modules it imports import).
+//!
 //! The project's import graph is built from its Python files, with imports
 //! resolved the way a script's `sys.path` usually finds them: the importer's
 //! own directory, then the project root, then the nearest file whose dotted
@@ -45,18 +48,7 @@ pub fn unmigrated(
         return Unmigrated::default();
     }
     let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
-    let modules = ModuleIndex::new(&python, dir);
-    let imports: Vec<Vec<String>> = python.par_iter().map(|f| imported_names(f)).collect();
-    let edges: Vec<Vec<usize>> = imports
-        .iter()
-        .enumerate()
-        .map(|(i, names)| {
-            let mut to: Vec<usize> = names.iter().flat_map(|n| modules.resolve(i, n)).filter(|&j| j != i).collect();
-            to.sort_unstable();
-            to.dedup();
-            to
-        })
-        .collect();
+    let graph = ImportGraph::new(&python, dir);
     let shown: Vec<_> = python.iter().map(|f| f.display()).collect();
     let index: HashMap<&str, usize> = shown.iter().enumerate().map(|(i, f)| (f.as_ref(), i)).collect();
     let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
@@ -65,18 +57,50 @@ pub fn unmigrated(
     let (importer_ids, entry_ids) = (ids(importers), ids(entries));
 
     // Entry scripts that import it through the project's modules start migrated processes too.
-    let reaches_importer = reachable(&reversed(&edges), &importer_ids);
+    let reaches_importer = reachable(&reversed(&graph.edges), &importer_ids);
     let migrated_roots: Vec<usize> =
         importer_ids.iter().chain(entry_ids.iter().filter(|&&e| reaches_importer[e])).copied().collect();
-    let migrated = reachable(&edges, &migrated_roots);
+    let migrated = graph.reachable(&migrated_roots);
     let unmigrated_roots: Vec<usize> = entry_ids.into_iter().filter(|&e| !migrated[e]).collect();
-    let unmigrated = reachable(&edges, &unmigrated_roots);
+    let unmigrated = graph.reachable(&unmigrated_roots);
     Unmigrated {
         entries: unmigrated_roots.iter().map(|&i| python[i].display().to_string()).collect(),
         files: (0..python.len())
             .filter(|&i| unmigrated[i] && !migrated[i])
             .map(|i| python[i].display().to_string())
             .collect(),
+    }
+}
+
+/// Which of one project's Python files import which: node `i` is the `i`th
+/// file given to [`ImportGraph::new`].
+pub struct ImportGraph {
+    /// For each file, the files of the project it imports.
+    edges: Vec<Vec<usize>>,
+}
+
+impl ImportGraph {
+    /// Reads the imports of `python` (one project's Python files, in a
+    /// project displayed as `dir`) and resolves them to those files.
+    pub fn new(python: &[&ScanFile], dir: &str) -> Self {
+        let modules = ModuleIndex::new(python, dir);
+        let imports: Vec<Vec<String>> = python.par_iter().map(|f| imported_names(f)).collect();
+        let edges = imports
+            .iter()
+            .enumerate()
+            .map(|(i, names)| {
+                let mut to: Vec<usize> = names.iter().flat_map(|n| modules.resolve(i, n)).filter(|&j| j != i).collect();
+                to.sort_unstable();
+                to.dedup();
+                to
+            })
+            .collect();
+        ImportGraph { edges }
+    }
+
+    /// Which files `roots` import, directly or through each other, themselves included.
+    pub fn reachable(&self, roots: &[usize]) -> Vec<bool> {
+        reachable(&self.edges, roots)
     }
 }
 

@@ -11,6 +11,7 @@ use crate::parse::{first_error_line, parse_python};
 use crate::processes;
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
+use crate::rules::model::Scope;
 use crate::rules::render::render_with;
 use crate::rules::schema::SitesRole;
 use crate::rules::slots::MAX_SCOPE_NODES;
@@ -68,14 +69,26 @@ pub struct ProjectOutcome {
     pub entry_scripts: Vec<(String, usize)>,
 }
 
-/// Which facts hold in at least one file, per project.
+/// The facts decided after every file is analysed: per project, which facts
+/// hold in at least one of its files; per process, for the files whose
+/// findings ask, which hold in the file or a module of its project that it
+/// imports.
 #[derive(Debug, Clone, Default)]
-pub struct ProjectFacts(Vec<Vec<bool>>);
+pub struct ScanFacts {
+    /// By project, then fact.
+    projects: Vec<Vec<bool>>,
+    /// By the display path of a file whose findings have process conditions, then fact.
+    processes: HashMap<String, Vec<bool>>,
+}
 
-impl ProjectFacts {
-    /// Whether fact `fact` holds in project `project`.
-    pub fn holds(&self, project: usize, fact: usize) -> bool {
-        self.0.get(project).and_then(|facts| facts.get(fact)).copied().unwrap_or(false)
+impl ScanFacts {
+    /// Whether fact `fact`, in `scope`, holds for file `path` of project `project`.
+    pub fn holds(&self, scope: Scope, project: usize, path: &str, fact: usize) -> bool {
+        let facts = match scope {
+            Scope::Process => self.processes.get(path),
+            _ => self.projects.get(project),
+        };
+        facts.and_then(|facts| facts.get(fact)).copied().unwrap_or(false)
     }
 }
 
@@ -237,7 +250,10 @@ impl SeenFacts {
                 seen.store(true, Relaxed);
             }
         }
-        let ruled_out = |&(_, fact, want): &(_, usize, bool)| !want && at(fact).is_some_and(|seen| seen.load(Relaxed));
+        // A process fact may be false in this file's process while true elsewhere in the project.
+        let ruled_out = |&(scope, fact, want): &(Scope, usize, bool)| {
+            scope == Scope::Project && !want && at(fact).is_some_and(|seen| seen.load(Relaxed))
+        };
         o.analysis.findings.retain(|(_, clauses)| !clauses.iter().any(|c| c.iter().all(ruled_out)));
     }
 }
@@ -424,26 +440,58 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     out
 }
 
-/// The project facts: which facts hold in at least one file of each project.
-pub fn project_facts(outcomes: &[KeptOutcome], engine: &Engine) -> ProjectFacts {
+/// The facts of the whole scan, from `outcomes` (in the order of `walked`'s
+/// files): project facts always, process facts for the files whose findings
+/// have process conditions (their projects' import graphs are only built then).
+pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine) -> ScanFacts {
+    let files = &walked.files;
+    let n_facts = engine.set.compiler.facts.len();
     let n_projects = outcomes.iter().map(|o| o.project() + 1).max().unwrap_or(0);
-    let mut facts = vec![vec![false; engine.set.compiler.facts.len()]; n_projects];
+    let mut projects = vec![vec![false; n_facts]; n_projects];
     for o in outcomes {
         for (i, f) in o.facts().iter().enumerate() {
-            facts[o.project()][i] |= *f;
+            projects[o.project()][i] |= *f;
         }
     }
-    ProjectFacts(facts)
+    let asks = |o: &KeptOutcome| {
+        o.full()
+            .is_some_and(|o| o.analysis.findings.iter().flat_map(|(_, c)| c).flatten().any(|l| l.0 == Scope::Process))
+    };
+    let asking: BTreeSet<usize> = outcomes.iter().filter(|o| asks(o)).map(|o| o.project()).collect();
+    let mut processes = HashMap::new();
+    for project in asking {
+        // Graph node k is outcome members[k].
+        let members: Vec<usize> =
+            (0..files.len()).filter(|&i| files[i].project == project && files[i].kind == FileKind::Python).collect();
+        let python: Vec<&ScanFile> = members.iter().map(|&i| &files[i]).collect();
+        let Some(dir) = walked.projects.get(project) else { continue };
+        let graph = processes::ImportGraph::new(&python, &dir.display);
+        for (k, &i) in members.iter().enumerate().filter(|(_, &i)| asks(&outcomes[i])) {
+            let mut facts = vec![false; n_facts];
+            for (_, &j) in graph.reachable(&[k]).iter().zip(&members).filter(|(reached, _)| **reached) {
+                outcomes[j].facts().iter().zip(facts.iter_mut()).for_each(|(f, all)| *all |= *f);
+            }
+            processes.insert(files[i].display().to_string(), facts);
+        }
+    }
+    // A notebook imports nothing of its project: its process is itself.
+    for (i, o) in outcomes.iter().enumerate().filter(|(_, o)| asks(o)) {
+        let own = || (0..n_facts).map(|f| o.facts().get(f).copied().unwrap_or(false)).collect();
+        processes.entry(files[i].display().to_string()).or_insert_with(own);
+    }
+    ScanFacts { projects, processes }
 }
 
-/// What one file reports once its project's `facts` are known: findings whose
-/// project conditions hold, minus overridden ones, split by suppression comments.
-pub fn file_findings(o: &FileOutcome, facts: &ProjectFacts, engine: &Engine) -> suppress::Applied {
+/// What one file reports once the scan's `facts` are known: findings whose
+/// project and process conditions hold, minus overridden ones, split by
+/// suppression comments.
+pub fn file_findings(o: &FileOutcome, facts: &ScanFacts, engine: &Engine) -> suppress::Applied {
+    let holds = |&(scope, i, want): &(Scope, usize, bool)| facts.holds(scope, o.project, &o.path, i) == want;
     let kept: Vec<Finding> = o
         .analysis
         .findings
         .iter()
-        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(|(_, i, want)| facts.holds(o.project, *i) == *want)))
+        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(holds)))
         .map(|(f, _)| Finding { project: o.project, ..f.clone() })
         .collect();
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
@@ -498,7 +546,7 @@ pub fn merge(
     migration: &Setting<Migration>,
 ) -> ScanOutcome {
     let projects = &walked.projects;
-    let facts = project_facts(&outcomes, engine);
+    let facts = scan_facts(walked, &outcomes, engine);
     let role = |i: usize| engine.set.sites.get(i).and_then(|s| s.role);
     let mut per_project: Vec<ProjectOutcome> = projects
         .iter()

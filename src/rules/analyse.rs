@@ -161,9 +161,9 @@ fn resolve_file_facts(out: &mut FileAnalysis) {
         if !may_hold(clauses, facts) {
             return false;
         }
-        // Satisfied clauses go; the rest keep their project literals for the merge.
+        // Satisfied clauses go; the rest keep their project and process literals for the merge.
         clauses.retain(|clause| !clause.iter().any(|(scope, i, want)| *scope == Scope::File && facts[*i] == *want));
-        clauses.iter_mut().for_each(|clause| clause.retain(|(scope, _, _)| *scope == Scope::Project));
+        clauses.iter_mut().for_each(|clause| clause.retain(|(scope, _, _)| *scope != Scope::File));
         true
     });
 }

@@ -219,6 +219,11 @@ impl Compiler {
             self.facts.push(Fact::Imports(globs));
             preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
+        if let Some(g) = &s.process_imports {
+            let globs = NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within("process_imports"))?;
+            self.facts.push(Fact::Imports(globs));
+            preds.push(Pred::Fact(Scope::Process, self.facts.len() - 1));
+        }
         if let Some(u) = &s.unless {
             preds.push(Pred::Unless(Box::new(self.matcher(u).map_err(within("unless"))?)));
         }

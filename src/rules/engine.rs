@@ -275,7 +275,7 @@ pub fn holds_in_file(clauses: &[Clause], facts: &[bool]) -> bool {
 /// Whether `clauses` can still hold given the file's `facts`: false when a
 /// clause has only file-scope literals and all of them are false.
 pub fn may_hold(clauses: &[Clause], facts: &[bool]) -> bool {
-    clauses.iter().all(|clause| clause.iter().any(|(scope, i, want)| *scope == Scope::Project || facts[*i] == *want))
+    clauses.iter().all(|clause| clause.iter().any(|(scope, i, want)| *scope != Scope::File || facts[*i] == *want))
 }
 
 /// Adds an entry to the index for its anchor; returns the words a file must

@@ -5,7 +5,7 @@ use super::context::{local, Context, Frame};
 use super::lazy_regex::LazyRegex;
 use super::model::*;
 use super::slots::{self, Order};
-use super::state::{Clause, MatchState};
+use super::state::{negate_condition, or_conditions, Clause, MatchState};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{callee, method_parts, ArgState, CallArgs};
@@ -441,20 +441,15 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             }
             // Holds for sure: the match is dropped. Holds only if some facts
             // are true: keep the match on condition that they are not, with
-            // the negation written as clauses again: not (a and b) is one
-            // clause (not a or not b), not (a or b) is two (not a, not b).
-            let negated = |(scope, i, want): &(Scope, usize, bool)| (*scope, *i, !*want);
-            match sub.pending.as_slice() {
-                [] => false,
-                [one] => {
-                    st.pending.extend(one.iter().map(|l| vec![negated(l)]));
+            // the negation written as clauses again (not (a and b) is one
+            // clause, not a or not b; not (a or b) is two, not a and not b).
+            // Past MAX_CLAUSES the match is dropped, as when it holds for sure.
+            match negate_condition(&sub.pending) {
+                Some(clauses) => {
+                    st.pending.extend(clauses);
                     true
                 }
-                all if all.iter().all(|c| c.len() == 1) => {
-                    st.pending.push(all.iter().map(|c| negated(&c[0])).collect());
-                    true
-                }
-                _ => false,
+                None => false,
             }
         }
         Pred::Any(ms) => any_of(ms, node, cx, st),
@@ -463,15 +458,16 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
 
 /// `any`: the first alternative that holds. When it holds only if some facts
 /// do (`file_has`, ...), the later alternatives are tried too: one that holds
-/// for sure wins, and the single-clause conditions of the others are joined
-/// into one clause (`any = [file_has A, file_has B]` is "A or B", not "A").
+/// for sure wins, and the conditions of the others are joined with its own
+/// (`any = [file_has A, file_has B]` is "A or B", not "A"). Past
+/// MAX_CLAUSES only the first alternative's condition is kept.
 fn any_of<'t>(ms: &[Matcher], node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
     let mark = (st.captures.len(), st.pending.len(), st.nodes.len());
     let Some(first) = ms.iter().position(|m| eval(m, node, cx, st)) else { return false };
     if st.pending.len() == mark.1 {
         return true;
     }
-    let mut joined: Option<Clause> = (st.pending.len() == mark.1 + 1).then(|| st.pending[mark.1].clone());
+    let mut joined: Option<Vec<Clause>> = Some(st.pending[mark.1..].to_vec());
     for m in &ms[first + 1..] {
         let mut sub = MatchState {
             captures: st.captures[..mark.0].to_vec(),
@@ -487,14 +483,11 @@ fn any_of<'t>(ms: &[Matcher], node: Node<'t>, cx: &Context<'_, 't>, st: &mut Mat
             (st.captures, st.nodes, st.focus) = (sub.captures, sub.nodes, sub.focus);
             return true;
         }
-        match (&mut joined, sub.pending.as_slice()) {
-            (Some(clause), [only]) => clause.extend(only.iter().copied()),
-            _ => joined = None,
-        }
+        joined = joined.and_then(|j| or_conditions(&j, &sub.pending));
     }
-    if let Some(clause) = joined {
+    if let Some(clauses) = joined {
         st.pending.truncate(mark.1);
-        st.pending.push(clause);
+        st.pending.extend(clauses);
     }
     true
 }

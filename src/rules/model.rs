@@ -73,6 +73,10 @@ pub enum Scope {
     File,
     /// Decided when every file has been walked.
     Project,
+    /// Decided when every file has been walked, over the file and the
+    /// project's modules it imports, directly or through each other: what the
+    /// process that runs the file has loaded.
+    Process,
 }
 
 /// A fact about a file, computed while it is analysed.

@@ -264,6 +264,9 @@ pub struct MatcherSpec {
     pub file_imports: Option<OneOrMany>,
     /// Some scanned file imports a module or name matching a glob.
     pub project_imports: Option<OneOrMany>,
+    /// The file, or a module of its project that it imports (directly or
+    /// through other such modules), imports a module or name matching a glob.
+    pub process_imports: Option<OneOrMany>,
 
     // ---- combinators
     /// The match is dropped when this matcher also holds at the node.
