@@ -7,9 +7,7 @@ use common::npu_mem_in;
 
 #[test]
 fn add_ignore_silences_every_finding_and_changes_nothing_else() {
-    let dir = std::env::temp_dir().join(format!("npu-mem-add-ignore-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("add-ignore");
     let original = "import torch\r\nx = torch.ones(2).cuda()  # move it\r\ny = x.cuda()  # npu-mem: ignore[TX006]\r\ns = \"\"\"text\r\ncuda\"\"\"\r\nz = (x\r\n     .cuda())";
     std::fs::write(dir.join("t.py"), original).unwrap();
     std::fs::write(dir.join("run.sh"), "#!/bin/sh\nexport CUDA_VISIBLE_DEVICES=0\n").unwrap();

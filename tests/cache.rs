@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn project(name: &str) -> PathBuf {
+fn project(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     copy_dir(&Path::new(ROOT).join("fixtures/demo"), &dir.join("demo"));
     dir

@@ -4,11 +4,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 /// A project with `t.py` and a pack `p.toml` of one info rule per
 /// `(code, [rule.match] body)`.
-fn project(name: &str, rules: &[(&str, &str)], code: &str) -> PathBuf {
+fn project(name: &str, rules: &[(&str, &str)], code: &str) -> common::TempDir {
     let dir = common::temp_dir(name);
     let mut pack = String::from("[pack]\nname = \"captures\"\n");
     for (code, body) in rules {

@@ -223,7 +223,7 @@ fn text(out: &Output) -> String {
 /// A git repository holding the action and, as workflows, the two README
 /// workflows (the action's example using the action in the repository) and
 /// the action's steps turned into a workflow.
-fn lint_repo(venv: &Path, name: &str) -> PathBuf {
+fn lint_repo(venv: &Path, name: &str) -> common::TempDir {
     let repo = temp_dir(name);
     git(&repo, &["init", "-q"]);
     let workflows = repo.join(".github/workflows");

@@ -59,12 +59,36 @@ pub fn git(dir: &Path, args: &[&str]) {
     assert!(ok, "git {args:?} failed in {}", dir.display());
 }
 
-/// A fresh, empty directory under the system's temporary directory.
-pub fn temp_dir(name: &str) -> PathBuf {
+/// A fresh, empty directory under the system's temporary directory,
+/// removed with everything in it when the value is dropped (at the end of
+/// the test that made it, whether it passed or not).
+pub fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("npu-mem-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
+}
+
+/// A directory that [`temp_dir`] made; it reads as its path.
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Copies the files of `from` (recursively) into `to`.

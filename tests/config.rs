@@ -3,11 +3,9 @@
 mod common;
 
 use common::{npu_mem_in, temp_dir};
-use std::path::PathBuf;
 
-fn project(name: &str, config_name: &str, config: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("npu-mem-cfg-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn project(name: &str, config_name: &str, config: &str) -> common::TempDir {
+    let dir = common::temp_dir(&format!("cfg-{name}"));
     std::fs::create_dir_all(dir.join("src/tests")).unwrap();
     std::fs::write(dir.join(config_name), config).unwrap();
     let code = "import torch\nx = torch.ones(2).cuda()\nl = torch.utils.data.DataLoader(x)\n";

@@ -62,8 +62,7 @@ fn demo_markdown_report() {
 
 #[test]
 fn several_outputs_in_one_run() {
-    let dir = std::env::temp_dir().join(format!("npu-mem-outputs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("outputs");
     let (sarif, json, md) = (dir.join("r.sarif"), dir.join("r.json"), dir.join("r.md"));
     let run = common::npu_mem(&[
         "scan",

@@ -5,13 +5,13 @@
 mod common;
 
 use common::{git, npu_mem_in, temp_dir};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const BASE: &str = "import torch\nx = torch.ones(2).cuda()\n";
 const ADDED: &str = "y = torch.zeros(2).cuda()\n";
 
 /// A repository with `names` committed, then one finding line added to each.
-fn repo(test: &str, names: &[&str], config: &[(&str, &str)]) -> PathBuf {
+fn repo(test: &str, names: &[&str], config: &[(&str, &str)]) -> common::TempDir {
     let dir = temp_dir(test);
     git(&dir, &["init", "-q"]);
     for (key, value) in config {

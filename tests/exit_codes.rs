@@ -80,7 +80,7 @@ fn a_closed_pipe_ends_output_quietly() {
 }
 
 /// A project with a file `--fix` would change.
-fn fixable(name: &str) -> std::path::PathBuf {
+fn fixable(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     std::fs::write(dir.join("a.py"), CUDA).unwrap();
     dir

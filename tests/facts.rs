@@ -39,8 +39,7 @@ fn npu_names() -> Vec<(String, Vec<String>)> {
 
 /// Scans one generated file using every public name at `target`; returns (code, line) pairs.
 fn scan_names(target: &str, names: &[String]) -> Vec<(String, String)> {
-    let dir = std::env::temp_dir().join(format!("npu-mem-facts-{}-{target}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir(&format!("facts-{target}"));
     let mut src = String::from("import torch\nimport torch_npu\n");
     for n in names {
         src.push_str(&format!("x = torch.npu.{n}\n"));
@@ -76,8 +75,7 @@ fn every_name_is_judged_by_the_table_for_each_target() {
 
 #[test]
 fn set_memory_strategy_does_not_exist() {
-    let dir = std::env::temp_dir().join(format!("npu-mem-sms-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("sms");
     std::fs::write(dir.join("tune.py"), "import torch\nimport torch_npu\ntorch.npu.set_memory_strategy('auto')\n")
         .unwrap();
     let run = common::npu_mem_in(&dir, &["scan", "tune.py", "--format", "concise"]);

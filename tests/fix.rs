@@ -11,7 +11,7 @@ use std::path::Path;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// A copy of the demo project in a fresh directory.
-fn demo_copy(name: &str) -> std::path::PathBuf {
+fn demo_copy(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     copy_dir(&Path::new(ROOT).join("fixtures/demo"), &dir);
     dir

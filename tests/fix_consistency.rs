@@ -6,12 +6,12 @@ mod common;
 
 use common::{copy_dir, npu_mem_in, temp_dir};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// A copy of `fixtures/fix-consistency` in a fresh directory.
-fn project(name: &str) -> PathBuf {
+fn project(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     copy_dir(&Path::new(ROOT).join("fixtures/fix-consistency"), &dir);
     dir

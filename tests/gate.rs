@@ -86,7 +86,8 @@ fn a_baseline_serves_every_directory_the_scan_runs_from() {
         let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         (run.code, v)
     };
-    let runs = [(&dir, "proj", "proj/b.json"), (&proj, ".", "b.json"), (&proj.join("src"), ".", "../b.json")];
+    let runs =
+        [(&dir.to_path_buf(), "proj", "proj/b.json"), (&proj, ".", "b.json"), (&proj.join("src"), ".", "../b.json")];
     for (writer, path, baseline) in runs {
         let run = npu_mem_in(writer, &["scan", path, "--write-baseline", baseline, "--no-cache"]);
         assert_eq!(run.code, 0, "{}", run.stderr);

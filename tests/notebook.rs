@@ -131,7 +131,7 @@ fn nbformat_python() -> std::path::PathBuf {
 }
 
 /// The two notebook fixtures, fixed with `--fix --unsafe-fixes` in a fresh directory.
-fn fixed_notebooks(name: &str) -> std::path::PathBuf {
+fn fixed_notebooks(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     for name in ["train.ipynb", "cells.ipynb"] {
         std::fs::copy(Path::new(ROOT).join("fixtures/notebooks").join(name), dir.join(name)).unwrap();

@@ -15,9 +15,7 @@ fn block_after(doc: &str, marker: &str) -> String {
 #[test]
 fn worked_example_user_pack_works_as_documented() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rule-packs.md")).unwrap();
-    let dir = std::env::temp_dir().join(format!("npu-mem-doc-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("doc");
     std::fs::write(dir.join("org-rules.toml"), block_after(&doc, "example-pack")).unwrap();
     std::fs::write(dir.join("train.py"), block_after(&doc, "example-code")).unwrap();
     let run = common::npu_mem_in(&dir, &["scan", "train.py", "--rules", "org-rules.toml", "--format", "concise"]);
@@ -30,9 +28,7 @@ fn worked_example_user_pack_works_as_documented() {
 
 #[test]
 fn raw_query_escape_hatch_works_with_context_predicates() {
-    let dir = std::env::temp_dir().join(format!("npu-mem-query-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("query");
     let pack = r#"
 [pack]
 name = "q"

@@ -77,9 +77,7 @@ fn results_point_at_rules_and_relative_files() {
 
 #[test]
 fn fingerprints_survive_lines_added_above() {
-    let dir = std::env::temp_dir().join(format!("npu-mem-fp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("fp");
     let original = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo/train.py")).unwrap();
     std::fs::write(dir.join("train.py"), &original).unwrap();
     let prints = |log: &Value| -> Vec<(String, String)> {

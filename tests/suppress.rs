@@ -6,9 +6,7 @@ mod common;
 use serde_json::Value;
 
 fn scan(name: &str, text: &str) -> (Value, i32) {
-    let dir = std::env::temp_dir().join(format!("npu-mem-sup-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir(&format!("sup-{name}"));
     std::fs::write(dir.join("t.py"), text).unwrap();
     let run = common::npu_mem_in(&dir, &["scan", "t.py", "--format", "json"]);
     (serde_json::from_str(&run.stdout).unwrap(), run.code)
