@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Draws the alarm sample of ports outside the development set.
+
+    python3 bench/ports/fresh_sample.py SCANS_DIR > sample.tsv
+
+SCANS_DIR holds one `npu-mem scan PORT --format json` report per port, named
+`<port>.json`. The alarms are the findings of severity warning or error that
+are not advisory. A port with more than 25 is sampled to 25: round-robin over
+its codes (most frequent first), then evenly spaced picks within each code, so
+the sample is deterministic. Prints port, code, severity, path:line, message.
+Standard library only.
+"""
+import collections
+import glob
+import json
+import os
+import sys
+
+PER_PORT = 25
+
+
+def alarms(report):
+    found = [f for f in report["findings"] if f["severity"] in ("warning", "error") and not f["advisory"]]
+    return sorted(found, key=lambda f: (f["code"], f["path"], f["line"], f["column"]))
+
+
+def sample(found):
+    if len(found) <= PER_PORT:
+        return found
+    by_code = collections.defaultdict(list)
+    for f in found:
+        by_code[f["code"]].append(f)
+    order = sorted(by_code, key=lambda c: (-len(by_code[c]), c))
+    quota, taken, round_ = collections.Counter(), 0, 0
+    while taken < PER_PORT:
+        round_ += 1
+        for code in order:
+            if taken < PER_PORT and len(by_code[code]) >= round_:
+                quota[code] += 1
+                taken += 1
+    picked = []
+    for code in order:
+        group, k = by_code[code], quota[code]
+        picked += [group[int((i + 0.5) * len(group) / k)] for i in range(k)]
+    return picked
+
+
+def main():
+    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+        port = os.path.basename(path)[: -len(".json")]
+        for f in sample(alarms(json.load(open(path)))):
+            where = f["path"].split(port + "/", 1)[-1].lstrip("./")
+            print("\t".join([port, f["code"], f["severity"], f"{where}:{f['line']}", f["message"]]))
+
+
+if __name__ == "__main__":
+    main()
