@@ -208,7 +208,8 @@ sys.exit(1 if problems else 0)
 #[ignore = "installs jsonschema from PyPI; .ci/run runs it with `cargo test -- --ignored`"]
 fn demo_report_passes_jsonschema_with_gitlabs_schema() {
     let python = common::venv_with("jsonschema-venv", &["jsonschema"]).join("python");
-    let report = common::temp_dir("gitlab-jsonschema").join("gl-code-quality-report.json");
+    let dir = common::temp_dir("gitlab-jsonschema");
+    let report = dir.join("gl-code-quality-report.json");
     let run =
         common::npu_mem(&["scan", "fixtures/demo", "--fail-on", "never", "--output-gitlab", report.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
