@@ -48,7 +48,9 @@ pub fn unmigrated(
         return Unmigrated::default();
     }
     let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
-    let graph = ImportGraph::new(&python, dir);
+    let mut graph = ImportGraph::new(python.clone(), dir);
+    graph.read_all();
+    let edges: Vec<Vec<usize>> = graph.edges.into_iter().map(Option::unwrap_or_default).collect();
     let shown: Vec<_> = python.iter().map(|f| f.display()).collect();
     let index: HashMap<&str, usize> = shown.iter().enumerate().map(|(i, f)| (f.as_ref(), i)).collect();
     let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
@@ -57,12 +59,12 @@ pub fn unmigrated(
     let (importer_ids, entry_ids) = (ids(importers), ids(entries));
 
     // Entry scripts that import it through the project's modules start migrated processes too.
-    let reaches_importer = reachable(&reversed(&graph.edges), &importer_ids);
+    let reaches_importer = reachable(&reversed(&edges), &importer_ids);
     let migrated_roots: Vec<usize> =
         importer_ids.iter().chain(entry_ids.iter().filter(|&&e| reaches_importer[e])).copied().collect();
-    let migrated = graph.reachable(&migrated_roots);
+    let migrated = reachable(&edges, &migrated_roots);
     let unmigrated_roots: Vec<usize> = entry_ids.into_iter().filter(|&e| !migrated[e]).collect();
-    let unmigrated = graph.reachable(&unmigrated_roots);
+    let unmigrated = reachable(&edges, &unmigrated_roots);
     Unmigrated {
         entries: unmigrated_roots.iter().map(|&i| python[i].display().to_string()).collect(),
         files: (0..python.len())
@@ -73,34 +75,59 @@ pub fn unmigrated(
 }
 
 /// Which of one project's Python files import which: node `i` is the `i`th
-/// file given to [`ImportGraph::new`].
-pub struct ImportGraph {
-    /// For each file, the files of the project it imports.
-    edges: Vec<Vec<usize>>,
+/// file given to [`ImportGraph::new`]. A file's imports are read (parsed
+/// again) only when a search reaches it: in a large project one script's
+/// process is a small part of the whole.
+pub struct ImportGraph<'f> {
+    python: Vec<&'f ScanFile>,
+    modules: ModuleIndex,
+    /// For each file read so far, the files of the project it imports.
+    edges: Vec<Option<Vec<usize>>>,
 }
 
-impl ImportGraph {
-    /// Reads the imports of `python` (one project's Python files, in a
-    /// project displayed as `dir`) and resolves them to those files.
-    pub fn new(python: &[&ScanFile], dir: &str) -> Self {
-        let modules = ModuleIndex::new(python, dir);
-        let imports: Vec<Vec<String>> = python.par_iter().map(|f| imported_names(f)).collect();
-        let edges = imports
-            .iter()
-            .enumerate()
-            .map(|(i, names)| {
-                let mut to: Vec<usize> = names.iter().flat_map(|n| modules.resolve(i, n)).filter(|&j| j != i).collect();
-                to.sort_unstable();
-                to.dedup();
-                to
-            })
-            .collect();
-        ImportGraph { edges }
+impl<'f> ImportGraph<'f> {
+    /// The graph of `python`, one project's Python files, in a project
+    /// displayed as `dir`; no file is read yet.
+    pub fn new(python: Vec<&'f ScanFile>, dir: &str) -> Self {
+        let modules = ModuleIndex::new(&python, dir);
+        let edges = vec![None; python.len()];
+        ImportGraph { python, modules, edges }
     }
 
-    /// Which files `roots` import, directly or through each other, themselves included.
-    pub fn reachable(&self, roots: &[usize]) -> Vec<bool> {
-        reachable(&self.edges, roots)
+    /// Reads every file's imports, in parallel.
+    fn read_all(&mut self) {
+        let edges: Vec<Vec<usize>> = (0..self.python.len()).into_par_iter().map(|i| self.imports_of(i)).collect();
+        self.edges = edges.into_iter().map(Some).collect();
+    }
+
+    /// The files that file `i` imports.
+    fn imports_of(&self, i: usize) -> Vec<usize> {
+        let names = imported_names(self.python[i]);
+        let mut to: Vec<usize> = names.iter().flat_map(|n| self.modules.resolve(i, n)).filter(|&j| j != i).collect();
+        to.sort_unstable();
+        to.dedup();
+        to
+    }
+
+    /// Visits file `root`, then the files it imports, directly or through
+    /// each other, breadth first, until `visit` returns true.
+    pub fn search(&mut self, root: usize, mut visit: impl FnMut(usize) -> bool) {
+        let mut seen = vec![false; self.python.len()];
+        let mut queue = std::collections::VecDeque::from([root]);
+        seen[root] = true;
+        while let Some(i) = queue.pop_front() {
+            if visit(i) {
+                return;
+            }
+            if self.edges[i].is_none() {
+                self.edges[i] = Some(self.imports_of(i));
+            }
+            for &j in self.edges[i].iter().flatten() {
+                if !std::mem::replace(&mut seen[j], true) {
+                    queue.push_back(j);
+                }
+            }
+        }
     }
 }
 

@@ -453,10 +453,7 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
             projects[o.project()][i] |= *f;
         }
     }
-    let asks = |o: &KeptOutcome| {
-        o.full()
-            .is_some_and(|o| o.analysis.findings.iter().flat_map(|(_, c)| c).flatten().any(|l| l.0 == Scope::Process))
-    };
+    let asks = |o: &KeptOutcome| !process_facts_asked(o).is_empty();
     let asking: BTreeSet<usize> = outcomes.iter().filter(|o| asks(o)).map(|o| o.project()).collect();
     let mut processes = HashMap::new();
     for project in asking {
@@ -465,12 +462,15 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
             (0..files.len()).filter(|&i| files[i].project == project && files[i].kind == FileKind::Python).collect();
         let python: Vec<&ScanFile> = members.iter().map(|&i| &files[i]).collect();
         let Some(dir) = walked.projects.get(project) else { continue };
-        let graph = processes::ImportGraph::new(&python, &dir.display);
+        let mut graph = processes::ImportGraph::new(python, &dir.display);
         for (k, &i) in members.iter().enumerate().filter(|(_, &i)| asks(&outcomes[i])) {
+            let wanted = process_facts_asked(&outcomes[i]);
             let mut facts = vec![false; n_facts];
-            for (_, &j) in graph.reachable(&[k]).iter().zip(&members).filter(|(reached, _)| **reached) {
-                outcomes[j].facts().iter().zip(facts.iter_mut()).for_each(|(f, all)| *all |= *f);
-            }
+            // Stops once every fact the file's findings ask about is known to hold.
+            graph.search(k, |j| {
+                outcomes[members[j]].facts().iter().zip(facts.iter_mut()).for_each(|(f, all)| *all |= *f);
+                wanted.iter().all(|&f| facts[f])
+            });
             processes.insert(files[i].display().to_string(), facts);
         }
     }
@@ -480,6 +480,12 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
         processes.entry(files[i].display().to_string()).or_insert_with(own);
     }
     ScanFacts { projects, processes }
+}
+
+/// The facts that findings of `o` ask about for the file's process.
+fn process_facts_asked(o: &KeptOutcome) -> BTreeSet<usize> {
+    let clauses = o.full().into_iter().flat_map(|o| o.analysis.findings.iter().flat_map(|(_, c)| c));
+    clauses.flatten().filter(|l| l.0 == Scope::Process).map(|l| l.1).collect()
 }
 
 /// What one file reports once the scan's `facts` are known: findings whose
