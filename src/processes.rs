@@ -80,7 +80,7 @@ pub fn unmigrated(
 /// process is a small part of the whole.
 pub struct ImportGraph<'f> {
     python: Vec<&'f ScanFile>,
-    modules: ModuleIndex,
+    modules: ModuleIndex<'f>,
     /// For each file read so far, the files of the project it imports.
     edges: Vec<Option<Vec<usize>>>,
 }
@@ -158,54 +158,72 @@ fn imported_names(file: &ScanFile) -> Vec<String> {
 
 /// The project's Python files by dotted module path (`pkg/mod.py` is
 /// `pkg.mod`, `pkg/__init__.py` is `pkg`), relative to the project directory.
-struct ModuleIndex {
-    /// Each file's module path, split at the dots.
-    paths: Vec<Vec<String>>,
-    /// Whether each file is a package's `__init__`.
-    is_init: Vec<bool>,
-    /// Files by full module path.
-    by_path: HashMap<String, Vec<usize>>,
-    /// Files by the last part of their module path.
-    by_last: HashMap<String, Vec<usize>>,
+/// It keeps hashes of the paths, not the paths: a project of 40,000 files
+/// costs about 1 MB, and a file's path is worked out again when it is asked.
+struct ModuleIndex<'f> {
+    files: Vec<&'f ScanFile>,
+    /// The project directory as displayed, with a trailing `/` (empty for `.`).
+    prefix: String,
+    /// (hash of the full module path, file), sorted.
+    by_path: Vec<(u64, u32)>,
+    /// (hash of the last part of the module path, file), sorted.
+    by_last: Vec<(u64, u32)>,
 }
 
-impl ModuleIndex {
-    fn new(files: &[&ScanFile], dir: &str) -> Self {
-        let prefix = format!("{dir}/");
-        let mut is_init = Vec::with_capacity(files.len());
-        let paths: Vec<Vec<String>> = files
-            .iter()
-            .map(|f| {
-                let shown = f.display();
-                let relative = if dir == "." { &shown } else { shown.strip_prefix(&prefix).unwrap_or(&shown) };
-                let stem = relative.trim_end_matches(".pyi").trim_end_matches(".py");
-                let mut parts: Vec<String> =
-                    stem.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect();
-                let init = parts.last().is_some_and(|p| p == "__init__");
-                if init {
-                    parts.pop();
-                }
-                is_init.push(init);
-                parts
-            })
-            .collect();
-        let (mut by_path, mut by_last): (HashMap<String, Vec<usize>>, HashMap<String, Vec<usize>>) = Default::default();
-        for (i, parts) in paths.iter().enumerate() {
-            by_path.entry(parts.join(".")).or_default().push(i);
+/// A hash of a module path or path part, for the index's lookups.
+fn key(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+impl<'f> ModuleIndex<'f> {
+    fn new(files: &[&'f ScanFile], dir: &str) -> Self {
+        let prefix = if dir == "." { String::new() } else { format!("{dir}/") };
+        let mut index = ModuleIndex { files: files.to_vec(), prefix, by_path: Vec::new(), by_last: Vec::new() };
+        for i in 0..files.len() {
+            let (parts, _) = index.module(i);
+            index.by_path.push((key(&parts.join(".")), i as u32));
             if let Some(last) = parts.last() {
-                by_last.entry(last.clone()).or_default().push(i);
+                index.by_last.push((key(last), i as u32));
             }
         }
-        ModuleIndex { paths, is_init, by_path, by_last }
+        index.by_path.sort_unstable();
+        index.by_last.sort_unstable();
+        index
+    }
+
+    /// File `i`'s module path, split at the dots, and whether it is a package's `__init__`.
+    fn module(&self, i: usize) -> (Vec<String>, bool) {
+        let shown = self.files[i].display();
+        let relative = shown.strip_prefix(self.prefix.as_str()).unwrap_or(&shown);
+        let stem = relative.trim_end_matches(".pyi").trim_end_matches(".py");
+        let mut parts: Vec<String> =
+            stem.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect();
+        let init = parts.last().is_some_and(|p| p == "__init__");
+        if init {
+            parts.pop();
+        }
+        (parts, init)
+    }
+
+    /// The files whose entry in `table` has the hash of `text`, and whose
+    /// module path passes `check` (hashes can collide).
+    fn lookup(&self, table: &[(u64, u32)], text: &str, check: impl Fn(&[String]) -> bool) -> Vec<usize> {
+        let k = key(text);
+        let from = table.partition_point(|(h, _)| *h < k);
+        let hits = table[from..].iter().take_while(|(h, _)| *h == k).map(|(_, i)| *i as usize);
+        hits.filter(|&i| check(&self.module(i).0)).collect()
     }
 
     /// The package file `i` is in (for an `__init__`, its own).
-    fn package(&self, i: usize) -> &[String] {
-        let parts = &self.paths[i];
-        match self.is_init[i] {
-            true => parts,
-            false => &parts[..parts.len().saturating_sub(1)],
+    fn package(&self, i: usize) -> Vec<String> {
+        let (mut parts, init) = self.module(i);
+        if !init {
+            parts.pop();
         }
+        parts
     }
 
     /// The files that `name`, imported by file `i`, may be.
@@ -216,16 +234,16 @@ impl ModuleIndex {
                 (false, true) => parts.join("."),
                 (false, false) => format!("{}.{rest}", parts.join(".")),
             };
-            self.by_path.get(&full).cloned().unwrap_or_default()
+            self.lookup(&self.by_path, &full, |found| found.join(".") == full)
         };
         let rest = name.trim_start_matches('.');
         let dots = name.len() - rest.len();
+        let package = self.package(i);
         if dots > 0 {
-            let package = self.package(i);
             let up = package.len().saturating_sub(dots - 1);
             return exact(&package[..up], rest);
         }
-        let beside = exact(self.package(i), rest);
+        let beside = exact(&package, rest);
         if !beside.is_empty() {
             return beside;
         }
@@ -236,13 +254,12 @@ impl ModuleIndex {
         // Some other directory on the path: the nearest file whose module path ends with the name.
         let last = rest.rsplit('.').next().unwrap_or(rest);
         let wanted: Vec<&str> = rest.split('.').collect();
-        let ends_with_name = |j: usize| {
-            let path = &self.paths[j];
+        let ends_with_name = |path: &[String]| {
             path.len() >= wanted.len() && path[path.len() - wanted.len()..].iter().zip(&wanted).all(|(a, b)| a == b)
         };
-        let candidates: Vec<usize> =
-            self.by_last.get(last).into_iter().flatten().copied().filter(|&j| ends_with_name(j)).collect();
-        let shared = |j: usize| self.paths[i].iter().zip(&self.paths[j]).take_while(|(a, b)| a == b).count();
+        let candidates = self.lookup(&self.by_last, last, ends_with_name);
+        let own = self.module(i).0;
+        let shared = |j: usize| own.iter().zip(&self.module(j).0).take_while(|(a, b)| a == b).count();
         let nearest = candidates.iter().map(|&j| shared(j)).max().unwrap_or(0);
         candidates.into_iter().filter(|&j| shared(j) == nearest).collect()
     }
@@ -276,12 +293,13 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn index(paths: &[&str], dir: &str) -> (Vec<ScanFile>, ModuleIndex) {
-        let files: Vec<ScanFile> =
-            paths.iter().map(|p| ScanFile::new(PathBuf::from(p), p.to_string(), FileKind::Python, 0)).collect();
+    fn index(paths: &[&str], dir: &str) -> ModuleIndex<'static> {
+        // Leaked: the index borrows the files, and a test's few bytes may outlive it.
+        let files: &'static [ScanFile] = Vec::leak(
+            paths.iter().map(|p| ScanFile::new(PathBuf::from(p), p.to_string(), FileKind::Python, 0)).collect(),
+        );
         let refs: Vec<&ScanFile> = files.iter().collect();
-        let index = ModuleIndex::new(&refs, dir);
-        (files, index)
+        ModuleIndex::new(&refs, dir)
     }
 
     #[test]
@@ -296,7 +314,7 @@ mod tests {
             "p/tools/utils.py",
             "p/vendor/lib/layers.py",
         ];
-        let (_, index) = index(&paths, "p");
+        let index = index(&paths, "p");
         let at = |name: &str| paths.iter().position(|p| *p == name).unwrap();
         let names = |found: Vec<usize>| found.into_iter().map(|i| paths[i]).collect::<Vec<_>>();
         // A module beside the importer wins over one at the root.
@@ -316,7 +334,7 @@ mod tests {
 
     #[test]
     fn the_scan_root_project_has_no_prefix_to_strip() {
-        let (_, index) = index(&["train.py", "pkg/model.py"], ".");
+        let index = index(&["train.py", "pkg/model.py"], ".");
         assert_eq!(index.resolve(0, "pkg.model"), [1]);
     }
 
