@@ -48,9 +48,7 @@ pub fn unmigrated(
         return Unmigrated::default();
     }
     let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
-    let mut graph = ImportGraph::new(python.clone(), dir);
-    graph.read_all();
-    let edges: Vec<Vec<usize>> = graph.edges.into_iter().map(Option::unwrap_or_default).collect();
+    let edges = ImportGraph::new(python.clone(), dir).read_all();
     let shown: Vec<_> = python.iter().map(|f| f.display()).collect();
     let index: HashMap<&str, usize> = shown.iter().enumerate().map(|(i, f)| (f.as_ref(), i)).collect();
     let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
@@ -94,19 +92,14 @@ impl<'f> ImportGraph<'f> {
         ImportGraph { python, modules, edges }
     }
 
-    /// Reads every file's imports, in parallel.
-    fn read_all(&mut self) {
-        let edges: Vec<Vec<usize>> = (0..self.python.len()).into_par_iter().map(|i| self.imports_of(i)).collect();
-        self.edges = edges.into_iter().map(Some).collect();
+    /// Every file's imports, read in parallel: for each file, the files it imports.
+    fn read_all(&self) -> Vec<Vec<usize>> {
+        (0..self.python.len()).into_par_iter().map(|i| self.imports_of(i)).collect()
     }
 
     /// The files that file `i` imports.
     fn imports_of(&self, i: usize) -> Vec<usize> {
-        let names = imported_names(self.python[i]);
-        let mut to: Vec<usize> = names.iter().flat_map(|n| self.modules.resolve(i, n)).filter(|&j| j != i).collect();
-        to.sort_unstable();
-        to.dedup();
-        to
+        self.modules.resolve(i, &imported_names(self.python[i]))
     }
 
     /// Visits file `root`, then the files it imports, directly or through
@@ -217,17 +210,21 @@ impl<'f> ModuleIndex<'f> {
         hits.filter(|&i| check(&self.module(i).0)).collect()
     }
 
-    /// The package file `i` is in (for an `__init__`, its own).
-    fn package(&self, i: usize) -> Vec<String> {
-        let (mut parts, init) = self.module(i);
-        if !init {
-            parts.pop();
-        }
-        parts
+    /// The files that `names`, imported by file `i`, may be: sorted, without
+    /// repeats and without `i` itself. File `i`'s own path is worked out once.
+    fn resolve(&self, i: usize, names: &[String]) -> Vec<usize> {
+        let (own, init) = self.module(i);
+        let package = if init { &own[..] } else { &own[..own.len().saturating_sub(1)] };
+        let mut to: Vec<usize> =
+            names.iter().flat_map(|n| self.resolve_one(&own, package, n)).filter(|&j| j != i).collect();
+        to.sort_unstable();
+        to.dedup();
+        to
     }
 
-    /// The files that `name`, imported by file `i`, may be.
-    fn resolve(&self, i: usize, name: &str) -> Vec<usize> {
+    /// The files that `name` may be, for an importer whose module path is
+    /// `own` in package `package`.
+    fn resolve_one(&self, own: &[String], package: &[String], name: &str) -> Vec<usize> {
         let exact = |parts: &[String], rest: &str| -> Vec<usize> {
             let full = match (parts.is_empty(), rest.is_empty()) {
                 (true, _) => rest.to_string(),
@@ -238,12 +235,11 @@ impl<'f> ModuleIndex<'f> {
         };
         let rest = name.trim_start_matches('.');
         let dots = name.len() - rest.len();
-        let package = self.package(i);
         if dots > 0 {
             let up = package.len().saturating_sub(dots - 1);
             return exact(&package[..up], rest);
         }
-        let beside = exact(&package, rest);
+        let beside = exact(package, rest);
         if !beside.is_empty() {
             return beside;
         }
@@ -257,11 +253,11 @@ impl<'f> ModuleIndex<'f> {
         let ends_with_name = |path: &[String]| {
             path.len() >= wanted.len() && path[path.len() - wanted.len()..].iter().zip(&wanted).all(|(a, b)| a == b)
         };
-        let candidates = self.lookup(&self.by_last, last, ends_with_name);
-        let own = self.module(i).0;
         let shared = |j: usize| own.iter().zip(&self.module(j).0).take_while(|(a, b)| a == b).count();
-        let nearest = candidates.iter().map(|&j| shared(j)).max().unwrap_or(0);
-        candidates.into_iter().filter(|&j| shared(j) == nearest).collect()
+        let candidates: Vec<(usize, usize)> =
+            self.lookup(&self.by_last, last, ends_with_name).into_iter().map(|j| (j, shared(j))).collect();
+        let nearest = candidates.iter().map(|&(_, n)| n).max().unwrap_or(0);
+        candidates.into_iter().filter(|&(_, n)| n == nearest).map(|(j, _)| j).collect()
     }
 }
 
@@ -317,25 +313,26 @@ mod tests {
         let index = index(&paths, "p");
         let at = |name: &str| paths.iter().position(|p| *p == name).unwrap();
         let names = |found: Vec<usize>| found.into_iter().map(|i| paths[i]).collect::<Vec<_>>();
+        let resolve = |i: usize, name: &str| index.resolve(i, &[name.to_string()]);
         // A module beside the importer wins over one at the root.
-        assert_eq!(names(index.resolve(at("p/pkg/model.py"), "utils")), ["p/pkg/utils.py"]);
-        assert_eq!(names(index.resolve(at("p/train.py"), "utils")), ["p/utils.py"]);
-        assert_eq!(names(index.resolve(at("p/train.py"), "pkg.model")), ["p/pkg/model.py"]);
-        assert_eq!(names(index.resolve(at("p/train.py"), "pkg")), ["p/pkg/__init__.py"]);
+        assert_eq!(names(resolve(at("p/pkg/model.py"), "utils")), ["p/pkg/utils.py"]);
+        assert_eq!(names(resolve(at("p/train.py"), "utils")), ["p/utils.py"]);
+        assert_eq!(names(resolve(at("p/train.py"), "pkg.model")), ["p/pkg/model.py"]);
+        assert_eq!(names(resolve(at("p/train.py"), "pkg")), ["p/pkg/__init__.py"]);
         // Relative imports count their dots from the importer's package.
-        assert_eq!(names(index.resolve(at("p/pkg/sub/deep.py"), "..model")), ["p/pkg/model.py"]);
-        assert_eq!(names(index.resolve(at("p/pkg/__init__.py"), ".model")), ["p/pkg/model.py"]);
-        assert_eq!(names(index.resolve(at("p/pkg/model.py"), ".sub.deep")), ["p/pkg/sub/deep.py"]);
+        assert_eq!(names(resolve(at("p/pkg/sub/deep.py"), "..model")), ["p/pkg/model.py"]);
+        assert_eq!(names(resolve(at("p/pkg/__init__.py"), ".model")), ["p/pkg/model.py"]);
+        assert_eq!(names(resolve(at("p/pkg/model.py"), ".sub.deep")), ["p/pkg/sub/deep.py"]);
         // Another directory on the path: the file whose module path ends with the name.
-        assert_eq!(names(index.resolve(at("p/train.py"), "lib.layers")), ["p/vendor/lib/layers.py"]);
+        assert_eq!(names(resolve(at("p/train.py"), "lib.layers")), ["p/vendor/lib/layers.py"]);
         // Not the project's: a library.
-        assert!(index.resolve(at("p/train.py"), "torch.nn").is_empty());
+        assert!(resolve(at("p/train.py"), "torch.nn").is_empty());
     }
 
     #[test]
     fn the_scan_root_project_has_no_prefix_to_strip() {
         let index = index(&["train.py", "pkg/model.py"], ".");
-        assert_eq!(index.resolve(0, "pkg.model"), [1]);
+        assert_eq!(index.resolve(0, &["pkg.model".to_string()]), [1]);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
 use crate::walk::{FileKind, Project, ScanFile, WalkResult};
 use rayon::prelude::*;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// What a whole scan found.
 pub struct ScanOutcome {
@@ -453,30 +453,35 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
             projects[o.project()][i] |= *f;
         }
     }
-    let asks = |o: &KeptOutcome| !process_facts_asked(o).is_empty();
-    let asking: BTreeSet<usize> = outcomes.iter().filter(|o| asks(o)).map(|o| o.project()).collect();
+    // The files whose findings ask about process facts, with the facts they ask about.
+    let asking: BTreeMap<usize, BTreeSet<usize>> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i, process_facts_asked(o)))
+        .filter(|(_, wanted)| !wanted.is_empty())
+        .collect();
+    let projects_asking: BTreeSet<usize> = asking.keys().map(|&i| files[i].project).collect();
     let mut processes = HashMap::new();
-    for project in asking {
+    for project in projects_asking {
         // Graph node k is outcome members[k].
         let members: Vec<usize> =
             (0..files.len()).filter(|&i| files[i].project == project && files[i].kind == FileKind::Python).collect();
         let python: Vec<&ScanFile> = members.iter().map(|&i| &files[i]).collect();
         let Some(dir) = walked.projects.get(project) else { continue };
         let mut graph = processes::ImportGraph::new(python, &dir.display);
-        for (k, &i) in members.iter().enumerate().filter(|(_, &i)| asks(&outcomes[i])) {
-            let wanted = process_facts_asked(&outcomes[i]);
+        for (k, wanted) in members.iter().enumerate().filter_map(|(k, i)| Some((k, asking.get(i)?))) {
             let mut facts = vec![false; n_facts];
             // Stops once every fact the file's findings ask about is known to hold.
             graph.search(k, |j| {
                 outcomes[members[j]].facts().iter().zip(facts.iter_mut()).for_each(|(f, all)| *all |= *f);
                 wanted.iter().all(|&f| facts[f])
             });
-            processes.insert(files[i].display().to_string(), facts);
+            processes.insert(files[members[k]].display().to_string(), facts);
         }
     }
     // A notebook imports nothing of its project: its process is itself.
-    for (i, o) in outcomes.iter().enumerate().filter(|(_, o)| asks(o)) {
-        let own = || (0..n_facts).map(|f| o.facts().get(f).copied().unwrap_or(false)).collect();
+    for &i in asking.keys() {
+        let own = || (0..n_facts).map(|f| outcomes[i].facts().get(f).copied().unwrap_or(false)).collect();
         processes.entry(files[i].display().to_string()).or_insert_with(own);
     }
     ScanFacts { projects, processes }
