@@ -14,7 +14,7 @@ fn add_ignore_silences_every_finding_and_changes_nothing_else() {
     let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore", "legacy code"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let after = std::fs::read_to_string(dir.join("t.py")).unwrap();
-    let expected = "import torch\r\nx = torch.ones(2).cuda()  # move it  # npu-mem: ignore[TX001, TX004] -- legacy code\r\ny = x.cuda()  # npu-mem: ignore[TX006, TX001]\r\ns = \"\"\"text\r\ncuda\"\"\"\r\nz = (x  # npu-mem: ignore[TX001] -- legacy code\r\n     .cuda())";
+    let expected = "import torch\r\nx = torch.ones(2).cuda()  # move it  # npu-mem: ignore[TX001] -- legacy code\r\ny = x.cuda()  # npu-mem: ignore[TX006, TX001]\r\ns = \"\"\"text\r\ncuda\"\"\"\r\nz = (x  # npu-mem: ignore[TX001] -- legacy code\r\n     .cuda())";
     assert_eq!(after, expected, "CRLF, the missing final newline and other text are kept");
     assert!(std::fs::read_to_string(dir.join("run.sh"))
         .unwrap()

@@ -8,7 +8,8 @@ fn project(name: &str, config_name: &str, config: &str) -> common::TempDir {
     let dir = common::temp_dir(&format!("cfg-{name}"));
     std::fs::create_dir_all(dir.join("src/tests")).unwrap();
     std::fs::write(dir.join(config_name), config).unwrap();
-    let code = "import torch\nx = torch.ones(2).cuda()\nl = torch.utils.data.DataLoader(x)\n";
+    // In a loop, where TX004 reports the host allocation.
+    let code = "import torch\nfor _ in range(2): x = torch.ones(2).cuda()\nl = torch.utils.data.DataLoader(x)\n";
     std::fs::write(dir.join("src/train.py"), code).unwrap();
     std::fs::write(dir.join("src/tests/test_train.py"), code).unwrap();
     dir

@@ -151,7 +151,8 @@ fn text_report_counts_what_fix_would_fix() {
 #[test]
 fn line_endings_bom_and_final_newline_survive() {
     let dir = temp_dir("fix-bytes");
-    let crlf = "# -*- coding: utf-8 -*-\r\nimport torch\r\nloader = torch.utils.data.DataLoader(\r\n    ds,\r\n    num_workers=2,\r\n    pin_memory=True,\r\n)\r\nx = torch.ones(2).cuda()\r\n";
+    // The last line allocates in a loop, where TX004's unsafe fix applies.
+    let crlf = "# -*- coding: utf-8 -*-\r\nimport torch\r\nloader = torch.utils.data.DataLoader(\r\n    ds,\r\n    num_workers=2,\r\n    pin_memory=True,\r\n)\r\nfor _ in range(2): x = torch.ones(2).cuda()\r\n";
     std::fs::write(dir.join("crlf.py"), crlf).unwrap();
     std::fs::write(dir.join("no_newline.py"), "import torch\nx = torch.ones(2).cuda()").unwrap();
     std::fs::write(dir.join("bom.py"), "\u{feff}import torch\nx = torch.ones(2).cuda()\n").unwrap();
@@ -159,7 +160,7 @@ fn line_endings_bom_and_final_newline_survive() {
     assert_eq!(safe.code, 0, "{}", safe.stderr);
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
     let head = "# -*- coding: utf-8 -*-\r\nimport torch\r\nimport torch_npu\r\nloader = torch.utils.data.DataLoader(\r\n    ds,\r\n    num_workers=2,\r\n    pin_memory=True,\r\n";
-    assert_eq!(read("crlf.py"), format!("{head})\r\nx = torch.ones(2).npu()\r\n"));
+    assert_eq!(read("crlf.py"), format!("{head})\r\nfor _ in range(2): x = torch.ones(2).npu()\r\n"));
     assert_eq!(read("no_newline.py"), "import torch\nimport torch_npu\nx = torch.ones(2).npu()");
     assert_eq!(read("bom.py"), "\u{feff}import torch\nimport torch_npu\nx = torch.ones(2).npu()\n");
     // Unsafe fixes add lines inside the call: still CRLF, in the call's layout.
@@ -167,7 +168,7 @@ fn line_endings_bom_and_final_newline_survive() {
         npu_mem_in(&dir, &["scan", "crlf.py", "--fix", "--unsafe-fixes", "--target", "2.1", "--fail-on", "never"]);
     assert_eq!(all.code, 0, "{}", all.stderr);
     let tail =
-        "    persistent_workers=True,\r\n    pin_memory_device=\"npu\",\r\n)\r\nx = torch.ones(2, device=\"npu\")\r\n";
+        "    persistent_workers=True,\r\n    pin_memory_device=\"npu\",\r\n)\r\nfor _ in range(2): x = torch.ones(2, device=\"npu\")\r\n";
     assert_eq!(read("crlf.py"), format!("{head}{tail}"));
 }
 

@@ -6,7 +6,8 @@ mod common;
 
 use common::{git, npu_mem_in, temp_dir};
 
-const TRAIN: &str = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nx = torch.ones(2).cuda()\n";
+/// Three findings: TX001 on line 2, TX001 and TX004 (an allocation in a loop) on line 3.
+const TRAIN: &str = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfor _ in range(2): x = torch.ones(2).cuda()\n";
 
 #[test]
 fn baseline_survives_unrelated_edits_and_catches_new_findings() {
@@ -31,7 +32,7 @@ fn baseline_survives_unrelated_edits_and_catches_new_findings() {
 
     std::fs::write(
         dir.join("train.py"),
-        "import torch\nmodel = torch.nn.Linear(2, 2).npu()\nx = torch.ones(2).cuda()\n",
+        "import torch\nmodel = torch.nn.Linear(2, 2).npu()\nfor _ in range(2): x = torch.ones(2).cuda()\n",
     )
     .unwrap();
     let run = npu_mem_in(&dir, &["scan", "train.py", "--baseline", "npu-mem-baseline.json", "--color", "never"]);

@@ -179,6 +179,9 @@ impl Compiler {
         if let Some(b) = s.inside_training_loop {
             preds.push(Pred::InsideTrainingLoop(b));
         }
+        if let Some(b) = s.runs_per_step {
+            preds.push(Pred::RunsPerStep(b));
+        }
         if let Some(w) = &s.inside_with {
             preds
                 .push(Pred::InsideWith(NameGlobs::new(&w.to_vec(), |p| self.regex(p)).map_err(within("inside_with"))?));
@@ -409,6 +412,7 @@ fn cost(p: &Pred) -> u8 {
         Pred::Nearest(..)
         | Pred::InsideLoop(_)
         | Pred::InsideTrainingLoop(_)
+        | Pred::RunsPerStep(_)
         | Pred::UnderIf(_)
         | Pred::InsideWith(_)
         | Pred::ReceiverLoopInvariant(_)

@@ -370,6 +370,14 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             });
             inside == *want
         }
+        Pred::RunsPerStep(want) => {
+            let step_loop = local(&cx.frames_of(node)).any(|f| match f {
+                Frame::LoopBody(l) => cx.model.loops.get(&l.id()).is_some_and(|i| i.is_step_loop()),
+                _ => false,
+            });
+            let step_function = || cx.function_of(node).is_some_and(|f| cx.model.per_step_functions.contains(&f.id()));
+            (step_loop || step_function()) == *want
+        }
         Pred::InsideWith(globs) => slots::inside_with(globs, node, cx),
         Pred::Signature(params) => {
             let args = CallArgs::of(node, cx.src);

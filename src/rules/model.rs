@@ -288,6 +288,9 @@ pub enum Pred {
     InsideLoop(bool),
     /// Inside (or not inside) a training loop body.
     InsideTrainingLoop(bool),
+    /// Runs (or does not run) on every step: in a training loop, or in a
+    /// function that runs per step ([`crate::semantic::steps`]).
+    RunsPerStep(bool),
     /// Inside a with-block or decorated function with a matching call.
     InsideWith(NameGlobs),
     /// Under an `if` whose test matches.

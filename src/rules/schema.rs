@@ -241,6 +241,8 @@ pub struct MatcherSpec {
     pub inside_loop: Option<bool>,
     /// Inside the body of a training loop.
     pub inside_training_loop: Option<bool>,
+    /// Runs on every step: in a training loop, or in a function that runs per step.
+    pub runs_per_step: Option<bool>,
     /// Inside a `with` block (or a function decorated) with a call matching a glob.
     pub inside_with: Option<OneOrMany>,
     /// Under an `if`/`elif` (within the function) whose test text matches a regex.

@@ -6,6 +6,7 @@ pub mod dispatch;
 pub mod flow;
 pub mod imports;
 pub mod memo;
+pub mod steps;
 pub mod traverse;
 pub mod values;
 
@@ -35,6 +36,21 @@ pub struct LoopInfo<'t> {
     pub iterable: Option<Node<'t>>,
     /// The function scope the loop is in.
     pub scope: usize,
+    /// The loop directly around this one in the same function, if any.
+    pub outer: Option<usize>,
+    /// A `try` statement sits directly in the loop (not in a nested loop):
+    /// a `while` loop with one retries, it does not step.
+    pub has_try: bool,
+}
+
+impl LoopInfo<'_> {
+    /// Whether the loop runs once per step (see [`steps`]): it trains, or it
+    /// is a `while` loop without a `try` in its body (with one it retries
+    /// until something works, as benchmark scripts do after running out of
+    /// memory).
+    pub fn is_step_loop(&self) -> bool {
+        self.training || (self.iterable.is_none() && !self.has_try)
+    }
 }
 
 /// Everything known about one file before rules run.
@@ -49,6 +65,8 @@ pub struct FileModel<'t> {
     bindings: FastMap<(usize, &'t str), Vec<Node<'t>>>,
     /// Loops by node id.
     pub loops: FastMap<usize, LoopInfo<'t>>,
+    /// Node ids of the functions that run on every step (see [`steps`]).
+    pub per_step_functions: FastSet<usize>,
     /// Node ids of docstrings.
     pub docstrings: FastSet<usize>,
     /// Names local to each function or lambda, by node id: its parameters and
@@ -71,7 +89,14 @@ impl<'t> FileModel<'t> {
     /// Builds the model of a parsed file.
     pub fn build(root: Node<'t>, src: &'t str) -> Self {
         let tree = FlatTree::new(root);
-        let mut builder = Builder { src, model: FileModel::default(), frames: Vec::new(), steps: Vec::new() };
+        let mut builder = Builder {
+            src,
+            model: FileModel::default(),
+            frames: Vec::new(),
+            steps: Vec::new(),
+            functions: Vec::new(),
+            local_calls: Vec::new(),
+        };
         tree.visit(&mut builder);
         let mut model = builder.finish();
         model.tree = tree;
@@ -176,6 +201,10 @@ struct Builder<'t> {
     frames: Vec<Frame>,
     /// `.step()` calls: (loop id, receiver, scope), decided once imports are known.
     steps: Vec<(usize, Node<'t>, usize)>,
+    /// Every function definition, for [`steps::per_step_functions`].
+    functions: Vec<steps::FunctionDef<'t>>,
+    /// Calls of names the file may define, for the same.
+    local_calls: Vec<steps::LocalCall<'t>>,
 }
 
 impl<'t> Builder<'t> {
@@ -231,6 +260,18 @@ impl<'t> Builder<'t> {
                 }
             }
         }
+        let loops = &self.model.loops;
+        let in_step_loop = |id: usize| {
+            let mut at = Some(id);
+            while let Some(info) = at.and_then(|id| loops.get(&id)) {
+                if info.is_step_loop() {
+                    return true;
+                }
+                at = info.outer;
+            }
+            false
+        };
+        self.model.per_step_functions = steps::per_step_functions(&self.functions, &self.local_calls, in_step_loop);
         self.model
     }
 
@@ -268,6 +309,9 @@ impl<'t> Visitor<'t> for Builder<'t> {
             }
             "function_definition" | "class_definition" => {
                 if let Some(name) = node.field(Field::Name).map(|n| text(n, src)) {
+                    if node.kind_name() == "function_definition" {
+                        self.functions.push(steps::FunctionDef { name, id: node.id() });
+                    }
                     if self.at_module_level() {
                         self.model.defined.insert(name);
                     } else if let Some(Frame::Function(outer)) =
@@ -290,7 +334,8 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 });
             }
             "for_statement" | "while_statement" => {
-                let mut info = LoopInfo { scope: self.scope(), ..LoopInfo::default() };
+                let outer = self.enclosing_loops().next();
+                let mut info = LoopInfo { scope: self.scope(), outer, ..LoopInfo::default() };
                 if let Some(left) = node.field(Field::Left) {
                     pattern_names(left, src, &mut info.targets);
                 }
@@ -327,7 +372,16 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 }
                 self.record_assigned(&names);
             }
-            "call" => self.note_training_call(node),
+            "try_statement" => {
+                let innermost = self.enclosing_loops().next();
+                if let Some(info) = innermost.and_then(|id| self.model.loops.get_mut(&id)) {
+                    info.has_try = true;
+                }
+            }
+            "call" => {
+                self.note_training_call(node);
+                self.note_local_call(node);
+            }
             _ => {}
         }
         true
@@ -358,6 +412,26 @@ fn parameter_names<'t>(params: Node<'t>, src: &'t str, out: &mut Vec<&'t str>) {
 }
 
 impl<'t> Builder<'t> {
+    /// Records `f(...)`, `self.f(...)` and `cls.f(...)`: calls of functions the
+    /// file may define, for [`steps::per_step_functions`].
+    fn note_local_call(&mut self, call: Node<'t>) {
+        let Some(func) = call.field(Field::Function) else { return };
+        let name = match func.kind_name() {
+            "identifier" => func,
+            "attribute" if func.field(Field::Object).is_some_and(|o| matches!(text(o, self.src), "self" | "cls")) => {
+                let Some(attr) = func.field(Field::Attribute) else { return };
+                attr
+            }
+            _ => return,
+        };
+        let function = match self.scope() {
+            MODULE_SCOPE => None,
+            id => Some(id),
+        };
+        let innermost_loop = self.enclosing_loops().next();
+        self.local_calls.push(steps::LocalCall { name: text(name, self.src), function, innermost_loop });
+    }
+
     /// `loss_scaler(loss, optimizer, ...)`: a loss scaler called directly (timm's
     /// `NativeScaler.__call__`) runs backward and the optimizer step itself.
     fn is_loss_scaler_call(&self, call: Node<'t>) -> bool {
