@@ -6,10 +6,11 @@
 //! (`forward`, Lightning's `training_step`, any `*_step`), or when the file
 //! calls it by name (`f(...)`, `self.f(...)`, `cls.f(...)`) from a step loop
 //! or from another function that runs per step. A step loop is a training
-//! loop or a `while` loop (decoding, environment and generation loops run
-//! until done) that does not retry after an error; a `for` loop that does not train iterates over configs,
-//! layers or checkpoints as often as over batches, so it does not count.
-//! Calls from other files are not followed: the analysis is per file.
+//! loop, or a `while` loop that does not retry after an error (decoding,
+//! environment and generation loops run until done); a `for` loop that does
+//! not train iterates over configs, layers or checkpoints as often as over
+//! batches, so it does not count. Calls from other files are not followed:
+//! the analysis is per file.
 
 use crate::hash::{FastMap, FastSet};
 
