@@ -6,7 +6,7 @@ use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{pattern_names, text};
-use crate::semantic::FileModel;
+use crate::semantic::{FileModel, LoopInfo};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 use tree_sitter::Node;
@@ -208,6 +208,15 @@ impl<'a, 't> Context<'a, 't> {
             }
         }
         self.model.resolve(&parts)
+    }
+
+    /// The innermost loop around `node` in its own function (`node` in its
+    /// body) whose information passes `wanted`.
+    pub fn loop_around(&self, node: Node<'t>, wanted: impl Fn(&LoopInfo<'t>) -> bool) -> Option<&'a LoopInfo<'t>> {
+        local(&self.frames_of(node)).find_map(|f| match f {
+            Frame::LoopBody(l) => self.model.loops.get(&l.id()).filter(|info| wanted(info)),
+            _ => None,
+        })
     }
 
     /// The innermost function around `node`, if any.

@@ -13,6 +13,7 @@ use crate::semantic::dispatch::chain_tests;
 use crate::semantic::dispatch::other_else_of_cuda_test;
 use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{is_literal, literal, plain_string, shorten, string_like, text, unparen};
+use crate::semantic::LoopInfo;
 use tree_sitter::Node;
 
 /// Evaluates `m` at `node`; on success `state` holds its captures.
@@ -362,19 +363,9 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             is_target == *want
         }
         Pred::InsideLoop(want) => local(&cx.frames_of(node)).any(|f| matches!(f, Frame::LoopBody(_))) == *want,
-        Pred::InsideTrainingLoop(want) => {
-            let frames = cx.frames_of(node);
-            let inside = local(&frames).any(|f| match f {
-                Frame::LoopBody(l) => cx.model.loops.get(&l.id()).is_some_and(|i| i.training),
-                _ => false,
-            });
-            inside == *want
-        }
+        Pred::InsideTrainingLoop(want) => cx.loop_around(node, |i| i.training).is_some() == *want,
         Pred::RunsPerStep(want) => {
-            let step_loop = local(&cx.frames_of(node)).any(|f| match f {
-                Frame::LoopBody(l) => cx.model.loops.get(&l.id()).is_some_and(|i| i.is_step_loop()),
-                _ => false,
-            });
+            let step_loop = cx.loop_around(node, LoopInfo::is_step_loop).is_some();
             let step_function = || cx.function_of(node).is_some_and(|f| cx.model.per_step_functions.contains(&f.id()));
             (step_loop || step_function()) == *want
         }

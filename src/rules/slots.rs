@@ -286,12 +286,7 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
 /// the step), so what it collects lives for one step only.
 pub fn receiver_assigned_in_training_loop<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
     let Some(name) = simple_receiver(node, cx) else { return false };
-    let frames = cx.frames_of(node);
-    let training = local(&frames).find_map(|frame| match frame {
-        Frame::LoopBody(l) => cx.model.loops.get(&l.id()).filter(|info| info.training),
-        _ => None,
-    });
-    training.is_some_and(|info| info.assigned.contains(name))
+    cx.loop_around(node, |info| info.training).is_some_and(|info| info.assigned.contains(name))
 }
 
 /// The text of a method call's receiver when it is a plain name or `self.attr`.
