@@ -62,6 +62,7 @@ pub struct StoredOutcome {
     directives: Vec<Directive>,
     findings: Vec<StoredFinding>,
     facts: Vec<bool>,
+    named_files: Vec<String>,
     rows: Vec<TableRow>,
     counts: Vec<usize>,
     sites: Vec<(usize, usize, String)>,
@@ -98,6 +99,7 @@ impl StoredOutcome {
                 })
                 .collect(),
             facts: a.facts.clone(),
+            named_files: a.named_files.clone(),
             rows: a.rows.clone(),
             counts: a.counts.clone(),
             sites: a.sites.clone(),
@@ -123,6 +125,7 @@ impl StoredOutcome {
         let analysis = crate::rules::engine::FileAnalysis {
             findings,
             facts: self.facts.clone(),
+            named_files: self.named_files.clone(),
             rows: self.rows.clone(),
             counts: self.counts.clone(),
             sites: self.sites.clone(),

@@ -30,6 +30,7 @@ pub mod finding;
 pub mod fix;
 pub mod hash;
 pub mod migration;
+pub mod named_files;
 pub mod notebook;
 pub mod output;
 pub mod parse;

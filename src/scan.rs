@@ -6,6 +6,7 @@ use crate::cli::Migration;
 use crate::config::Setting;
 use crate::finding::{FileProblem, Finding, ProblemKind, SharedText};
 use crate::migration::Assumed;
+use crate::named_files::{self, NamedFiles};
 use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
 use crate::processes;
@@ -79,12 +80,15 @@ pub struct ScanFacts {
     projects: Vec<Vec<bool>>,
     /// By the display path of a file whose findings have process conditions, then fact.
     processes: HashMap<String, Vec<bool>>,
+    /// By project, the file names its files spell out.
+    named: Vec<NamedFiles>,
 }
 
 impl ScanFacts {
     /// Whether fact `fact`, in `scope`, holds for file `path` of project `project`.
     pub fn holds(&self, scope: Scope, project: usize, path: &str, fact: usize) -> bool {
         let facts = match scope {
+            Scope::NamedFile => return self.named.get(project).is_some_and(|n| n.names(path)),
             Scope::Process => self.processes.get(path),
             _ => self.projects.get(project),
         };
@@ -154,8 +158,8 @@ impl KeptOutcome {
             return KeptOutcome::Full(Box::new(o));
         }
         let a = o.analysis;
-        let adds = !a.facts.is_empty() || !a.counts.is_empty();
-        let tally = adds.then(|| Box::new(Tally { facts: a.facts, counts: a.counts }));
+        let adds = !a.facts.is_empty() || !a.counts.is_empty() || !a.named_files.is_empty();
+        let tally = adds.then(|| Box::new(Tally { facts: a.facts, counts: a.counts, named_files: a.named_files }));
         KeptOutcome::Quiet { project: o.project, content: o.content, tally }
     }
 
@@ -181,6 +185,14 @@ impl KeptOutcome {
             KeptOutcome::Full(o) => &o.analysis.facts,
         }
     }
+
+    /// The file names the file spells out.
+    fn named_files(&self) -> &[String] {
+        match self {
+            KeptOutcome::Quiet { tally, .. } => tally.as_ref().map_or(&[], |t| &t.named_files),
+            KeptOutcome::Full(o) => &o.analysis.named_files,
+        }
+    }
 }
 
 /// A quiet file's project facts and summary counts.
@@ -189,6 +201,8 @@ pub struct Tally {
     facts: Vec<bool>,
     /// Its summary counts, by count index.
     counts: Vec<usize>,
+    /// The file names it spells out.
+    named_files: Vec<String>,
 }
 
 /// Analyses every file the walk found with `engine`, each project in the style `migration` gives it.
@@ -269,9 +283,12 @@ pub fn cache_entries(
         .zip(outcomes)
         .filter_map(|(f, kept)| match kept {
             KeptOutcome::Quiet { content, tally, .. } => {
-                let (facts, counts) =
-                    tally.as_ref().map_or_else(Default::default, |t| (t.facts.clone(), t.counts.clone()));
-                let analysis = FileAnalysis { facts, counts, ..FileAnalysis::default() };
+                let analysis = tally.as_ref().map_or_else(FileAnalysis::default, |t| FileAnalysis {
+                    facts: t.facts.clone(),
+                    counts: t.counts.clone(),
+                    named_files: t.named_files.clone(),
+                    ..FileAnalysis::default()
+                });
                 let parts = Parts { directives: &[], analysis: &analysis, problem: None };
                 Some((f.display().to_string(), StoredOutcome::new((*content)?, parts)))
             }
@@ -359,7 +376,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         |kind, message: String| Some(Box::new(FileProblem { path: file.display().to_string(), kind, message }));
     let path_findings = engine.analyse_path(&out.path);
     if file.kind == FileKind::PathOnly {
-        out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
+        out.analysis.findings = path_findings;
         return out;
     }
     let notebook = match file.kind {
@@ -376,19 +393,33 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
     let Some(rules) = engine.rules_for(text) else {
         // Nothing to analyse, but suppressions are still checked; the file is parsed for them only if it has one.
+        // ... and so are the file names it spells out (a build script may trigger no rule).
+        let names = mentions_named_extension(engine, text);
         out.directives = match file.kind {
             FileKind::Shell => suppress::in_shell(text),
-            _ if !text.contains(suppress::MARKER) => Vec::new(),
-            _ => parse_python(text).map_or_else(Vec::new, |tree| suppress::in_python(tree.root_node(), text)),
+            _ if !text.contains(suppress::MARKER) && !names => Vec::new(),
+            _ => parse_python(text).map_or_else(Vec::new, |tree| {
+                if names {
+                    out.analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+                }
+                suppress::in_python(tree.root_node(), text)
+            }),
         };
-        out.analysis.findings = path_findings.into_iter().map(|f| (f, Vec::new())).collect();
+        if names && file.kind == FileKind::Shell {
+            out.analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
+        }
+        out.analysis.findings = path_findings;
         return out;
     };
     let lines = LineIndex::new(text);
     out.analysis = match file.kind {
         FileKind::Shell => {
             out.directives = suppress::in_shell(text);
-            engine.analyse_shell(text, &lines, &out.path)
+            let mut analysis = engine.analyse_shell(text, &lines, &out.path);
+            if mentions_named_extension(engine, text) {
+                analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
+            }
+            analysis
         }
         _ => match parse_python(text) {
             Some(tree) => {
@@ -401,7 +432,10 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                 if let Some(line) = first_error_line(&tree) {
                     partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
                 }
-                let analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
+                let mut analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
+                if mentions_named_extension(engine, text) {
+                    analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+                }
                 if let Some(line) = analysis.cut_at_line {
                     partial.push(format!(
                         "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
@@ -435,9 +469,15 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
             }
         },
     };
-    out.analysis.findings.extend(path_findings.into_iter().map(|f| (f, Vec::new())));
+    out.analysis.findings.extend(path_findings);
     out.notebook = notebook.map(Box::new);
     out
+}
+
+/// Whether `text` has `.EXT` for an extension whose file names rules ask
+/// about: only then is it searched for them.
+fn mentions_named_extension(engine: &Engine, text: &str) -> bool {
+    engine.named_extensions.iter().any(|ext| text.contains(&format!(".{ext}")))
 }
 
 /// The facts of the whole scan, from `outcomes` (in the order of `walked`'s
@@ -448,11 +488,14 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
     let n_facts = engine.set.compiler.facts.len();
     let n_projects = outcomes.iter().map(|o| o.project() + 1).max().unwrap_or(0);
     let mut projects = vec![vec![false; n_facts]; n_projects];
+    let mut names: Vec<Vec<&String>> = vec![Vec::new(); n_projects];
     for o in outcomes {
         for (i, f) in o.facts().iter().enumerate() {
             projects[o.project()][i] |= *f;
         }
+        names[o.project()].extend(o.named_files());
     }
+    let named = names.into_iter().map(NamedFiles::new).collect();
     // The files whose findings ask about process facts, with the facts they ask about.
     let asking: BTreeMap<usize, BTreeSet<usize>> = outcomes
         .iter()
@@ -484,7 +527,7 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
         let own = || (0..n_facts).map(|f| outcomes[i].facts().get(f).copied().unwrap_or(false)).collect();
         processes.entry(files[i].display().to_string()).or_insert_with(own);
     }
-    ScanFacts { projects, processes }
+    ScanFacts { projects, processes, named }
 }
 
 /// The facts that findings of `o` ask about for the file's process.

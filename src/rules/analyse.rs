@@ -99,8 +99,9 @@ impl Engine<'_> {
         out
     }
 
-    /// Matches file-name rules (`file = "*.cu"`) against a path.
-    pub fn analyse_path(&self, display: &SharedText) -> Vec<Finding> {
+    /// Matches file-name rules (`file = "*.cu"`) against a path; a match
+    /// with `named_in_project` waits for the project's names.
+    pub fn analyse_path(&self, display: &SharedText) -> Vec<(Finding, Vec<Clause>)> {
         let lines = LineIndex::new("");
         let mut out = Vec::new();
         for &i in &self.active {
@@ -108,11 +109,19 @@ impl Engine<'_> {
             let hit = rule
                 .alternatives
                 .iter()
-                .any(|m| matches!(&m.anchor, Some(Anchor::File { globs, .. }) if globs.is_match(display)));
-            if hit {
+                .find(|m| matches!(&m.anchor, Some(Anchor::File { globs, .. }) if globs.is_match(display)));
+            if let Some(m) = hit {
                 let lookup =
                     |name: &str| if name == "path" || name == "text" { display.to_string() } else { String::new() };
-                out.push(self.plain_finding(rule, (0, 0), "", &lines, display, &lookup));
+                let clauses = m
+                    .preds
+                    .iter()
+                    .filter_map(|p| match p {
+                        Pred::NamedInProject(want) => Some(vec![(Scope::NamedFile, 0, *want)]),
+                        _ => None,
+                    })
+                    .collect();
+                out.push((self.plain_finding(rule, (0, 0), "", &lines, display, &lookup), clauses));
             }
         }
         out

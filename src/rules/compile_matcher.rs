@@ -103,6 +103,12 @@ impl Compiler {
         if s.shell_reads == Some(false) {
             preds.push(Pred::ShellAssignmentsOnly);
         }
+        if let Some(b) = s.named_in_project {
+            if !matches!(anchor, Some(Anchor::File { .. })) {
+                return Err(SpecError::at("named_in_project", Problem::NamedWithoutFile));
+            }
+            preds.push(Pred::NamedInProject(b));
+        }
         if let Some(b) = &s.binding {
             preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(within("binding"))?)));
         }
@@ -402,7 +408,8 @@ fn cost(p: &Pred) -> u8 {
         | Pred::Args(_)
         | Pred::NameRegex(_)
         | Pred::Capture(_)
-        | Pred::ShellAssignmentsOnly => 0,
+        | Pred::ShellAssignmentsOnly
+        | Pred::NamedInProject(_) => 0,
         Pred::Fields(_)
         | Pred::Receiver(_)
         | Pred::Slot(_)

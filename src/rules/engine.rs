@@ -79,6 +79,9 @@ pub struct Engine<'r> {
     /// [`super::guards`]); their findings are dropped after that.
     pub(super) guard_only: Vec<String>,
     triggers: Triggers,
+    /// The extensions of the `file` anchors that ask whether the project
+    /// names the file (`named_in_project`): the names to collect from every file.
+    pub named_extensions: Vec<String>,
 }
 
 /// Trigger words: a file must contain one of a rule's words for the rule to be
@@ -127,6 +130,9 @@ pub struct FileAnalysis {
     /// The line of the first node for which a search of its function (or
     /// module) stopped at `slots::MAX_SCOPE_NODES` nodes, if any.
     pub scope_search_cut_at_line: Option<usize>,
+    /// The file names (or patterns) the file spells out, with the extensions
+    /// of [`Engine::named_extensions`].
+    pub named_files: Vec<String>,
 }
 
 impl FileAnalysis {
@@ -223,7 +229,18 @@ impl<'r> Engine<'r> {
         }
         let searcher = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).ok();
         let triggers = Triggers { searcher, n_words: words.len(), rule_words, always };
-        Engine { set, target, dispatch, active, guard_only, triggers }
+        let mut named_extensions: Vec<String> = active
+            .iter()
+            .flat_map(|&i| &set.rules[i].alternatives)
+            .filter(|m| m.preds.iter().any(|p| matches!(p, Pred::NamedInProject(_))))
+            .flat_map(|m| match &m.anchor {
+                Some(Anchor::File { extensions, .. }) => extensions.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        named_extensions.sort();
+        named_extensions.dedup();
+        Engine { set, target, dispatch, active, guard_only, triggers, named_extensions }
     }
 
     /// Which rules can match a file with this text, by the trigger words it

@@ -411,6 +411,8 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         }
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::ShellAssignmentsOnly => true,
+        // Only `file` anchors take it, and they match paths, not nodes.
+        Pred::NamedInProject(_) => false,
         Pred::FunctionHas(m) => slots::scope_has(node, Order::Anywhere, cx, |n| eval(m, n, cx, st)),
         Pred::Preceded(m) => slots::scope_has(node, Order::Before, cx, |n| eval(m, n, cx, st)),
         Pred::Followed(m) => slots::scope_has(node, Order::After, cx, |n| eval(m, n, cx, st)),

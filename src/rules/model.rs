@@ -77,6 +77,9 @@ pub enum Scope {
     /// project's modules it imports, directly or through each other: what the
     /// process that runs the file has loaded.
     Process,
+    /// Decided when every file has been walked: whether a file of the
+    /// project names the file of the finding (the fact index is unused).
+    NamedFile,
 }
 
 /// A fact about a file, computed while it is analysed.
@@ -317,6 +320,9 @@ pub enum Pred {
     Binding(Box<Matcher>),
     /// An enclosing node matches.
     Ancestor(Box<Matcher>),
+    /// With a `file` anchor: a Python string or shell line of the project
+    /// names the file (or not; [`crate::named_files`]).
+    NamedInProject(bool),
     /// In shell scripts, only assignments match (no effect in Python).
     ShellAssignmentsOnly,
     /// A node of the enclosing function (or module) matches.

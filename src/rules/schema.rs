@@ -213,6 +213,8 @@ pub struct MatcherSpec {
     pub ancestor: Option<Box<MatcherSpec>>,
     /// In shell scripts, whether reads (`$X`) match as well as assignments (default true).
     pub shell_reads: Option<bool>,
+    /// With a `file` anchor: a file of the project names the file (or not).
+    pub named_in_project: Option<bool>,
     /// Some node of the enclosing function (or module) body matches.
     pub function_has: Option<Box<MatcherSpec>>,
     /// Some node earlier in the enclosing function (or module) body matches.

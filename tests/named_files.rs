@@ -1,0 +1,76 @@
+//! `named_in_project` on a `file` anchor: whether a Python string or shell
+//! line of the file's project names it, in both directions, for any
+//! extension a pack chooses; and a load error anywhere else.
+
+mod common;
+
+/// A pack of one rule `NF001` with the given `[rule.match]` body.
+fn pack(body: &str) -> String {
+    format!(
+        "[pack]\nname = \"named\"\n\n[[rule]]\ncode = \"NF001\"\nname = \"n\"\nsection = \"memory\"\n\
+         severity = \"info\"\nmessage = \"{{path}}\"\n\
+         docs = {{ what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }}\n[rule.match]\n{body}\n"
+    )
+}
+
+/// The paths NF001 reports in a project of `files`, sorted; `runs` scans
+/// in a row sharing a cache, each of which must report the same.
+fn reported(name: &str, body: &str, files: &[(&str, &str)], runs: usize) -> Vec<String> {
+    let dir = common::temp_dir(name);
+    std::fs::write(dir.join("p.toml"), pack(body)).unwrap();
+    std::fs::write(dir.join("pyproject.toml"), "[project]\nname = \"x\"\n").unwrap();
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let scan = || {
+        let args = ["scan", ".", "--rules", "p.toml", "--select", "NF", "--format", "json", "--cache-dir", "cache"];
+        let run = common::npu_mem_in(&dir, &args);
+        assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let mut paths: Vec<String> =
+            report["findings"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+        paths.sort();
+        paths
+    };
+    let first = scan();
+    for run in 1..runs {
+        assert_eq!(scan(), first, "scan {} with a warm cache", run + 1);
+    }
+    first
+}
+
+const FILES: &[(&str, &str)] = &[
+    ("build.py", "SOURCES = ['kernels/used.glsl']\n# SOURCES += ['kernels/commented.glsl']\n"),
+    ("kernels/used.glsl", "void main() {}\n"),
+    ("kernels/commented.glsl", "void main() {}\n"),
+    ("kernels/shell.glsl", "void main() {}\n"),
+    ("make.sh", "glslc kernels/shell.glsl -o shell.spv  # not kernels/none.glsl\n"),
+    ("kernels/none.glsl", "void main() {}\n"),
+];
+
+#[test]
+fn named_files_are_the_ones_strings_and_shell_lines_spell_out() {
+    let named = reported("named-true", "file = \"*.glsl\"\nnamed_in_project = true", FILES, 1);
+    assert_eq!(named, ["kernels/shell.glsl", "kernels/used.glsl"]);
+    let unnamed = reported("named-false", "file = \"*.glsl\"\nnamed_in_project = false", FILES, 1);
+    assert_eq!(unnamed, ["kernels/commented.glsl", "kernels/none.glsl"]);
+}
+
+#[test]
+fn a_warm_cache_keeps_the_names_of_files_that_report_nothing() {
+    // build.py and make.sh report nothing themselves: the cache keeps their names all the same.
+    let named = reported("named-cached", "file = \"*.glsl\"\nnamed_in_project = true", FILES, 2);
+    assert_eq!(named, ["kernels/shell.glsl", "kernels/used.glsl"]);
+}
+
+#[test]
+fn named_in_project_needs_a_file_anchor_and_says_so() {
+    let dir = common::temp_dir("named-without-file");
+    std::fs::write(dir.join("p.toml"), pack("call = \"torch.load\"\nnamed_in_project = true")).unwrap();
+    std::fs::write(dir.join("t.py"), "import torch\n").unwrap();
+    let run = common::npu_mem_in(&dir, &["scan", "t.py", "--rules", "p.toml", "--no-cache"]);
+    assert_eq!(run.code, 2, "the pack loaded: {}", run.stdout);
+    assert!(run.stderr.contains("NF001") && run.stderr.contains("only to a `file` anchor"), "{}", run.stderr);
+}
