@@ -112,6 +112,10 @@ impl Compiler {
         if let Some(b) = &s.binding {
             preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(within("binding"))?)));
         }
+        if let Some(d) = &s.callee_definition {
+            let m = self.matcher(d).map_err(within("callee_definition"))?;
+            preds.push(Pred::CalleeDefinition(Box::new(m)));
+        }
         if let Some(m) = &s.function_has {
             preds.push(Pred::FunctionHas(Box::new(self.matcher(m).map_err(within("function_has"))?)));
         }
@@ -428,6 +432,7 @@ fn cost(p: &Pred) -> u8 {
         | Pred::InBranchOf(_)
         | Pred::Binding(_) => 2,
         Pred::Contains(_)
+        | Pred::CalleeDefinition(_)
         | Pred::FlowsInto(_)
         | Pred::FunctionHas(_)
         | Pred::Preceded(_)

@@ -410,6 +410,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             bound.is_some_and(|v| eval(m, unparen(v), cx, st))
         }
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
+        Pred::CalleeDefinition(m) => cx.model.definitions_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
         Pred::ShellAssignmentsOnly => true,
         // Only `file` anchors take it, and they match paths, not nodes.
         Pred::NamedInProject(_) => false,

@@ -318,6 +318,8 @@ pub enum Pred {
     Capture(String),
     /// The name's bound value matches.
     Binding(Box<Matcher>),
+    /// The call's function, defined in the same file, matches.
+    CalleeDefinition(Box<Matcher>),
     /// An enclosing node matches.
     Ancestor(Box<Matcher>),
     /// With a `file` anchor: a Python string or shell line of the project

@@ -209,6 +209,8 @@ pub struct MatcherSpec {
     pub capture: Option<String>,
     /// The node is a name whose last bound value matches.
     pub binding: Option<Box<MatcherSpec>>,
+    /// The node calls a function the file defines, and its definition matches.
+    pub callee_definition: Option<Box<MatcherSpec>>,
     /// The nearest enclosing node that matches (searching up to the module).
     pub ancestor: Option<Box<MatcherSpec>>,
     /// In shell scripts, whether reads (`$X`) match as well as assignments (default true).

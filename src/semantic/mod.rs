@@ -67,6 +67,8 @@ pub struct FileModel<'t> {
     pub loops: FastMap<usize, LoopInfo<'t>>,
     /// Node ids of the functions that run on every step (see [`steps`]).
     pub per_step_functions: FastSet<usize>,
+    /// The `function_definition` nodes of the file, by name.
+    definitions: FastMap<&'t str, Vec<Node<'t>>>,
     /// Node ids of docstrings.
     pub docstrings: FastSet<usize>,
     /// Names local to each function or lambda, by node id: its parameters and
@@ -175,6 +177,22 @@ impl<'t> FileModel<'t> {
     /// Whether `root` names an imported module or object.
     pub fn is_imported_name(&self, root: &str) -> bool {
         self.imports.contains_key(root) && !self.defined.contains(root)
+    }
+
+    /// The definitions in this file of the function `call` calls by name:
+    /// `f(...)`, or `self.f(...)` and `cls.f(...)` (every method `f` of the
+    /// file; which class is not checked). Empty for anything else.
+    pub fn definitions_called(&self, call: Node<'t>, src: &str) -> &[Node<'t>] {
+        let name = call.field(Field::Function).and_then(|f| match f.kind_name() {
+            "identifier" => Some(text(f, src)),
+            "attribute" => {
+                let object = f.field(Field::Object).map(|o| text(o, src));
+                let attr = f.field(Field::Attribute).map(|a| text(a, src));
+                attr.filter(|_| matches!(object, Some("self" | "cls")))
+            }
+            _ => None,
+        });
+        name.and_then(|n| self.definitions.get(n)).map_or(&[], Vec::as_slice)
     }
 
     /// The last value bound to `name` (or `self.attr`) in `scope`, else at
@@ -311,6 +329,7 @@ impl<'t> Visitor<'t> for Builder<'t> {
                 if let Some(name) = node.field(Field::Name).map(|n| text(n, src)) {
                     if node.kind_name() == "function_definition" {
                         self.functions.push(steps::FunctionDef { name, id: node.id() });
+                        self.model.definitions.entry(name).or_default().push(node);
                     }
                     if self.at_module_level() {
                         self.model.defined.insert(name);
