@@ -85,6 +85,28 @@ fn comparisons_move_even_when_tx003_is_not_selected() {
 }
 
 #[test]
+fn a_device_built_by_concatenation_migrates_with_its_comparisons() {
+    // The shape of the model-parallel `parallelize()` of older Hugging Face models.
+    let dir = temp_dir("consistency-concatenation");
+    let source = "import torch\n\n\nclass Stack(torch.nn.Module):\n    def parallelize(self, device_map):\n        \
+                  self.device_map = device_map\n        self.last_device = \"cuda:\" + str(max(device_map))\n\n    \
+                  def forward(self, h):\n        for k in self.device_map:\n            \
+                  if \"cuda:\" + str(k) != self.last_device:\n                \
+                  h = h.to(\"cuda:%d\" % (k + 1))\n        return h\n";
+    std::fs::write(dir.join("m.py"), source).unwrap();
+    let found = findings(&dir, &[]);
+    let tx002: Vec<u64> = found.iter().filter(|f| f["code"] == "TX002").map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(tx002, [7, 12], "{found:?}");
+    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fixed = std::fs::read_to_string(dir.join("m.py")).unwrap();
+    assert!(fixed.contains("self.last_device = \"npu:\" + str(max(device_map))"), "{fixed}");
+    assert!(fixed.contains("if \"npu:\" + str(k) != self.last_device:"), "{fixed}");
+    assert!(fixed.contains("h = h.to(\"npu:%d\" % (k + 1))"), "{fixed}");
+    assert!(!fixed.contains("cuda"), "{fixed}");
+}
+
+#[test]
 fn a_comparison_on_a_value_no_fix_touches_has_an_unsafe_fix_only() {
     let dir = temp_dir("consistency-unsafe");
     let source = "import torch\n\ndef f(x):\n    if x.device.type == 'cuda':\n        return 1\n    return 0\n";

@@ -11,7 +11,7 @@
 
 use super::memo::{memoised, Memo};
 use super::traverse::{FlatTree, Visitor};
-use super::values::{plain_string, text, unparen};
+use super::values::{plain_string, string_like, text, unparen};
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
@@ -334,7 +334,7 @@ pub fn option_choices<'t>(node: Node<'t>, src: &'t str) -> Vec<(Node<'t>, Node<'
     let is_choices = |a: &Node| a.field(Field::Name).is_some_and(|n| text(n, src) == "choices");
     for arg in args.named_children(&mut cursor).filter(|a| a.kind_name() == "keyword_argument" && is_choices(a)) {
         if let Some(choices) = arg.field(Field::Value).map(unparen) {
-            string_elements(choices, choices, &mut out);
+            string_elements(choices, choices, src, &mut out);
         }
     }
     out
@@ -354,12 +354,12 @@ fn tested_against<'t>(uses: &NameUses<'t>, keys: &[Key<'t>], src: &str) -> Vec<(
             if test.kind_name() == "comparison_operator" {
                 let mut cursor = test.walk();
                 for side in test.named_children(&mut cursor).filter(|s| *s != derived) {
-                    string_elements(unparen(side), test, &mut out);
+                    string_elements(unparen(side), test, src, &mut out);
                 }
             } else if let Some(args) = test.field(Field::Arguments) {
                 let mut cursor = args.walk();
                 for arg in args.named_children(&mut cursor) {
-                    string_elements(unparen(arg), test, &mut out);
+                    string_elements(unparen(arg), test, src, &mut out);
                 }
             }
         }
@@ -401,10 +401,13 @@ fn derived_value<'t>(read: Node<'t>, src: &str) -> (Node<'t>, Option<Node<'t>>) 
     (value, None)
 }
 
-/// `node` if it is a string, or the strings of a list, tuple or set literal.
-fn string_elements<'t>(node: Node<'t>, test: Node<'t>, out: &mut Vec<(Node<'t>, Node<'t>)>) {
+/// `node` if it is a string, the literal of a string built from one, or the
+/// strings of a list, tuple or set literal.
+fn string_elements<'t>(node: Node<'t>, test: Node<'t>, src: &str, out: &mut Vec<(Node<'t>, Node<'t>)>) {
     match node.kind_name() {
         "string" => out.push((node, test)),
+        // `"cuda:" + str(k)`, `"cuda:%d" % k`, `"cuda:{}".format(k)`: the literal that names the device.
+        "binary_operator" | "call" => out.extend(string_like(node, src).map(|(literal, _)| (literal, test))),
         "list" | "tuple" | "set" => {
             let mut cursor = node.walk();
             out.extend(node.named_children(&mut cursor).filter(|e| e.kind_name() == "string").map(|e| (e, test)));

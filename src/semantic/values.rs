@@ -136,7 +136,7 @@ pub fn string_template(node: Node, src: &str) -> Option<String> {
     Some(out)
 }
 
-/// A string-like value: a literal, f-string, `"..." % x` or `"...".format(x)`.
+/// A string-like value: a literal, f-string, `"..." % x`, `"..." + x` or `"...".format(x)`.
 /// Returns the string node inside and the normalised text (placeholders as `{}`).
 pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
     match node.kind_name() {
@@ -147,12 +147,23 @@ pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> 
             Some((node, string_template(node, src)?))
         }
         "binary_operator" => {
-            let op = node.field(Field::Operator)?;
             let left = unparen(node.field(Field::Left)?);
-            if text(op, src) != "%" || left.kind_name() != "string" {
+            if left.kind_name() != "string" || string_prefix(left, src).contains(['b', 'B']) {
                 return None;
             }
-            Some((left, normalise_placeholders(&string_template(left, src)?)))
+            match text(node.field(Field::Operator)?, src) {
+                "%" => Some((left, normalise_placeholders(&string_template(left, src)?))),
+                // `"cuda:" + str(rank)`: what is added stands for `{}`, as an interpolation does.
+                "+" => {
+                    let right = unparen(node.field(Field::Right)?);
+                    let added = match right.kind_name() {
+                        "string" => string_template(right, src)?,
+                        _ => "{}".to_string(),
+                    };
+                    Some((left, string_template(left, src)? + &added))
+                }
+                _ => None,
+            }
         }
         "call" => {
             let f = node.field(Field::Function)?;
