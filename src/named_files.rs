@@ -15,9 +15,12 @@ use tree_sitter::Node;
 /// The names with an extension in `extensions` (without the dot) that the
 /// string literals of a parsed Python file spell out; comments do not count.
 pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Vec<String> {
+    // The smallest node around the dot: inside a literal that is the string's
+    // content. No walk up the tree: in tree-sitter a parent costs a descent
+    // from the root, which on deeply nested code made this quadratic.
     names_in(text, extensions, |at| {
-        let node = root.descendant_for_byte_range(at, at);
-        std::iter::successors(node, Node::parent).any(|n| n.kind_name() == "string")
+        let node = root.descendant_for_byte_range(at, at + 1);
+        node.is_some_and(|n| matches!(n.kind_name(), "string_content" | "string"))
     })
 }
 
