@@ -392,21 +392,17 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     };
     let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
     let Some(rules) = engine.rules_for(text) else {
-        // Nothing to analyse, but suppressions are still checked; the file is parsed for them only if it has one.
-        // ... and so are the file names it spells out (a build script may trigger no rule).
-        let names = mentions_named_extension(engine, text);
-        out.directives = match file.kind {
-            FileKind::Shell => suppress::in_shell(text),
-            _ if !text.contains(suppress::MARKER) && !names => Vec::new(),
-            _ => parse_python(text).map_or_else(Vec::new, |tree| {
-                if names {
-                    out.analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
-                }
-                suppress::in_python(tree.root_node(), text)
-            }),
-        };
-        if names && file.kind == FileKind::Shell {
+        // Nothing to analyse, but suppressions are still checked and the file
+        // names it spells out collected (a build script may trigger no rule);
+        // a Python file is parsed only if it has either.
+        if file.kind == FileKind::Shell {
+            out.directives = suppress::in_shell(text);
             out.analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
+        } else if text.contains(suppress::MARKER) || mentions_named_extension(engine, text) {
+            if let Some(tree) = parse_python(text) {
+                out.directives = suppress::in_python(tree.root_node(), text);
+                out.analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+            }
         }
         out.analysis.findings = path_findings;
         return out;
@@ -416,9 +412,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         FileKind::Shell => {
             out.directives = suppress::in_shell(text);
             let mut analysis = engine.analyse_shell(text, &lines, &out.path);
-            if mentions_named_extension(engine, text) {
-                analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
-            }
+            analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
             analysis
         }
         _ => match parse_python(text) {
@@ -433,9 +427,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                     partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
                 }
                 let mut analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
-                if mentions_named_extension(engine, text) {
-                    analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
-                }
+                analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
                 if let Some(line) = analysis.cut_at_line {
                     partial.push(format!(
                         "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
@@ -475,7 +467,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
 }
 
 /// Whether `text` has `.EXT` for an extension whose file names rules ask
-/// about: only then is it searched for them.
+/// about: a file that no rule analyses is parsed only then.
 fn mentions_named_extension(engine: &Engine, text: &str) -> bool {
     engine.named_extensions.iter().any(|ext| text.contains(&format!(".{ext}")))
 }

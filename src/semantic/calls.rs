@@ -112,6 +112,19 @@ pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
     }
 }
 
+/// The name a call uses for a function its file may define: `f` in `f(...)`,
+/// `self.f(...)` or `cls.f(...)`; `None` for any other callee.
+pub fn own_function_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
+    let f = call.field(Field::Function)?;
+    match f.kind_name() {
+        "identifier" => Some(text(f, src)),
+        "attribute" if f.field(Field::Object).is_some_and(|o| matches!(text(o, src), "self" | "cls")) => {
+            Some(text(f.field(Field::Attribute)?, src))
+        }
+        _ => None,
+    }
+}
+
 /// `(receiver, method name node)` of a method call.
 pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     let f = node.field(Field::Function).filter(|f| node.kind_name() == "call" && f.kind_name() == "attribute")?;

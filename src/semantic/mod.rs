@@ -96,7 +96,6 @@ impl<'t> FileModel<'t> {
             model: FileModel::default(),
             frames: Vec::new(),
             steps: Vec::new(),
-            functions: Vec::new(),
             local_calls: Vec::new(),
         };
         tree.visit(&mut builder);
@@ -183,16 +182,7 @@ impl<'t> FileModel<'t> {
     /// `f(...)`, or `self.f(...)` and `cls.f(...)` (every method `f` of the
     /// file; which class is not checked). Empty for anything else.
     pub fn definitions_called(&self, call: Node<'t>, src: &str) -> &[Node<'t>] {
-        let name = call.field(Field::Function).and_then(|f| match f.kind_name() {
-            "identifier" => Some(text(f, src)),
-            "attribute" => {
-                let object = f.field(Field::Object).map(|o| text(o, src));
-                let attr = f.field(Field::Attribute).map(|a| text(a, src));
-                attr.filter(|_| matches!(object, Some("self" | "cls")))
-            }
-            _ => None,
-        });
-        name.and_then(|n| self.definitions.get(n)).map_or(&[], Vec::as_slice)
+        calls::own_function_name(call, src).and_then(|n| self.definitions.get(n)).map_or(&[], Vec::as_slice)
     }
 
     /// The last value bound to `name` (or `self.attr`) in `scope`, else at
@@ -219,8 +209,6 @@ struct Builder<'t> {
     frames: Vec<Frame>,
     /// `.step()` calls: (loop id, receiver, scope), decided once imports are known.
     steps: Vec<(usize, Node<'t>, usize)>,
-    /// Every function definition, for [`steps::per_step_functions`].
-    functions: Vec<steps::FunctionDef<'t>>,
     /// Calls of names the file may define, for the same.
     local_calls: Vec<steps::LocalCall<'t>>,
 }
@@ -289,7 +277,10 @@ impl<'t> Builder<'t> {
             }
             false
         };
-        self.model.per_step_functions = steps::per_step_functions(&self.functions, &self.local_calls, in_step_loop);
+        let function_ids =
+            self.model.definitions.iter().map(|(name, defs)| (*name, defs.iter().map(Node::id).collect()));
+        self.model.per_step_functions =
+            steps::per_step_functions(&function_ids.collect(), &self.local_calls, in_step_loop);
         self.model
     }
 
@@ -328,7 +319,6 @@ impl<'t> Visitor<'t> for Builder<'t> {
             "function_definition" | "class_definition" => {
                 if let Some(name) = node.field(Field::Name).map(|n| text(n, src)) {
                     if node.kind_name() == "function_definition" {
-                        self.functions.push(steps::FunctionDef { name, id: node.id() });
                         self.model.definitions.entry(name).or_default().push(node);
                     }
                     if self.at_module_level() {
@@ -434,21 +424,13 @@ impl<'t> Builder<'t> {
     /// Records `f(...)`, `self.f(...)` and `cls.f(...)`: calls of functions the
     /// file may define, for [`steps::per_step_functions`].
     fn note_local_call(&mut self, call: Node<'t>) {
-        let Some(func) = call.field(Field::Function) else { return };
-        let name = match func.kind_name() {
-            "identifier" => func,
-            "attribute" if func.field(Field::Object).is_some_and(|o| matches!(text(o, self.src), "self" | "cls")) => {
-                let Some(attr) = func.field(Field::Attribute) else { return };
-                attr
-            }
-            _ => return,
-        };
+        let Some(name) = calls::own_function_name(call, self.src) else { return };
         let function = match self.scope() {
             MODULE_SCOPE => None,
             id => Some(id),
         };
         let innermost_loop = self.enclosing_loops().next();
-        self.local_calls.push(steps::LocalCall { name: text(name, self.src), function, innermost_loop });
+        self.local_calls.push(steps::LocalCall { name, function, innermost_loop });
     }
 
     /// `loss_scaler(loss, optimizer, ...)`: a loss scaler called directly (timm's

@@ -14,14 +14,6 @@
 
 use crate::hash::{FastMap, FastSet};
 
-/// A function definition of the file: its name and node id.
-pub struct FunctionDef<'t> {
-    /// The name after `def`.
-    pub name: &'t str,
-    /// The `function_definition` node's id.
-    pub id: usize,
-}
-
 /// A call of a name the file may define: `f(...)`, `self.f(...)` or `cls.f(...)`.
 pub struct LocalCall<'t> {
     /// The called name (`f`).
@@ -38,19 +30,17 @@ fn is_step_name(name: &str) -> bool {
     name == "forward" || (name.len() > "_step".len() && name.ends_with("_step"))
 }
 
-/// The ids of the functions that run per step (see the module docs).
-/// `in_step_loop` says whether a loop (by id), or one around it in the same
-/// function, is a step loop.
+/// The ids of the functions that run per step (see the module docs), from
+/// the node ids of the file's function definitions by name. `in_step_loop`
+/// says whether a loop (by id), or one around it in the same function, is a
+/// step loop.
 pub fn per_step_functions(
-    functions: &[FunctionDef],
+    by_name: &FastMap<&str, Vec<usize>>,
     calls: &[LocalCall],
     in_step_loop: impl Fn(usize) -> bool,
 ) -> FastSet<usize> {
-    let mut by_name: FastMap<&str, Vec<usize>> = FastMap::default();
-    for f in functions {
-        by_name.entry(f.name).or_default().push(f.id);
-    }
-    let mut per_step: FastSet<usize> = functions.iter().filter(|f| is_step_name(f.name)).map(|f| f.id).collect();
+    let mut per_step: FastSet<usize> =
+        by_name.iter().filter(|(name, _)| is_step_name(name)).flat_map(|(_, ids)| ids.iter().copied()).collect();
     // Calls of the file's own functions, each with whether it is in a step loop.
     let mut pending: Vec<(&LocalCall, bool)> = calls
         .iter()
@@ -75,20 +65,17 @@ pub fn per_step_functions(
 
 #[cfg(test)]
 mod tests {
-    use super::{is_step_name, per_step_functions, FunctionDef, LocalCall};
+    use super::{is_step_name, per_step_functions, LocalCall};
+    use crate::hash::FastMap;
 
     #[test]
     fn steps_spread_through_calls_from_step_loops_and_step_functions() {
-        let def = |name, id| FunctionDef { name, id };
         let call = |name, function, innermost_loop| LocalCall { name, function, innermost_loop };
-        let functions = [
-            def("forward", 1),
-            def("helper", 2),
-            def("deeper", 3),
-            def("setup", 4),
-            def("collate", 5),
-            def("train", 6),
-        ];
+        let functions: FastMap<&str, Vec<usize>> =
+            [("forward", 1), ("helper", 2), ("deeper", 3), ("setup", 4), ("collate", 5), ("train", 6)]
+                .into_iter()
+                .map(|(name, id)| (name, vec![id]))
+                .collect();
         let calls = [
             call("deeper", Some(2), None),      // called by helper, before helper is known to step
             call("helper", Some(1), None),      // called by forward
