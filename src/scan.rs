@@ -391,14 +391,22 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         _ => None,
     };
     let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
+    let lines = LineIndex::new(text);
+    // A shell script is always read: it needs no parse, and what a launch
+    // command passes can make a project fact true (`project_has`) without
+    // any rule's trigger word in it.
+    if file.kind == FileKind::Shell {
+        out.directives = suppress::in_shell(text);
+        out.analysis = engine.analyse_shell(text, &lines, &out.path);
+        out.analysis.named_files = named_files::in_shell(text, &engine.shell_named_extensions);
+        out.analysis.findings.extend(path_findings);
+        return out;
+    }
     let Some(rules) = engine.rules_for(text) else {
         // Nothing to analyse, but suppressions are still checked and the file
         // names it spells out collected (a build script may trigger no rule);
         // a Python file is parsed only if it has either.
-        if file.kind == FileKind::Shell {
-            out.directives = suppress::in_shell(text);
-            out.analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
-        } else if text.contains(suppress::MARKER) || mentions_named_extension(engine, text) {
+        if text.contains(suppress::MARKER) || mentions_named_extension(engine, text) {
             if let Some(tree) = parse_python(text) {
                 out.directives = suppress::in_python(tree.root_node(), text);
                 out.analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
@@ -407,59 +415,50 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         out.analysis.findings = path_findings;
         return out;
     };
-    let lines = LineIndex::new(text);
-    out.analysis = match file.kind {
-        FileKind::Shell => {
-            out.directives = suppress::in_shell(text);
-            let mut analysis = engine.analyse_shell(text, &lines, &out.path);
-            analysis.named_files = named_files::in_shell(text, &engine.named_extensions);
-            analysis
-        }
-        _ => match parse_python(text) {
-            Some(tree) => {
-                out.directives = suppress::in_python(tree.root_node(), text);
-                let place = |line| match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
-                    Some((cell, line)) => format!("cell {cell}, line {line}"),
-                    None => format!("line {line}"),
-                };
-                let mut partial = Vec::new();
-                if let Some(line) = first_error_line(&tree) {
-                    partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
-                }
-                let mut analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
-                analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
-                if let Some(line) = analysis.cut_at_line {
-                    partial.push(format!(
-                        "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
-                        place(line)
-                    ));
-                }
-                if let Some(line) = analysis.scope_search_cut_at_line {
-                    partial.push(format!(
-                        "the search of the function (or module) around {} stopped after {MAX_SCOPE_NODES} nodes; rules \
+    out.analysis = match parse_python(text) {
+        Some(tree) => {
+            out.directives = suppress::in_python(tree.root_node(), text);
+            let place = |line| match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
+                Some((cell, line)) => format!("cell {cell}, line {line}"),
+                None => format!("line {line}"),
+            };
+            let mut partial = Vec::new();
+            if let Some(line) = first_error_line(&tree) {
+                partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
+            }
+            let mut analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
+            analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+            if let Some(line) = analysis.cut_at_line {
+                partial.push(format!(
+                    "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
+                    place(line)
+                ));
+            }
+            if let Some(line) = analysis.scope_search_cut_at_line {
+                partial.push(format!(
+                    "the search of the function (or module) around {} stopped after {MAX_SCOPE_NODES} nodes; rules \
                          that look through a whole function (function_has, preceded_in_function, \
                          followed_in_function) may miss findings in it",
-                        place(line)
-                    ));
-                }
-                if !partial.is_empty() {
-                    out.problem = problem(ProblemKind::Partial, partial.join("; "));
-                }
-                analysis
+                    place(line)
+                ));
             }
-            None => {
-                out.problem = problem(
-                    ProblemKind::Skipped,
-                    format!(
-                        "the parser gave up on this file (parsing stops after {} s; tree-sitter's error recovery can \
+            if !partial.is_empty() {
+                out.problem = problem(ProblemKind::Partial, partial.join("; "));
+            }
+            analysis
+        }
+        None => {
+            out.problem = problem(
+                ProblemKind::Skipped,
+                format!(
+                    "the parser gave up on this file (parsing stops after {} s; tree-sitter's error recovery can \
                          take that long on long broken lines); skipped",
-                        crate::parse::PARSE_TIME_LIMIT.as_secs()
-                    ),
-                );
-                out.scanned = false;
-                return out;
-            }
-        },
+                    crate::parse::PARSE_TIME_LIMIT.as_secs()
+                ),
+            );
+            out.scanned = false;
+            return out;
+        }
     };
     out.analysis.findings.extend(path_findings);
     out.notebook = notebook.map(Box::new);

@@ -117,6 +117,9 @@ pub struct ShellCommand {
     /// command (`if X`, `X || ...`, `! X`) or whether it exists
     /// (`command -v X`, `which X`, `type X`, `hash X`).
     pub guarded: bool,
+    /// `text` with `$X` and `${X}` replaced by X's value, for the variables
+    /// the script assigns exactly one literal value; None when none is read.
+    pub expanded: Option<String>,
 }
 
 /// Words that run the next word as the command, or open a compound statement.
@@ -127,11 +130,15 @@ const TESTS: &[&str] = &["if", "elif", "while", "until", "!"];
 const LOOKUPS: &[&str] = &["command", "which", "type", "hash"];
 
 /// Every simple command in `text`, in order. Commands end at `;`, `&`, `|`,
-/// `(`, `)`, a backquote, `$(` and unescaped newlines; a comment ends a line.
+/// `(`, `)`, a backquote and unescaped newlines; a comment ends a line. A
+/// command substitution `$(...)` is a command of its own, and the command
+/// around it goes on after it (`python t.py --addr=$(hostname -i) --x 1`).
 pub fn commands(text: &str) -> Vec<ShellCommand> {
     let b = text.as_bytes();
     // (start, end, separator before, separator after)
     let mut segments: Vec<(usize, usize, &str, &str)> = Vec::new();
+    // The insides of command substitutions, read as scripts of their own.
+    let mut substitutions: Vec<(usize, usize)> = Vec::new();
     let (mut start, mut before) = (0, "");
     let mut i = 0;
     let mut quote: Option<u8> = None;
@@ -166,7 +173,15 @@ pub fn commands(text: &str) -> Vec<ShellCommand> {
             }
             b'|' if b.get(i + 1) == Some(&b'|') => Some(("||", 2)),
             b'&' if b.get(i + 1) == Some(&b'&') => Some(("&&", 2)),
-            b'$' if b.get(i + 1) == Some(&b'(') => Some(("$(", 2)),
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                let close = closing_paren(b, i + 1);
+                // `$((...))` is arithmetic, not a command.
+                if b.get(i + 2) != Some(&b'(') {
+                    substitutions.push((i + 2, close));
+                }
+                i = close + 1;
+                continue;
+            }
             b';' | b'&' | b'|' | b'(' | b')' | b'`' | b'\n' => Some((&text[i..i + 1], 1)),
             _ => None,
         };
@@ -201,13 +216,93 @@ pub fn commands(text: &str) -> Vec<ShellCommand> {
             looked_up.extend(words.iter().skip(1).map(|(w, _)| *w).filter(|w| !w.starts_with('-')));
         }
         let to = text[from..end].trim_end().len() + from;
-        out.push(ShellCommand { text: text[from..to].to_string(), range: (from, to), guarded });
+        out.push(ShellCommand { text: text[from..to].to_string(), range: (from, to), guarded, expanded: None });
     }
     for cmd in &mut out {
         let word = cmd.text.split_whitespace().next().unwrap_or("");
         cmd.guarded |= looked_up.contains(&word);
     }
+    for (from, to) in substitutions {
+        out.extend(commands(&text[from..to]).into_iter().map(|mut c| {
+            c.range = (c.range.0 + from, c.range.1 + from);
+            c
+        }));
+    }
+    out.sort_by_key(|c| c.range.0);
+    let values = literal_values(text);
+    for cmd in &mut out {
+        cmd.expanded = expand(&cmd.text, &values);
+    }
     out
+}
+
+/// The index of the `)` that closes the `(` at `open` (or the end of `b`),
+/// past nested parentheses and quoted text.
+fn closing_paren(b: &[u8], open: usize) -> usize {
+    let (mut depth, mut i, mut quote) = (0usize, open, None);
+    while i < b.len() {
+        match (quote, b[i]) {
+            (_, b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c @ (b'\'' | b'"')) => quote = Some(c),
+            (None, b'(') => depth += 1,
+            (None, b')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+/// The variables `text` assigns, each with its value, where every
+/// assignment gives the same literal value (no `$` or backquote in it).
+fn literal_values(text: &str) -> std::collections::HashMap<String, String> {
+    let mut values: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
+    for m in env_mentions(text) {
+        let Some(v) = m.value else { continue };
+        let literal = (!v.contains(['$', '`'])).then_some(v);
+        values
+            .entry(m.name)
+            .and_modify(|known| {
+                if *known != literal {
+                    *known = None;
+                }
+            })
+            .or_insert(literal);
+    }
+    values.into_iter().filter_map(|(k, v)| Some((k, v?))).collect()
+}
+
+/// `command` with the reads of variables in `values` replaced by their
+/// values (`$X`, `${X}`), or None if it reads none of them.
+fn expand(command: &str, values: &std::collections::HashMap<String, String>) -> Option<String> {
+    if values.is_empty() || !command.contains('$') {
+        return None;
+    }
+    let b = command.as_bytes();
+    let (mut out, mut copied, mut changed) = (String::new(), 0, false);
+    for (i, _) in command.match_indices('$') {
+        let braced = b.get(i + 1) == Some(&b'{');
+        let start = i + 1 + usize::from(braced);
+        let end = name_end(b, start);
+        let closed = !braced || b.get(end) == Some(&b'}');
+        if i < copied || end == start || !closed {
+            continue;
+        }
+        if let Some(v) = values.get(&command[start..end]) {
+            out.push_str(&command[copied..i]);
+            out.push_str(v);
+            copied = end + usize::from(braced);
+            changed = true;
+        }
+    }
+    changed.then(|| out + &command[copied..])
 }
 
 /// The unquoted words of `text[start..end]` with their offsets (quoted words are kept whole).
@@ -316,6 +411,33 @@ mod tests {
         // An unterminated quote runs to the end; text that is not ASCII is cut on character boundaries.
         assert_eq!(command_texts("'x; y"), [("'x; y".to_string(), false)]);
         assert_eq!(command_texts("é; nvidia-smi"), [("é".to_string(), false), ("nvidia-smi".to_string(), false)]);
+    }
+
+    #[test]
+    fn commands_read_variables_with_one_literal_value() {
+        let cmds = commands(
+            "export DEVICE=npu\nB=x\nB=y\nR=$HOME\npython t.py --device=$DEVICE --b ${B} --r $R --n ${DEVICE}_1 $UNSET\n",
+        );
+        let run = cmds.iter().find(|c| c.text.starts_with("python")).unwrap();
+        assert_eq!(run.expanded.as_deref(), Some("python t.py --device=npu --b ${B} --r $R --n npu_1 $UNSET"));
+        // A command that reads no known variable keeps no second text.
+        assert_eq!(commands("X=1\necho $Y\n").last().unwrap().expanded, None);
+    }
+
+    #[test]
+    fn command_substitutions_are_commands_inside_the_command() {
+        let got = command_texts(
+            "python3 t.py \\\n  --addr=$(hostname -I | awk '{print $1}') \\\n  --b=hccl; n=$((1+(2)))\n$(nvidia-smi",
+        );
+        let want: Vec<(String, bool)> = vec![
+            ("python3 t.py \\\n  --addr=$(hostname -I | awk '{print $1}') \\\n  --b=hccl".into(), false),
+            ("hostname -I".into(), false),
+            ("awk '{print $1}'".into(), false),
+            // An unclosed substitution runs to the end; arithmetic is no command.
+            ("$(nvidia-smi".into(), false),
+            ("nvidia-smi".into(), false),
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]

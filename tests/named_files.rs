@@ -1,6 +1,7 @@
 //! `named_in_project` on a `file` anchor: whether a Python string or shell
 //! line of the file's project names it, in both directions, for any
-//! extension a pack chooses; and a load error anywhere else.
+//! extension a pack chooses; and on Python code: whether a shell script of
+//! the project runs the file.
 
 mod common;
 
@@ -66,11 +67,15 @@ fn a_warm_cache_keeps_the_names_of_files_that_report_nothing() {
 }
 
 #[test]
-fn named_in_project_needs_a_file_anchor_and_says_so() {
-    let dir = common::temp_dir("named-without-file");
-    std::fs::write(dir.join("p.toml"), pack("call = \"torch.load\"\nnamed_in_project = true")).unwrap();
-    std::fs::write(dir.join("t.py"), "import torch\n").unwrap();
-    let run = common::npu_mem_in(&dir, &["scan", "t.py", "--rules", "p.toml", "--no-cache"]);
-    assert_eq!(run.code, 2, "the pack loaded: {}", run.stdout);
-    assert!(run.stderr.contains("NF001") && run.stderr.contains("only to a `file` anchor"), "{}", run.stderr);
+fn on_python_code_it_asks_whether_a_script_runs_the_file() {
+    const RUN: &[(&str, &str)] = &[
+        ("train.py", "import torch\ntorch.load('a.pt')\n"),
+        ("tools/export.py", "import torch\ntorch.load('b.pt')\n"),
+        ("notes.py", "import torch\n# python3 notes.py is no launch\ntorch.load('c.pt')\nCMD = 'python export.py'\n"),
+        ("test/train_1p.sh", "python3 -u ${dir}/../train.py --epochs 1\n# python3 notes.py\n"),
+    ];
+    let run = reported("named-python", "call = \"torch.load\"\nnamed_in_project = true", RUN, 2);
+    assert_eq!(run, ["train.py"]);
+    let not_run = reported("named-python-not", "call = \"torch.load\"\nnamed_in_project = false", RUN, 1);
+    assert_eq!(not_run, ["notes.py", "tools/export.py"]);
 }

@@ -77,7 +77,8 @@ def main():
                 if not advisory and severity[(v["code"], rel, int(line))] != "info":
                     state[(v["verdict"], "warning or error")] += 1
                 if v["verdict"] == "false" and not advisory:
-                    alarms.append(f"{v['id']}\t{v['code']}\t{v['location']}\t{v['reason']}")
+                    level = severity[(v["code"], rel, int(line))]
+                    alarms.append(f"{v['id']}\t{v['code']}\t{level}\t{v['location']}\t{v['reason']}")
     total = sum(outcome.values())
     false_still = outcome[("false", True)]
     still = outcome[("false", True)] + outcome[("true", True)]
@@ -107,7 +108,7 @@ def main():
               f"advisory {state[('false', 'advisory')] + state[('true', 'advisory')]}")
     print("\nfindings no longer reported:")
     print("\n".join(changed))
-    print("\nfalse alarms still reported as alarms (not advisory):")
+    print("\nfalse alarms still reported as alarms (not advisory), with their severity:")
     print("\n".join(alarms))
 
 

@@ -72,7 +72,8 @@ impl Engine<'_> {
         });
     }
 
-    /// Matches environment-variable rules against a shell script.
+    /// Matches environment-variable and command rules against a shell
+    /// script, and the facts (`file_has`, `project_has`) a shell item can make true.
     pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &SharedText) -> FileAnalysis {
         let mut out = FileAnalysis {
             facts: vec![false; self.set.compiler.facts.len()],
@@ -83,10 +84,16 @@ impl Engine<'_> {
         let commands = crate::shell::commands(src);
         let items: Vec<ShellItem> =
             mentions.iter().map(ShellItem::Env).chain(commands.iter().map(ShellItem::Command)).collect();
+        let tables = &self.set.compiler.tables;
+        for (fact, holds) in self.set.compiler.facts.iter().zip(out.facts.iter_mut()) {
+            if let Fact::Has(alts) = fact {
+                *holds =
+                    items.iter().any(|&item| alts.iter().any(|m| shell_match(m, item, tables, self.target).is_some()));
+            }
+        }
         for &i in &self.active {
             let rule = &self.set.rules[i];
             for &item in &items {
-                let tables = &self.set.compiler.tables;
                 let hit = rule.alternatives.iter().find_map(|m| shell_match(m, item, tables, self.target));
                 let Some(hit) = hit else { continue };
                 let range = hit.range(&rule.report);

@@ -104,9 +104,6 @@ impl Compiler {
             preds.push(Pred::ShellAssignmentsOnly);
         }
         if let Some(b) = s.named_in_project {
-            if !matches!(anchor, Some(Anchor::File { .. })) {
-                return Err(SpecError::at("named_in_project", Problem::NamedWithoutFile));
-            }
             preds.push(Pred::NamedInProject(b));
         }
         if let Some(b) = &s.binding {

@@ -82,6 +82,11 @@ pub struct Engine<'r> {
     /// The extensions of the `file` anchors that ask whether the project
     /// names the file (`named_in_project`): the names to collect from every file.
     pub named_extensions: Vec<String>,
+    /// The same plus `py`, for shell scripts: a finding in Python code asks
+    /// with `named_in_project` whether a script of its project runs the file
+    /// (Python strings are not searched for `.py` names, which costs a parse
+    /// of many files that no rule reads).
+    pub shell_named_extensions: Vec<String>,
 }
 
 /// Trigger words: a file must contain one of a rule's words for the rule to be
@@ -240,7 +245,11 @@ impl<'r> Engine<'r> {
             .collect();
         named_extensions.sort();
         named_extensions.dedup();
-        Engine { set, target, dispatch, active, guard_only, triggers, named_extensions }
+        let mut shell_named_extensions = named_extensions.clone();
+        if !shell_named_extensions.iter().any(|e| e == "py") {
+            shell_named_extensions.push("py".to_string());
+        }
+        Engine { set, target, dispatch, active, guard_only, triggers, named_extensions, shell_named_extensions }
     }
 
     /// Which rules can match a file with this text, by the trigger words it

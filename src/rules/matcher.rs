@@ -412,8 +412,11 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::CalleeDefinition(m) => cx.model.definitions_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
         Pred::ShellAssignmentsOnly => true,
-        // Only `file` anchors take it, and they match paths, not nodes.
-        Pred::NamedInProject(_) => false,
+        // Decided once the project's file names are known.
+        Pred::NamedInProject(want) => {
+            st.pending.push(vec![(Scope::NamedFile, 0, *want)]);
+            true
+        }
         Pred::FunctionHas(m) => slots::scope_has(node, Order::Anywhere, cx, |n| eval(m, n, cx, st)),
         Pred::Preceded(m) => slots::scope_has(node, Order::Before, cx, |n| eval(m, n, cx, st)),
         Pred::Followed(m) => slots::scope_has(node, Order::After, cx, |n| eval(m, n, cx, st)),

@@ -170,8 +170,6 @@ pub enum Problem {
         /// The glob as written.
         glob: String,
     },
-    /// `named_in_project` on a matcher whose anchor is not `file`.
-    NamedWithoutFile,
     /// A tree-sitter query that does not compile.
     Query(tree_sitter::QueryError),
     /// A tree-sitter query without a capture.
@@ -251,9 +249,6 @@ impl fmt::Display for Problem {
             }
             Problem::FileGlobWithoutExtension { glob } => {
                 write!(f, "`{glob}` must end in `*.EXT` so the walker knows what to collect")
-            }
-            Problem::NamedWithoutFile => {
-                write!(f, "`named_in_project` applies only to a `file` anchor; move it there or remove it")
             }
             Problem::Query(e) => write!(
                 f,

@@ -499,12 +499,18 @@ pub fn shell_match(
             }
         }
         (Some(Anchor::ShellCommand(re)), ShellItem::Command(cmd)) if !cmd.guarded => {
-            let caps = re.get()?.captures(&cmd.text)?;
+            // The command as written, else with the script's variables read:
+            // a group found only there is reported at the whole command.
+            let (caps, as_written) = match re.get()?.captures(&cmd.text) {
+                Some(caps) => (caps, true),
+                None => (re.get()?.captures(cmd.expanded.as_deref()?)?, false),
+            };
             ranges.push((String::new(), cmd.range));
             for group in re.get()?.capture_names().flatten() {
                 if let Some(m) = caps.name(group) {
                     st.captures.push((group.to_string(), m.as_str().to_string()));
-                    ranges.push((group.to_string(), (cmd.range.0 + m.start(), cmd.range.0 + m.end())));
+                    let at = if as_written { (cmd.range.0 + m.start(), cmd.range.0 + m.end()) } else { cmd.range };
+                    ranges.push((group.to_string(), at));
                 }
             }
             let first_line = cmd.text.lines().next().unwrap_or_default();
