@@ -180,3 +180,18 @@ fn name_regex_needs_an_anchor_and_says_so() {
     );
     assert_eq!(findings(&dir), [("CAP001".to_string(), 2, "foo.bar()".to_string())]);
 }
+
+#[test]
+fn a_capture_may_not_take_a_name_an_anchor_sets() {
+    // `receiver` is what a `method` anchor sets: the nested `.to()` below
+    // would overwrite it, and the later `${receiver}` would read the wrong text.
+    let body = "method = \"to\"\nreceiver = { capture = \"receiver\" }\n\
+                ancestor = { kind = \"module\", contains = { method = \"to\", receiver = { text = '^${receiver}$' } } }";
+    let dir = project("capture-set-by-anchor", &[("CAP001", body)], "x = a.to(b).to(c)\n");
+    let stderr = load_error(&dir);
+    assert!(stderr.contains("capture = \"receiver\"") && stderr.contains("choose another name"), "{stderr}");
+    // The same rule with its own name loads and matches.
+    let renamed = body.replace("capture = \"receiver\"", "capture = \"moved\"").replace("${receiver}", "${moved}");
+    let dir = project("capture-renamed", &[("CAP001", &renamed)], "x = a.to(b).to(c)\n");
+    assert!(!findings(&dir).is_empty());
+}

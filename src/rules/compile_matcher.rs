@@ -246,6 +246,7 @@ impl Compiler {
             preds.push(Pred::Any(ms));
         }
         if let Some(c) = &s.capture {
+            check_capture_name(c)?;
             preds.push(Pred::Capture(c.clone()));
         }
         // Cheap tests first, except that a capture runs before what reads it.
@@ -328,6 +329,9 @@ impl Compiler {
         }
         if alternatives.is_empty() {
             return Err(SpecError::at("is", Problem::ArgumentWithoutTest));
+        }
+        if let Some(c) = &a.capture {
+            check_capture_name(c)?;
         }
         Ok(ArgCheck {
             name: a.name.clone(),
@@ -505,4 +509,13 @@ fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
         return Err(Problem::SlotKind.into());
     }
     Ok(slot)
+}
+
+/// A capture may not take a name that an anchor sets (`receiver`, `name`,
+/// ...): an anchor matched later in the rule would overwrite it.
+fn check_capture_name(name: &str) -> Res<()> {
+    if super::placeholders::set_by_an_anchor(name) {
+        return Err(SpecError::at("capture", Problem::CaptureSetByAnchor { name: name.to_string() }));
+    }
+    Ok(())
 }

@@ -174,20 +174,42 @@ fn single(name: &str, at: &str) -> Places {
     Places::from([(name.to_string(), at.to_string())])
 }
 
-/// The anchor's key and the placeholders it sets when it matches (see `matcher::anchor`).
+/// Each anchor's key and the placeholders it sets when it matches (see `matcher::anchor`).
+const ANCHOR_PLACEHOLDERS: &[(&str, &[&str])] = &[
+    ("call", &["callee", "name", "qualname"]),
+    ("method", &["method", "receiver"]),
+    ("attribute", &["name", "qualname"]),
+    ("string", &["value"]),
+    ("env_var", &["name", "value"]),
+    ("shell_command", &["command"]),
+    ("compare", &["literal", "op"]),
+    ("import", &["name"]),
+    ("condition", &["condition"]),
+];
+
+/// Whether some anchor sets the placeholder `name` when it matches. A
+/// `capture` of that name would be overwritten by any anchor of that kind
+/// matched later in the same rule (inside `contains`, `ancestor`, `unless`, ...).
+pub fn set_by_an_anchor(name: &str) -> bool {
+    ANCHOR_PLACEHOLDERS.iter().any(|(_, names)| names.contains(&name))
+}
+
+/// The anchor's key and the placeholders it sets when it matches.
 fn anchor_names(a: Option<&Anchor>) -> (&'static str, &'static [&'static str]) {
-    match a {
-        Some(Anchor::Call(_)) => ("call", &["callee", "name", "qualname"]),
-        Some(Anchor::Method(_)) => ("method", &["method", "receiver"]),
-        Some(Anchor::Attribute(_)) => ("attribute", &["name", "qualname"]),
-        Some(Anchor::Str(_)) => ("string", &["value"]),
-        Some(Anchor::EnvVar(_)) => ("env_var", &["name", "value"]),
-        Some(Anchor::ShellCommand(_)) => ("shell_command", &["command"]),
-        Some(Anchor::Compare(_)) => ("compare", &["literal", "op"]),
-        Some(Anchor::Import(_)) => ("import", &["name"]),
-        Some(Anchor::Condition(_)) => ("condition", &["condition"]),
-        Some(Anchor::File { .. } | Anchor::Query(_) | Anchor::Kind(_)) | None => ("", &[]),
-    }
+    let key = match a {
+        Some(Anchor::Call(_)) => "call",
+        Some(Anchor::Method(_)) => "method",
+        Some(Anchor::Attribute(_)) => "attribute",
+        Some(Anchor::Str(_)) => "string",
+        Some(Anchor::EnvVar(_)) => "env_var",
+        Some(Anchor::ShellCommand(_)) => "shell_command",
+        Some(Anchor::Compare(_)) => "compare",
+        Some(Anchor::Import(_)) => "import",
+        Some(Anchor::Condition(_)) => "condition",
+        Some(Anchor::File { .. } | Anchor::Query(_) | Anchor::Kind(_)) | None => return ("", &[]),
+    };
+    let names = ANCHOR_PLACEHOLDERS.iter().find(|(k, _)| *k == key).map_or(&[][..], |(_, names)| *names);
+    (key, names)
 }
 
 /// The key of an argument check in paths: `args.device`, `args[0]`, `args.*`

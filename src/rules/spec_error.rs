@@ -142,6 +142,11 @@ pub enum Problem {
     UnclosedPlaceholder,
     /// A `shell_command` rule without `triggers`.
     ShellWithoutTriggers,
+    /// A `capture` named like a placeholder an anchor sets.
+    CaptureSetByAnchor {
+        /// The name.
+        name: String,
+    },
     /// An edit `on = "comparisons"` that is not a `sub`.
     ComparisonsNeedSub,
     /// A `lookup`, `nearest` or `options.unknown_in` naming an undeclared table.
@@ -225,6 +230,11 @@ impl fmt::Display for Problem {
             Problem::ShellWithoutTriggers => write!(
                 f,
                 "a `shell_command` rule needs `triggers`: the words a script must contain for the rule to be tried"
+            ),
+            Problem::CaptureSetByAnchor { name } => write!(
+                f,
+                "`capture = \"{name}\"` takes a name an anchor sets (`{{{name}}}`): an anchor matched later in the \
+                 rule would overwrite it; choose another name"
             ),
             Problem::ComparisonsNeedSub => write!(f, "`on = \"comparisons\"` takes `sub`; write the edit as a `sub`"),
             Problem::NoTable { name, known } => {
