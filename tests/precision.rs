@@ -99,3 +99,52 @@ fn a_sync_under_a_periodic_guard_is_info_and_says_it_is_not_every_iteration() {
     assert_eq!((found[1].0, found[1].1.as_str()), (8, "warning"));
     assert!(found[1].2.ends_with("forces a device synchronisation every iteration."), "{}", found[1].2);
 }
+
+#[test]
+fn a_device_default_that_every_call_in_the_file_overrides_is_info() {
+    let dir = temp_dir("callers-pass");
+    let source = "\
+import torch
+
+
+def one_hot(x, n, on=1.0, device='cuda'):
+    return torch.full((x.size(0), n), on, device=device)
+
+
+def target(x, n, device='cuda'):
+    a = one_hot(x, n, device=device)
+    b = one_hot(x, n, 1.0, x.device)
+    return a + b
+
+
+def smooth(x, n, device='cuda'):
+    return one_hot(x, n, device=device)
+
+
+class Mixer:
+    def mix(self, x, device='cuda'):
+        return x.to(device)
+
+    def run(self, x):
+        return self.mix(x, x.device) + self.mix(x, **{'device': 'cpu'})
+
+
+y = target(torch.ones(2), 3, 'cpu')
+z = smooth(torch.ones(2), 3)
+";
+    std::fs::write(dir.join("mixup.py"), source).unwrap();
+    let got: Vec<(u64, String)> = severities(&dir, "TX002").into_iter().map(|(l, s, _)| (l, s)).collect();
+    assert_eq!(
+        got,
+        vec![
+            // every call passes it: by keyword, or fourth positionally
+            (4, "info".to_string()),
+            // passed positionally by the module-level call
+            (8, "info".to_string()),
+            // the call at the end leaves it out
+            (14, "warning".to_string()),
+            // `**{...}` may or may not pass it
+            (19, "warning".to_string()),
+        ]
+    );
+}

@@ -138,6 +138,9 @@ impl Compiler {
         if let Some(b) = s.import_used {
             preds.push(Pred::ImportUsed(b));
         }
+        if let Some(b) = s.callers_pass {
+            preds.push(Pred::CallersPass(b));
+        }
         if let Some(r) = &s.name_regex {
             preds.push(Pred::NameRegex(self.regex(r).map_err(within("name_regex"))?));
         }
@@ -404,6 +407,7 @@ fn cost(p: &Pred) -> u8 {
     match p {
         Pred::TrainingLoop(_)
         | Pred::ImportUsed(_)
+        | Pred::CallersPass(_)
         | Pred::InChainTesting(_)
         | Pred::Signature(_)
         | Pred::FileImports(_)

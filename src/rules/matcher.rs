@@ -421,6 +421,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::Preceded(m) => slots::scope_has(node, Order::Before, cx, |n| eval(m, n, cx, st)),
         Pred::Followed(m) => slots::scope_has(node, Order::After, cx, |n| eval(m, n, cx, st)),
         Pred::ImportUsed(want) => slots::import_used(node, cx) == *want,
+        Pred::CallersPass(want) => cx.model.callers_pass(node, cx.src) == *want,
         Pred::TrainingLoop(want) => cx.model.loops.get(&node.id()).is_some_and(|l| l.training) == *want,
         Pred::NameRegex(re) => {
             let Some(name) = st.get("qualname").map(str::to_string) else { return false };

@@ -337,6 +337,8 @@ pub enum Pred {
     TrainingLoop(bool),
     /// At an import statement: some name it binds is (is not) read in the file.
     ImportUsed(bool),
+    /// At a parameter's default: every call of the function in the file passes it (or not).
+    CallersPass(bool),
     /// Regex on `qualname`; named groups become placeholders.
     NameRegex(LazyRegex),
     /// A text regex with `${placeholder}` back-references, compiled when evaluated.

@@ -231,6 +231,9 @@ pub struct MatcherSpec {
     pub training_loop: Option<bool>,
     /// At an import statement: some name it binds is (is not) read in the file.
     pub import_used: Option<bool>,
+    /// At a parameter's default value: the file calls the function, and every
+    /// call passes that parameter (the default is not used in the file).
+    pub callers_pass: Option<bool>,
     /// Regex on the resolved name (`qualname`); named groups become placeholders.
     pub name_regex: Option<String>,
     /// A row of a data table, found by key, must (or must not) exist.

@@ -69,6 +69,8 @@ pub struct FileModel<'t> {
     pub per_step_functions: FastSet<usize>,
     /// The `function_definition` nodes of the file, by name.
     definitions: FastMap<&'t str, Vec<Node<'t>>>,
+    /// The calls of names the file may define (`f(...)`, `self.f(...)`), in order.
+    local_calls: Vec<steps::LocalCall<'t>>,
     /// Node ids of docstrings.
     pub docstrings: FastSet<usize>,
     /// Names local to each function or lambda, by node id: its parameters and
@@ -185,6 +187,35 @@ impl<'t> FileModel<'t> {
         calls::own_function_name(call, src).and_then(|n| self.definitions.get(n)).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether `value` is the default of a parameter of a function that this
+    /// file calls, and every such call passes that parameter (by keyword, or
+    /// by position where it may be passed so): the default is not used here.
+    pub fn callers_pass(&self, value: Node<'t>, src: &str) -> bool {
+        let Some(param) =
+            value.parent().filter(|p| matches!(p.kind_name(), "default_parameter" | "typed_default_parameter"))
+        else {
+            return false;
+        };
+        let Some(params) = param.parent().filter(|p| p.kind_name() == "parameters") else { return false };
+        let Some(def) = params.parent().filter(|d| d.kind_name() == "function_definition") else { return false };
+        let (Some(name), Some(fname)) = (param.field(Field::Name), def.field(Field::Name)) else { return false };
+        let listed: Vec<Node<'t>> = params.named_children(&mut params.walk()).collect();
+        let Some(index) = listed.iter().position(|p| p.id() == param.id()) else { return false };
+        // After `*` or `*args` a parameter can only be passed by keyword.
+        let keyword_only =
+            listed[..index].iter().any(|p| matches!(p.kind_name(), "list_splat_pattern" | "keyword_separator"));
+        let takes_self = listed.first().is_some_and(|p| matches!(text(*p, src), "self" | "cls"));
+        let callers: Vec<&steps::LocalCall<'t>> =
+            self.local_calls.iter().filter(|c| c.name == text(fname, src)).collect();
+        !callers.is_empty()
+            && callers.iter().all(|c| {
+                // `self.f(...)` fills `self` itself.
+                let through_self = c.call.field(Field::Function).is_some_and(|f| f.kind_name() == "attribute");
+                let position = (!keyword_only).then(|| index - usize::from(takes_self && through_self));
+                calls::passes(c.call, text(name, src), position, src)
+            })
+    }
+
     /// The last value bound to `name` (or `self.attr`) in `scope`, else at
     /// module level, by an assignment that starts before byte `before`.
     pub fn binding(&self, scope: usize, name: &str, before: usize) -> Option<Node<'t>> {
@@ -281,6 +312,7 @@ impl<'t> Builder<'t> {
             self.model.definitions.iter().map(|(name, defs)| (*name, defs.iter().map(Node::id).collect()));
         self.model.per_step_functions =
             steps::per_step_functions(&function_ids.collect(), &self.local_calls, in_step_loop);
+        self.model.local_calls = self.local_calls;
         self.model
     }
 
@@ -430,7 +462,7 @@ impl<'t> Builder<'t> {
             id => Some(id),
         };
         let innermost_loop = self.enclosing_loops().next();
-        self.local_calls.push(steps::LocalCall { name, function, innermost_loop });
+        self.local_calls.push(steps::LocalCall { call, name, function, innermost_loop });
     }
 
     /// `loss_scaler(loss, optimizer, ...)`: a loss scaler called directly (timm's

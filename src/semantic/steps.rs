@@ -13,9 +13,12 @@
 //! the analysis is per file.
 
 use crate::hash::{FastMap, FastSet};
+use tree_sitter::Node;
 
 /// A call of a name the file may define: `f(...)`, `self.f(...)` or `cls.f(...)`.
 pub struct LocalCall<'t> {
+    /// The call.
+    pub call: Node<'t>,
     /// The called name (`f`).
     pub name: &'t str,
     /// The function the call is in, if any.
@@ -70,7 +73,10 @@ mod tests {
 
     #[test]
     fn steps_spread_through_calls_from_step_loops_and_step_functions() {
-        let call = |name, function, innermost_loop| LocalCall { name, function, innermost_loop };
+        // The call nodes are not read here: any node will do.
+        let tree = crate::parse::parse_python("f()").expect("parses");
+        let node = tree.root_node();
+        let call = |name, function, innermost_loop| LocalCall { call: node, name, function, innermost_loop };
         let functions: FastMap<&str, Vec<usize>> =
             [("forward", 1), ("helper", 2), ("deeper", 3), ("setup", 4), ("collate", 5), ("train", 6)]
                 .into_iter()
