@@ -44,5 +44,6 @@ pub mod shell;
 pub mod source;
 pub mod suppress;
 pub mod unified_diff;
+pub mod vendored;
 pub mod walk;
 pub mod write;

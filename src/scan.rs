@@ -486,6 +486,19 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
         }
         names[o.project()].extend(o.named_files());
     }
+    // A vendored copy runs in the processes of the project that imports it,
+    // so it shares that project's facts; outer projects first, so the facts
+    // of a copy inside a copy come from the outermost one too.
+    let vendoring = crate::vendored::vendoring_projects(walked);
+    let mut order: Vec<usize> = (0..n_projects).collect();
+    let depth = |d: &str| if d == "." { 0 } else { 1 + d.matches('/').count() };
+    order.sort_by_key(|&p| walked.projects.get(p).map_or(0, |d| depth(&d.display)));
+    for p in order {
+        if let Some(q) = vendoring.get(p).copied().flatten().filter(|&q| q < n_projects) {
+            let outer = projects[q].clone();
+            projects[p].iter_mut().zip(outer).for_each(|(f, o)| *f |= o);
+        }
+    }
     let named = names.into_iter().map(NamedFiles::new).collect();
     // The files whose findings ask about process facts, with the facts they ask about.
     let asking: BTreeMap<usize, BTreeSet<usize>> = outcomes

@@ -376,3 +376,39 @@ fn a_scripted_function_that_only_runs_eagerly_blocks_nothing() {
     let info = |line| ("ops.py".to_string(), line, "info".to_string(), false);
     assert_eq!(tx015, [info(7), info(13), info(30), ("train.py".to_string(), 27, "warning".to_string(), true)]);
 }
+
+#[test]
+fn a_project_vendored_inside_another_shares_its_facts() {
+    // SOLO's shape: the port keeps a copy of mmcv with its own setup.py and
+    // uses Huawei's apex (combine_grad) in its own training code.
+    let dir = temp_dir("vendored-project");
+    let files: &[(&str, &str)] = &[
+        ("setup.py", "from setuptools import setup\nsetup(name='solo')\n"),
+        (
+            "solo/train.py",
+            "import torch\nfrom apex import amp\nfrom vendorlib.hooks import step\n\n\
+             def build(model, opt):\n    return amp.initialize(model, opt, opt_level='O1', combine_grad=True)\n",
+        ),
+        ("vendorlib/setup.py", "from setuptools import setup\nsetup(name='vendorlib')\n"),
+        ("vendorlib/vendorlib/__init__.py", ""),
+        (
+            "vendorlib/vendorlib/hooks.py",
+            "from apex import amp\n\n\ndef step(loss, opt):\n    return amp.scale_loss(loss, opt)\n",
+        ),
+        // A sibling that the project does not import keeps its own facts.
+        ("otherlib/setup.py", "from setuptools import setup\nsetup(name='otherlib')\n"),
+        ("otherlib/otherlib/__init__.py", ""),
+        ("otherlib/otherlib/hooks.py", "from apex import amp\n"),
+    ];
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let run =
+        npu_mem_in(&dir, &["scan", ".", "--no-cache", "--select", "AMP007", "--format", "json", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let paths: Vec<String> = findings(&report).into_iter().map(|(path, ..)| path).collect();
+    assert_eq!(paths, ["otherlib/otherlib/hooks.py"], "the vendored copy runs with the project's Ascend apex");
+}
