@@ -134,6 +134,20 @@ const LOOKUPS: &[&str] = &["command", "which", "type", "hash"];
 /// command substitution `$(...)` is a command of its own, and the command
 /// around it goes on after it (`python t.py --addr=$(hostname -i) --x 1`).
 pub fn commands(text: &str) -> Vec<ShellCommand> {
+    let mut out = commands_within(text, 0);
+    let values = literal_values(text);
+    for cmd in &mut out {
+        cmd.expanded = expand(&cmd.text, &values);
+    }
+    out
+}
+
+/// Command substitutions nested deeper than this are left as text: real
+/// scripts nest a few levels, and the limit keeps the recursion shallow.
+const MAX_NESTING: usize = 8;
+
+/// The commands of `text`, a script or the inside of a substitution `depth` levels deep.
+fn commands_within(text: &str, depth: usize) -> Vec<ShellCommand> {
     let b = text.as_bytes();
     // (start, end, separator before, separator after)
     let mut segments: Vec<(usize, usize, &str, &str)> = Vec::new();
@@ -176,7 +190,7 @@ pub fn commands(text: &str) -> Vec<ShellCommand> {
             b'$' if b.get(i + 1) == Some(&b'(') => {
                 let close = closing_paren(b, i + 1);
                 // `$((...))` is arithmetic, not a command.
-                if b.get(i + 2) != Some(&b'(') {
+                if b.get(i + 2) != Some(&b'(') && depth < MAX_NESTING {
                     substitutions.push((i + 2, close));
                 }
                 i = close + 1;
@@ -223,16 +237,12 @@ pub fn commands(text: &str) -> Vec<ShellCommand> {
         cmd.guarded |= looked_up.contains(&word);
     }
     for (from, to) in substitutions {
-        out.extend(commands(&text[from..to]).into_iter().map(|mut c| {
+        out.extend(commands_within(&text[from..to], depth + 1).into_iter().map(|mut c| {
             c.range = (c.range.0 + from, c.range.1 + from);
             c
         }));
     }
     out.sort_by_key(|c| c.range.0);
-    let values = literal_values(text);
-    for cmd in &mut out {
-        cmd.expanded = expand(&cmd.text, &values);
-    }
     out
 }
 
@@ -438,6 +448,13 @@ mod tests {
             ("nvidia-smi".into(), false),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn deeply_nested_substitutions_stop_nesting() {
+        let deep = "echo $(".repeat(100_000) + "nvidia-smi" + &")".repeat(100_000);
+        let got = commands(&deep);
+        assert!(got.len() <= MAX_NESTING + 1, "{} commands", got.len());
     }
 
     #[test]
