@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Draws the alarm sample of ports outside the development set.
 
-    python3 bench/ports/fresh_sample.py SCANS_DIR > sample.tsv
+    python3 bench/ports/fresh_sample.py SCANS_DIR [PER_PORT] > sample.tsv
 
 SCANS_DIR holds one `npu-mem scan PORT --format json` report per port, named
 `<port>.json`. The alarms are the findings of severity warning or error that
-are not advisory. A port with more than 25 is sampled to 25: round-robin over
+are not advisory. A port with more than PER_PORT (default 25) is sampled to
+PER_PORT: round-robin over
 its codes (most frequent first), then evenly spaced picks within each code, so
 the sample is deterministic. Prints port, code, severity, path:line, message.
 Standard library only.
@@ -16,26 +17,23 @@ import json
 import os
 import sys
 
-PER_PORT = 25
-
-
 def alarms(report):
     found = [f for f in report["findings"] if f["severity"] in ("warning", "error") and not f["advisory"]]
     return sorted(found, key=lambda f: (f["code"], f["path"], f["line"], f["column"]))
 
 
-def sample(found):
-    if len(found) <= PER_PORT:
+def sample(found, per_port):
+    if len(found) <= per_port:
         return found
     by_code = collections.defaultdict(list)
     for f in found:
         by_code[f["code"]].append(f)
     order = sorted(by_code, key=lambda c: (-len(by_code[c]), c))
     quota, taken, round_ = collections.Counter(), 0, 0
-    while taken < PER_PORT:
+    while taken < per_port:
         round_ += 1
         for code in order:
-            if taken < PER_PORT and len(by_code[code]) >= round_:
+            if taken < per_port and len(by_code[code]) >= round_:
                 quota[code] += 1
                 taken += 1
     picked = []
@@ -46,9 +44,10 @@ def sample(found):
 
 
 def main():
+    per_port = int(sys.argv[2]) if len(sys.argv) > 2 else 25
     for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         port = os.path.basename(path)[: -len(".json")]
-        for f in sample(alarms(json.load(open(path)))):
+        for f in sample(alarms(json.load(open(path))), per_port):
             where = f["path"].split(port + "/", 1)[-1].lstrip("./")
             print("\t".join([port, f["code"], f["severity"], f"{where}:{f['line']}", f["message"]]))
 
