@@ -124,6 +124,9 @@ pub struct ShellCommand {
 
 /// Words that run the next word as the command, or open a compound statement.
 const PREFIXES: &[&str] = &["env", "sudo", "exec", "nohup", "time", "then", "do", "else", "{"];
+/// Words that run a later word as the command after options of their own
+/// (`taskset -c 0-23 python3 ...`, `numactl --cpunodebind=0 python ...`).
+const PINNING: &[&str] = &["taskset", "numactl"];
 /// Words whose command is tested, so its failure is expected.
 const TESTS: &[&str] = &["if", "elif", "while", "until", "!"];
 /// Commands that test whether their argument is an installed command.
@@ -218,6 +221,12 @@ fn commands_within(text: &str, depth: usize) -> Vec<ShellCommand> {
         while let Some(&(w, _)) = words.first() {
             if PREFIXES.contains(&w) || is_assignment(w) {
                 words.remove(0);
+            } else if PINNING.contains(&w) {
+                // Its options and their values (CPU lists, masks, node numbers) go with it.
+                words.remove(0);
+                while words.first().is_some_and(|(w, _)| is_pinning_argument(w)) {
+                    words.remove(0);
+                }
             } else if TESTS.contains(&w) {
                 guarded = true;
                 words.remove(0);
@@ -328,6 +337,15 @@ fn words_of(text: &str, start: usize, end: usize) -> Vec<(&str, usize)> {
     words
 }
 
+/// An option of `taskset`/`numactl` or its value: `-c`, `--membind=0`,
+/// `0-23`, `0xff`, `$START-$END`.
+fn is_pinning_argument(word: &str) -> bool {
+    word.starts_with('-')
+        || word.starts_with('$')
+        || word.starts_with("0x")
+        || word.chars().all(|c| c.is_ascii_digit() || matches!(c, ',' | '-'))
+}
+
 /// `NAME=value` as the first words of a command.
 fn is_assignment(word: &str) -> bool {
     let b = word.as_bytes();
@@ -400,13 +418,15 @@ mod tests {
     #[test]
     fn commands_after_assignments_and_wrappers() {
         let got = command_texts(
-            "#!/bin/bash\n# nvidia-smi in a comment\nexport A=1\nCUDA_VISIBLE_DEVICES=0 sudo python -m torch.distributed.launch \\\n  --nproc_per_node 8 train.py\necho \"$(nvidia-smi -L | wc -l)\"; nvidia-smi\n",
+            "#!/bin/bash\n# nvidia-smi in a comment\nexport A=1\nCUDA_VISIBLE_DEVICES=0 sudo python -m torch.distributed.launch \\\n  --nproc_per_node 8 train.py\necho \"$(nvidia-smi -L | wc -l)\"; nvidia-smi\nnohup taskset -c $S-$E python3 -u t.py &\nnumactl --cpunodebind=0 -m 0 python t.py\n",
         );
         let want: Vec<(String, bool)> = vec![
             ("export A=1".into(), false),
             ("python -m torch.distributed.launch \\\n  --nproc_per_node 8 train.py".into(), false),
             ("echo \"$(nvidia-smi -L | wc -l)\"".into(), false),
             ("nvidia-smi".into(), false),
+            ("python3 -u t.py".into(), false),
+            ("python t.py".into(), false),
         ];
         assert_eq!(got, want);
     }
