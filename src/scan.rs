@@ -391,13 +391,12 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         _ => None,
     };
     let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
-    let lines = LineIndex::new(text);
     // A shell script is always read: it needs no parse, and what a launch
     // command passes can make a project fact true (`project_has`) without
     // any rule's trigger word in it.
     if file.kind == FileKind::Shell {
         out.directives = suppress::in_shell(text);
-        out.analysis = engine.analyse_shell(text, &lines, &out.path);
+        out.analysis = engine.analyse_shell(text, &LineIndex::new(text), &out.path);
         out.analysis.named_files = named_files::in_shell(text, &engine.shell_named_extensions);
         out.analysis.findings.extend(path_findings);
         return out;
@@ -415,6 +414,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         out.analysis.findings = path_findings;
         return out;
     };
+    let lines = LineIndex::new(text);
     out.analysis = match parse_python(text) {
         Some(tree) => {
             out.directives = suppress::in_python(tree.root_node(), text);

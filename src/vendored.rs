@@ -50,23 +50,18 @@ pub fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
         if children.is_empty() {
             continue;
         }
-        // A name the project also defines itself (`utils`, `model`) is its own
-        // module wherever it is imported, not the copy's.
-        let own: BTreeSet<String> = walked
-            .files
-            .iter()
-            .filter(|f| f.project == parent && f.kind == FileKind::Python)
-            .filter_map(|f| module_name(&f.display()).map(str::to_string))
-            .collect();
         let sources: Vec<(String, String)> = walked
             .files
             .par_iter()
             .filter(|f| f.project == parent && f.kind == FileKind::Python)
             .map(|f| (f.display().into_owned(), read_source(&f.path()).map(|s| s.text).unwrap_or_default()))
             .collect();
+        // A name the project also defines itself (`utils`, `model`) is its own
+        // module wherever it is imported, not the copy's.
+        let own: BTreeSet<&str> = sources.iter().filter_map(|(shown, _)| module_name(shown)).collect();
         for p in children {
             let alternatives: Vec<String> =
-                names[p].iter().filter(|n| !own.contains(*n)).map(|n| regex::escape(n)).collect();
+                names[p].iter().filter(|n| !own.contains(n.as_str())).map(|n| regex::escape(n)).collect();
             if alternatives.is_empty() {
                 continue;
             }

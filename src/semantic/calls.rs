@@ -125,23 +125,6 @@ pub fn own_function_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
     }
 }
 
-/// Whether `call` surely passes the parameter `name` (at `position`, when it
-/// may be passed by position): by keyword, or with enough positional
-/// arguments before any `*args`; an unpacked `**kwargs` leaves it unknown (false).
-pub fn passes(call: Node, name: &str, position: Option<usize>, src: &str) -> bool {
-    let Some(args) = call.field(Field::Arguments) else { return false };
-    let mut positional = 0;
-    for arg in args.named_children(&mut args.walk()) {
-        match arg.kind_name() {
-            "keyword_argument" if arg.field(Field::Name).is_some_and(|n| text(n, src) == name) => return true,
-            "keyword_argument" | "comment" => {}
-            "list_splat" | "dictionary_splat" => return false,
-            _ => positional += 1,
-        }
-    }
-    position.is_some_and(|p| positional > p)
-}
-
 /// `(receiver, method name node)` of a method call.
 pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     let f = node.field(Field::Function).filter(|f| node.kind_name() == "call" && f.kind_name() == "attribute")?;

@@ -212,7 +212,11 @@ impl<'t> FileModel<'t> {
                 // `self.f(...)` fills `self` itself.
                 let through_self = c.call.field(Field::Function).is_some_and(|f| f.kind_name() == "attribute");
                 let position = (!keyword_only).then(|| index - usize::from(takes_self && through_self));
-                calls::passes(c.call, text(name, src), position, src)
+                // A call that unpacks `*args` or `**kwargs` is not known to pass it.
+                let args = calls::CallArgs::of(c.call, src);
+                !args.star
+                    && !args.double_star
+                    && matches!(args.get(Some(text(name, src)), position), calls::ArgState::Present(_))
             })
     }
 
