@@ -111,6 +111,28 @@ impl Migration {
     }
 }
 
+/// Which entry scripts count as run, for the advice on code no launch script runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Entries {
+    /// Where a project's shell scripts start some of its entry scripts, the
+    /// others (and the modules only they import) are advice, unless
+    /// something else of the project names them.
+    Launched,
+    /// Every entry script counts as run: every finding keeps its severity.
+    All,
+}
+
+impl Entries {
+    /// The lowercase name, as written in the configuration file and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Entries::Launched => "launched",
+            Entries::All => "all",
+        }
+    }
+}
+
 /// `npu-mem scan`.
 #[derive(Debug, clap::Args)]
 // The flags that shape the report, for the modes that write none (--diff,
@@ -147,6 +169,11 @@ pub struct ScanArgs {
     /// `manual` keeps every severity, `detect` decides per project by its imports [default: detect].
     #[arg(long, value_enum)]
     pub migration: Option<Migration>,
+    /// Which entry scripts count as run: `launched` makes findings in scripts that no launch
+    /// script (or document) of their project starts advice, `all` keeps every severity
+    /// [default: launched].
+    #[arg(long, value_enum)]
+    pub entries: Option<Entries>,
     /// The torch_npu version the advice is for [default: 2.1].
     #[arg(long, value_parser = ["2.1", "2.6", "2.14"])]
     pub target: Option<String>,

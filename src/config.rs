@@ -3,7 +3,7 @@
 //! the nearest one above it (or given with `--config`). Command-line flags
 //! override the file; `--show-settings` prints where each value came from.
 
-use crate::cli::{FailOn, Migration, ScanArgs};
+use crate::cli::{Entries, FailOn, Migration, ScanArgs};
 use crate::finding::Severity;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -37,6 +37,8 @@ pub struct FileSettings {
     pub fail_on: Option<FailOn>,
     /// Migration style: `auto`, `manual` or `detect`.
     pub migration: Option<Migration>,
+    /// Which entry scripts count as run: `launched` or `all`.
+    pub entries: Option<Entries>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +156,8 @@ pub struct Settings {
     pub fail_on: Setting<FailOn>,
     /// Migration style to assume (`detect`: per project, from its imports).
     pub migration: Setting<Migration>,
+    /// Which entry scripts count as run (`launched`: those the project's launch scripts start).
+    pub entries: Setting<Entries>,
 }
 
 /// The line of the first occurrence of `key` (as a TOML key, or as the last
@@ -300,6 +304,11 @@ pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
             (None, Some(m)) => Setting { value: m, origin: from_file("migration") },
             (None, None) => Setting { value: Migration::Detect, origin: Origin::Default },
         },
+        entries: match (args.entries, fs.and_then(|s| s.entries)) {
+            (Some(e), _) => Setting { value: e, origin: Origin::CommandLine },
+            (None, Some(e)) => Setting { value: e, origin: from_file("entries") },
+            (None, None) => Setting { value: Entries::Launched, origin: Origin::Default },
+        },
     }
 }
 
@@ -369,5 +378,6 @@ pub fn show(s: &Settings, file: Option<&Loaded>) -> String {
     let fail = format!("{:?}", s.fail_on.value).to_lowercase();
     let _ = writeln!(out, "fail-on = {fail}  ({})", origin(&s.fail_on.origin));
     let _ = writeln!(out, "migration = {}  ({})", s.migration.value.as_str(), origin(&s.migration.origin));
+    let _ = writeln!(out, "entries = {}  ({})", s.entries.value.as_str(), origin(&s.entries.origin));
     out
 }

@@ -247,6 +247,13 @@ pub struct Finding {
     /// migration, which handles it at run time (its severity is then `info`).
     #[serde(default)]
     pub advisory: bool,
+    /// Whether the finding is advice because no process of its project runs
+    /// the code: it lies in entry scripts that the project's launch scripts
+    /// never start, or in modules only they import (see
+    /// [`crate::launches`]); its severity is then `info`, and it blocks
+    /// nothing (`blocker` is false).
+    #[serde(default)]
+    pub unlaunched: bool,
     /// A machine-applicable fix, if the rule has one and it applies here.
     pub fix: Option<Fix>,
     /// Byte range of the reported node, for overrides and fixes.
@@ -265,6 +272,12 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// Whether the finding is advice, whatever its rule's severity: handled
+    /// by automatic migration, or in code no launch script runs.
+    pub fn is_advice(&self) -> bool {
+        self.advisory || self.unlaunched
+    }
+
     /// The deterministic order of findings: path, cell, line, column, code.
     pub fn sort_key(&self) -> (&str, usize, usize, usize, &str) {
         (&self.path, self.cell.unwrap_or(0), self.line, self.column, &self.code)

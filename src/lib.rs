@@ -29,6 +29,8 @@ pub mod error;
 pub mod finding;
 pub mod fix;
 pub mod hash;
+pub mod import_lines;
+pub mod launches;
 pub mod migration;
 pub mod named_files;
 pub mod notebook;

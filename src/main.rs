@@ -145,7 +145,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         (Some(run), true) => run.files.iter().map(|f| f.display.clone()).collect(),
         _ => Vec::new(),
     };
-    let mut outcome = pool.install(|| scan::merge(outcomes, &engine, &walked, &settings.migration));
+    let mut outcome =
+        pool.install(|| scan::merge(outcomes, &engine, &walked, &settings.migration, settings.entries.value));
     if let Some(run) = fix_run {
         record_fixes(&mut outcome, run, &args, written.len());
     }

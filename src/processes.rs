@@ -13,13 +13,12 @@
 //! resolved the way a script's `sys.path` usually finds them: the importer's
 //! own directory, then the project root, then the nearest file whose dotted
 //! path ends with the name. A module that no entry script reaches keeps the
-//! project's style. The files' imports are read again here, not kept from
-//! the analysis: the scan keeps almost nothing of a file that reports
-//! nothing, so memory stays flat, and only the few projects that need the
-//! graph pay for it.
+//! project's style. The files' imports are read again here, from their
+//! lines ([`crate::import_lines`]: no second parse), not kept from the
+//! analysis: the scan keeps almost nothing of a file that reports nothing,
+//! so memory stays flat, and only the projects that need the graph pay for
+//! it.
 
-use crate::parse::{parse_python, KindOf};
-use crate::semantic::imports::import_bindings;
 use crate::source::read_source;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
@@ -34,12 +33,11 @@ pub struct Unmigrated {
     pub files: HashSet<String>,
 }
 
-/// Finds the unmigrated part of one project: `files` are its files, `dir` its
-/// directory as displayed, `importers` the files that import
-/// `transfer_to_npu` and `entries` its entry scripts (display paths).
-pub fn unmigrated(
-    files: &[&ScanFile],
-    dir: &str,
+/// Finds the unmigrated part of one project: `graph` is its import graph
+/// (built on first use), `importers` the files that import `transfer_to_npu`
+/// and `entries` its entry scripts (display paths).
+pub fn unmigrated<'f>(
+    graph: &mut LazyGraph<'f, '_>,
     importers: &BTreeSet<String>,
     entries: &BTreeSet<String>,
 ) -> Unmigrated {
@@ -47,28 +45,78 @@ pub fn unmigrated(
     if entries.is_subset(importers) {
         return Unmigrated::default();
     }
-    let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
-    let edges = ImportGraph::new(python.clone(), dir).read_all();
-    let shown: Vec<_> = python.iter().map(|f| f.display()).collect();
-    let index: HashMap<&str, usize> = shown.iter().enumerate().map(|(i, f)| (f.as_ref(), i)).collect();
-    let ids = |paths: &BTreeSet<String>| -> Vec<usize> {
-        paths.iter().filter_map(|p| index.get(p.as_str()).copied()).collect()
-    };
-    let (importer_ids, entry_ids) = (ids(importers), ids(entries));
-
+    let graph = graph.get();
+    let (importer_ids, entry_ids) = (graph.ids(importers), graph.ids(entries));
     // Entry scripts that import it through the project's modules start migrated processes too.
-    let reaches_importer = reachable(&reversed(&edges), &importer_ids);
+    let reaches_importer = reachable(&reversed(&graph.edges), &importer_ids);
     let migrated_roots: Vec<usize> =
         importer_ids.iter().chain(entry_ids.iter().filter(|&&e| reaches_importer[e])).copied().collect();
-    let migrated = reachable(&edges, &migrated_roots);
-    let unmigrated_roots: Vec<usize> = entry_ids.into_iter().filter(|&e| !migrated[e]).collect();
-    let unmigrated = reachable(&edges, &unmigrated_roots);
+    let unmigrated_roots: Vec<usize> = {
+        let migrated = reachable(&graph.edges, &migrated_roots);
+        entry_ids.into_iter().filter(|&e| !migrated[e]).collect()
+    };
     Unmigrated {
-        entries: unmigrated_roots.iter().map(|&i| python[i].display().to_string()).collect(),
-        files: (0..python.len())
-            .filter(|&i| unmigrated[i] && !migrated[i])
-            .map(|i| python[i].display().to_string())
-            .collect(),
+        entries: unmigrated_roots.iter().map(|&i| graph.python[i].display().to_string()).collect(),
+        files: graph.only_reached_from(&unmigrated_roots, &migrated_roots),
+    }
+}
+
+/// A project's whole import graph, every file read: what the questions
+/// about its processes (which run without `transfer_to_npu`, which no
+/// launch script starts) are answered on.
+pub struct ProjectGraph<'f> {
+    python: Vec<&'f ScanFile>,
+    /// For each file, the files of the project it imports.
+    edges: Vec<Vec<usize>>,
+    /// Display path -> node.
+    index: HashMap<String, usize>,
+}
+
+impl<'f> ProjectGraph<'f> {
+    /// Reads the imports of every Python file among `files`, one project's
+    /// files, in a project displayed as `dir`.
+    pub fn new(files: &[&'f ScanFile], dir: &str) -> Self {
+        let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
+        let edges = ImportGraph::new(python.clone(), dir).read_all();
+        let index = python.iter().enumerate().map(|(i, f)| (f.display().into_owned(), i)).collect();
+        ProjectGraph { python, edges, index }
+    }
+
+    /// The nodes of the files at `paths` (display paths); paths of files
+    /// that are not Python are left out.
+    pub fn ids(&self, paths: &BTreeSet<String>) -> Vec<usize> {
+        paths.iter().filter_map(|p| self.index.get(p.as_str()).copied()).collect()
+    }
+
+    /// The files (display paths) that `roots` reach, themselves included,
+    /// and that `others` do not.
+    pub fn only_reached_from(&self, roots: &[usize], others: &[usize]) -> HashSet<String> {
+        let (from_roots, from_others) = (reachable(&self.edges, roots), reachable(&self.edges, others));
+        (0..self.python.len())
+            .filter(|&i| from_roots[i] && !from_others[i])
+            .map(|i| self.python[i].display().to_string())
+            .collect()
+    }
+}
+
+/// A project's graph, read the first time a question needs it: most
+/// projects need none.
+pub struct LazyGraph<'f, 'a> {
+    files: &'a [&'f ScanFile],
+    dir: &'a str,
+    graph: Option<ProjectGraph<'f>>,
+}
+
+impl<'f, 'a> LazyGraph<'f, 'a> {
+    /// The graph of `files`, one project's files, in a project displayed as `dir`; nothing read yet.
+    pub fn new(files: &'a [&'f ScanFile], dir: &'a str) -> Self {
+        LazyGraph { files, dir, graph: None }
+    }
+
+    /// The graph, read now if it was not yet.
+    pub fn get(&mut self) -> &ProjectGraph<'f> {
+        let (files, dir) = (self.files, self.dir);
+        self.graph.get_or_insert_with(|| ProjectGraph::new(files, dir))
     }
 }
 
@@ -125,28 +173,9 @@ impl<'f> ImportGraph<'f> {
 }
 
 /// Every qualified name a file's import statements import (relative ones
-/// start with dots); none for a file that cannot be read or parsed.
+/// start with dots), read from its lines; none for a file that cannot be read.
 fn imported_names(file: &ScanFile) -> Vec<String> {
-    let Ok(source) = read_source(&file.path()) else { return Vec::new() };
-    let Some(tree) = parse_python(&source.text) else { return Vec::new() };
-    let mut names = Vec::new();
-    let mut cursor = tree.walk();
-    // A pre-order walk with the cursor: no recursion, however deep the file nests.
-    'walk: loop {
-        let node = cursor.node();
-        let kind = node.kind_name();
-        if kind == "import_statement" || kind == "import_from_statement" {
-            names.extend(import_bindings(node, &source.text).1);
-        } else if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    names
+    read_source(&file.path()).map(|source| crate::import_lines::imported_names(&source.text)).unwrap_or_default()
 }
 
 /// The project's Python files by dotted module path (`pkg/mod.py` is

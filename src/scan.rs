@@ -2,9 +2,10 @@
 //! in parallel; everything after the merge is in a deterministic order.
 
 use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
-use crate::cli::Migration;
+use crate::cli::{Entries, Migration};
 use crate::config::Setting;
 use crate::finding::{FileProblem, Finding, ProblemKind, SharedText};
+use crate::launches::{self, Launches};
 use crate::migration::Assumed;
 use crate::named_files::{self, NamedFiles};
 use crate::notebook::{Locator, Notebook};
@@ -68,6 +69,9 @@ pub struct ProjectOutcome {
     pub transfer_imports: Vec<(String, usize)>,
     /// Its entry scripts (sites of the `entry-scripts` lists), in path and line order.
     pub entry_scripts: Vec<(String, usize)>,
+    /// Which entry scripts its launch scripts start, and which nothing names
+    /// (see [`crate::launches`]); the files only those run are left out.
+    pub launches: Launches,
 }
 
 /// The facts decided after every file is analysed: per project, which facts
@@ -93,6 +97,11 @@ impl ScanFacts {
             _ => self.projects.get(project),
         };
         facts.and_then(|facts| facts.get(fact)).copied().unwrap_or(false)
+    }
+
+    /// The file names that project `project`'s files spell out.
+    pub fn named_files(&self, project: usize) -> Option<&NamedFiles> {
+        self.named.get(project)
     }
 }
 
@@ -203,11 +212,6 @@ pub struct Tally {
     counts: Vec<usize>,
     /// The file names it spells out.
     named_files: Vec<String>,
-}
-
-/// Analyses every file the walk found with `engine`, each project in the style `migration` gives it.
-pub fn scan(walked: &WalkResult, engine: &Engine, migration: &Setting<Migration>) -> ScanOutcome {
-    merge(analyse_files(&walked.files, engine, &Progress::default(), None), engine, walked, migration)
 }
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -602,6 +606,7 @@ pub fn merge(
     engine: &Engine,
     walked: &WalkResult,
     migration: &Setting<Migration>,
+    entries: Entries,
 ) -> ScanOutcome {
     let projects = &walked.projects;
     let facts = scan_facts(walked, &outcomes, engine);
@@ -614,6 +619,7 @@ pub fn merge(
             migration: Assumed::decide(migration, None),
             transfer_imports: Vec::new(),
             entry_scripts: Vec::new(),
+            launches: Launches::default(),
         })
         .collect();
     let mut result = ScanOutcome {
@@ -700,24 +706,38 @@ pub fn merge(
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     result.suppressed.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
-    let mut unmigrated_files: HashSet<String> = HashSet::new();
+    let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
+    for f in &walked.files {
+        files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
+    }
+    let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
     for (i, p) in per_project.iter_mut().enumerate() {
         p.transfer_imports.sort();
         p.entry_scripts.sort();
         let first = p.transfer_imports.first().map(|(path, line)| (path.as_str(), *line));
         p.migration = Assumed::decide(migration, first);
+        let paths = |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
+        let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
+        let mut graph = processes::LazyGraph::new(&files_by_project[i], &p.project.display);
         if p.migration.detected_automatic() {
-            let files: Vec<&ScanFile> = walked.files.iter().filter(|f| f.project == i).collect();
-            let paths =
-                |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
-            let (importers, entries) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
-            let found = processes::unmigrated(&files, &p.project.display, &importers, &entries);
+            let found = processes::unmigrated(&mut graph, &importers, &entry_paths);
             p.migration.unmigrated_entries = found.entries;
             unmigrated_files.extend(found.files);
         }
+        if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
+            let files = &files_by_project[i];
+            p.launches = launches::find(files, &p.project.display, &entry_paths, shell_names, &mut graph);
+            unlaunched_files.extend(std::mem::take(&mut p.launches.files));
+            // A script nothing starts needs no `transfer_to_npu` either.
+            let unlaunched = &p.launches.unlaunched;
+            p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
+        }
     }
     let advise = |f: &mut Finding| {
-        if let Some(p) = per_project.get(f.project) {
+        if unlaunched_files.contains(f.path.as_str()) {
+            // Code that no process runs blocks nothing either.
+            (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
+        } else if let Some(p) = per_project.get(f.project) {
             p.migration.apply(f, unmigrated_files.contains(f.path.as_str()));
         }
     };
@@ -771,8 +791,8 @@ pub fn apply_settings(
     severity: &std::collections::BTreeMap<String, crate::finding::Severity>,
 ) {
     outcome.findings.retain(|f| !per_file_ignores.ignores(f));
-    // Advice stays advice: `migration = "manual"` is how to count it again.
-    for f in outcome.findings.iter_mut().filter(|f| !f.advisory) {
+    // Advice stays advice: `migration = "manual"` and `entries = "all"` are how to count it again.
+    for f in outcome.findings.iter_mut().filter(|f| !f.is_advice()) {
         let matching = severity.iter().filter(|(prefix, _)| f.code.starts_with(prefix.as_str()));
         if let Some((_, s)) = matching.max_by_key(|(prefix, _)| prefix.len()) {
             f.severity = *s;

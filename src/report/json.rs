@@ -50,6 +50,10 @@ struct JsonProject<'a> {
     migration: crate::migration::Style,
     reason: String,
     transfer_to_npu: Option<Place<'a>>,
+    /// Entry scripts the project's shell scripts (or a training platform) start.
+    launched_entries: &'a [String],
+    /// Entry scripts nothing runs, when the shell scripts start others: their code's findings are advice.
+    unlaunched_entries: &'a [String],
     verdict: super::summary::Verdict,
 }
 
@@ -104,6 +108,8 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                 migration: p.migration.style,
                 reason: p.migration.reason(),
                 transfer_to_npu: p.transfer_imports.first().map(|(path, line)| Place { path, line: *line }),
+                launched_entries: &p.launches.launched,
+                unlaunched_entries: &p.launches.unlaunched,
                 verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
             })
             .collect(),

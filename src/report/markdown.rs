@@ -32,6 +32,14 @@ pub fn render(report: &Report) -> String {
         [] => {}
         [p] => {
             let _ = writeln!(out, "Migration style: {}.\n", cell(&p.migration.describe()));
+            if !p.launches.unlaunched.is_empty() {
+                let names: Vec<String> = p.launches.unlaunched.iter().map(|e| format!("`{}`", cell(e))).collect();
+                let _ = writeln!(
+                    out,
+                    "Entry scripts that nothing in the project starts (their findings are advice): {}.\n",
+                    names.join(", ")
+                );
+            }
         }
         projects => {
             let _ = writeln!(out, "| project | migration style | automatic migration |\n|---|---|---|");

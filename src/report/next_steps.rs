@@ -26,6 +26,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         [] | [_] => {
             if let Some(p) = projects.first() {
                 let _ = writeln!(out, "{} {}", paint.bold("Migration style:"), visible(&p.migration.describe()));
+                render_launches(out, p, "", paint);
             }
             out.push('\n');
             let all: Vec<&Finding> = findings.iter().collect();
@@ -44,6 +45,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
                 let marker = p.project.marker.as_deref().map_or(String::new(), |m| format!(" ({})", visible(m)));
                 let _ = writeln!(out, "{}{marker}", paint.bold(&visible(&p.project.display)));
                 let _ = writeln!(out, "  Migration style: {}", visible(&p.migration.describe()));
+                render_launches(out, p, "  ", paint);
                 let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
                 if let Some(step) = render_verdict(out, Some(p), &own, "  ", paint) {
                     let _ = writeln!(out, "  {step}");
@@ -85,7 +87,8 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         steps.push((step, Vec::new()));
     }
     let advisory = findings.iter().filter(|f| f.advisory).count();
-    let info = report.count(Severity::Info) - advisory;
+    let unlaunched = findings.iter().filter(|f| f.unlaunched).count();
+    let info = report.count(Severity::Info) - advisory - unlaunched;
     if report.min_severity == Severity::Info {
         if advisory > 0 {
             let are = if advisory == 1 { "is" } else { "are" };
@@ -93,6 +96,15 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
                 "{} {are} handled by transfer_to_npu at run time: advice, one line per rule below \
                  (`--migration manual` lists each).",
                 plural(advisory, "finding")
+            );
+            steps.push((step, Vec::new()));
+        }
+        if unlaunched > 0 {
+            let are = if unlaunched == 1 { "is" } else { "are" };
+            let step = format!(
+                "{} {are} in code that no launch script runs: advice, one line per rule below \
+                 (`--entries all` lists each).",
+                plural(unlaunched, "finding")
             );
             steps.push((step, Vec::new()));
         }
@@ -115,6 +127,31 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
             list(out, listed, "      ", "below");
         }
     }
+}
+
+/// Says which entry scripts of `project` no launch script runs, if any:
+/// the findings in their code are advice.
+fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
+    let l = &project.launches;
+    if l.unlaunched.is_empty() {
+        return;
+    }
+    let mut named: Vec<String> = l.unlaunched.iter().take(LISTED).cloned().collect();
+    if l.unlaunched.len() > LISTED {
+        named.push(format!("and {} more", l.unlaunched.len() - LISTED));
+    }
+    let (scripts, they) = match l.unlaunched.len() {
+        1 => (named.join(", "), "it runs"),
+        n => (format!("{n} others ({})", named.join(", ")), "they run"),
+    };
+    let _ = writeln!(
+        out,
+        "{indent}{} {} started by the project's launch scripts; nothing in it starts {}, so findings in code \
+         only {they} are advice (`--entries all` keeps their severity).",
+        paint.bold("Entry scripts:"),
+        l.launched.len(),
+        visible(&scripts)
+    );
 }
 
 /// Writes the verdict on `findings` (those of `project`, or of the whole

@@ -53,8 +53,10 @@ pub fn render(report: &Report, paint: Paint) -> String {
             continue;
         }
         out.push_str(&summary_text);
-        let (advisory, listed): (Vec<&Finding>, Vec<&Finding>) = findings.into_iter().partition(|f| f.advisory);
-        render_advisory(&mut out, &advisory, paint);
+        let (advice, listed): (Vec<&Finding>, Vec<&Finding>) = findings.into_iter().partition(|f| f.is_advice());
+        let (unlaunched, advisory): (Vec<&Finding>, Vec<&Finding>) = advice.into_iter().partition(|f| f.unlaunched);
+        render_advice(&mut out, &advisory, "handled by transfer_to_npu at run time", paint);
+        render_advice(&mut out, &unlaunched, "in code that no launch script of the project runs", paint);
         for f in listed {
             render_finding(&mut out, f, paint);
         }
@@ -162,9 +164,9 @@ fn render_notes(out: &mut String, s: &SectionSummary, paint: Paint) {
     }
 }
 
-/// Findings that automatic migration handles: one line per rule, with how
-/// many there are and in how many files, instead of one block each.
-fn render_advisory(out: &mut String, findings: &[&Finding], paint: Paint) {
+/// Findings that are advice for one reason (`why`): one line per rule, with
+/// how many there are and in how many files, instead of one block each.
+fn render_advice(out: &mut String, findings: &[&Finding], why: &str, paint: Paint) {
     let mut by_code: std::collections::BTreeMap<&str, (&str, usize, std::collections::BTreeSet<&str>)> =
         Default::default();
     for f in findings {
@@ -175,7 +177,7 @@ fn render_advisory(out: &mut String, findings: &[&Finding], paint: Paint) {
     for (code, (name, count, files)) in by_code {
         let _ = writeln!(
             out,
-            "{} [{}] x{count} {name} in {}: handled by transfer_to_npu at run time",
+            "{} [{}] x{count} {name} in {}: {why}",
             paint.severity(Severity::Info, code),
             paint.severity(Severity::Info, Severity::Info.as_str()),
             plural(files.len(), "file")

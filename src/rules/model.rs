@@ -526,6 +526,7 @@ impl Rule {
             auto_migrated: self.auto_migrated,
             blocker: self.blocker,
             advisory: false,
+            unlaunched: false,
             fix: None,
             cell: None,
             byte_range: (0, 0),

@@ -1,0 +1,340 @@
+//! Which entry scripts of a project run at all. A port keeps the original's
+//! scripts beside its own: Huawei's ModelZoo ports start `train_8p.py` from
+//! `test/train_full_8p.sh` and leave the upstream `train.py`, MLPerf or
+//! TensorRT tools untouched, and no NPU process ever runs them. When a
+//! project's shell scripts start some of its entry scripts, an entry script
+//! that nothing of the project names (no shell script, no other Python
+//! file, notebook or document, no `python -m` line) is taken as not
+//! launched; it and the modules only it imports are reported as advice.
+//!
+//! Two kinds of entry script are taken as meant to run whatever the launch
+//! scripts say: one the port edited for the NPU (it names `npu` or
+//! `torch_npu`: nobody ports a script they do not run), and an application
+//! a person starts by hand (it imports a web or UI framework such as
+//! gradio, streamlit, flask or fastapi, or reads `input()`): demos and API
+//! servers that a port left on CUDA fail when run on an NPU host.
+//!
+//! Training platforms start some scripts from a job configuration that is
+//! not in the repository: a Huawei Cloud ModelArts job names its boot file
+//! in the console, and ModelZoo ports keep theirs as `modelarts/train_start.py`
+//! or `modelarts_entry_*.py` (20 of the 24 `modelarts/train_start.py` in
+//! Ascend/ModelZoo-PyTorch `PyTorch/` are named by no file of their port).
+//! Those count as started.
+//!
+//! Test modules (`test_*.py`, `*_test.py` in a `tests/` or `test/`
+//! directory, `conftest.py`) are started by a
+//! test runner: in such a project they count as not started unless
+//! something names them, or a line of a shell script, Makefile, CI
+//! workflow or README runs a test runner (`pytest tests/`, `python -m
+//! unittest`, `tox`). Upstream test suites that a port
+//! keeps (mmdetection's, detectron2's) run on no NPU.
+//!
+//! A project whose shell scripts start none of its entry scripts (most
+//! upstream repositories: their README is the launcher) is left alone, and
+//! so is every entry script that something names, however it is named: the
+//! file name (`train.py`) or its dotted module path (`tools.train`).
+
+use crate::named_files::NamedFiles;
+use crate::processes::LazyGraph;
+use crate::source::read_source;
+use crate::walk::{FileKind, ScanFile};
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+/// Documents and configuration files that may hold a launch command
+/// (README steps, CI workflows, Makefiles), searched only in projects that
+/// have candidates: by extension, or by the whole file name.
+const DOC_EXTENSIONS: &[&str] = &["md", "rst", "txt", "yml", "yaml", "cfg", "toml", "ini", "json"];
+const DOC_NAMES: &[&str] = &["Makefile", "Dockerfile", "Procfile", "Jenkinsfile"];
+
+/// Path parts that mark a script a training platform starts from its own
+/// job configuration (ModelArts boot files), matched without case.
+const PLATFORM_STARTED: &[&str] = &["modelarts"];
+
+/// Larger documents are not searched (a data file, not a launch step).
+const MAX_DOC_BYTES: u64 = 2 << 20;
+
+/// What a project's launch scripts start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Launches {
+    /// Entry scripts that the project's shell scripts start (display paths, in order).
+    pub launched: Vec<String>,
+    /// Entry scripts that nothing of the project names, in path order.
+    pub unlaunched: Vec<String>,
+    /// Those scripts and the files only they import (display paths).
+    pub files: HashSet<String>,
+}
+
+/// Finds which of `entries` (display paths of one project's entry scripts)
+/// run: `files` are the project's files, `dir` its directory as displayed,
+/// `shell_names` the file names its shell scripts spell out, `graph` its
+/// import graph (read only when some entry is not launched).
+pub fn find(
+    files: &[&ScanFile],
+    dir: &str,
+    entries: &BTreeSet<String>,
+    shell_names: &NamedFiles,
+    graph: &mut LazyGraph,
+) -> Launches {
+    let (launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
+        entries.iter().cloned().partition(|e| shell_names.names(e) || platform_started(e));
+    if launched.is_empty() {
+        return Launches::default();
+    }
+    // Test modules are started by a test runner, which is a launcher too.
+    let tests: BTreeSet<String> = files
+        .iter()
+        .filter(|f| f.kind == FileKind::Python && is_test_module(&f.display()))
+        .map(|f| f.display().into_owned())
+        .filter(|t| !launched.contains(t) && !shell_names.names(t))
+        .collect();
+    candidates.extend(tests.iter().cloned());
+    if candidates.is_empty() {
+        return Launches { launched: launched.into_iter().collect(), ..Launches::default() };
+    }
+    let started = started_otherwise(files, dir, &candidates, &tests);
+    let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
+    if unlaunched.is_empty() {
+        return Launches { launched: launched.into_iter().collect(), ..Launches::default() };
+    }
+    let graph = graph.get();
+    let others: BTreeSet<String> = entries.union(&tests).filter(|e| !unlaunched.contains(*e)).cloned().collect();
+    Launches {
+        launched: launched.into_iter().collect(),
+        files: graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others)),
+        unlaunched: unlaunched.into_iter().collect(),
+    }
+}
+
+/// Whether the file at `path` is a test module, as pytest finds them
+/// (`test_*.py`, `*_test.py`) in a test directory, or the `conftest.py` it
+/// loads; a library's `test_time_aug.py` outside one is a module.
+fn is_test_module(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or(path);
+    let in_tests = parts.any(|d| matches!(d, "tests" | "test" | "unittests" | "unit_tests"));
+    name == "conftest.py"
+        || in_tests && (name.starts_with("test_") && name.ends_with(".py") || name.ends_with("_test.py"))
+}
+
+/// Whether a training platform starts the script at `path` (a ModelArts boot file).
+fn platform_started(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    PLATFORM_STARTED.iter().any(|part| lower.contains(part))
+}
+
+/// What names an entry script: its file name, and its dotted module path
+/// in the project (`tools.train`; `-m train` for a script at the top).
+fn needles(entry: &str, dir: &str) -> [String; 2] {
+    let relative =
+        if dir == "." { entry } else { entry.strip_prefix(dir).map_or(entry, |r| r.trim_start_matches('/')) };
+    let file = relative.rsplit('/').next().unwrap_or(relative).to_string();
+    let module = relative.trim_end_matches(".py").replace('/', ".");
+    let dotted = if module.contains('.') { module } else { format!("-m {module}") };
+    [file, dotted]
+}
+
+/// The `candidates` taken as started although no shell script names them:
+/// those that a file of the project other than themselves names (its Python
+/// files, notebooks and shell scripts, and the documents in its
+/// directory), and those whose own text shows an NPU port or an
+/// application; the `tests` among them when a shell script or document
+/// names a test runner.
+fn started_otherwise(
+    files: &[&ScanFile],
+    dir: &str,
+    candidates: &BTreeSet<String>,
+    tests: &BTreeSet<String>,
+) -> HashSet<String> {
+    let names = Names::new(candidates, dir);
+    let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
+    // (path, whether it holds commands: a shell script, Makefile, workflow or README, text)
+    let texts = files
+        .par_iter()
+        .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
+        .filter_map(|f| Some((f.display().into_owned(), f.kind == FileKind::Shell, read_source(&f.path()).ok()?.text)));
+    let docs = documents(dir).into_par_iter().filter_map(|p| {
+        let commands = p.file_name().is_some_and(|n| n == "Makefile")
+            || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
+        Some((String::new(), commands, std::fs::read_to_string(p).ok()?))
+    });
+    let started: Vec<(Vec<usize>, bool)> = texts
+        .chain(docs)
+        .map(|(path, launcher, text)| {
+            let mut started = names.named_in(&text);
+            // A script's own text names it in its usage line; it counts only as an NPU port or an application.
+            if let Some(&i) = own.get(path.as_str()) {
+                started.retain(|&j| j != i);
+                if runs_by_itself(&text) {
+                    started.push(i);
+                }
+            }
+            (started, launcher && TEST_RUNNER.is_match(&text))
+        })
+        .collect();
+    let runner_named = started.iter().any(|(_, runner)| *runner);
+    let by_index: Vec<&String> = candidates.iter().collect();
+    let mut all: HashSet<String> =
+        started.into_iter().flat_map(|(named, _)| named).map(|i| by_index[i].clone()).collect();
+    if runner_named {
+        all.extend(tests.iter().cloned());
+    }
+    all
+}
+
+/// Documents whose lines may be commands that run the tests: CI workflows
+/// and README steps. Requirement lists and tool settings (`pytest.ini`,
+/// `setup.cfg`) name a runner without running it.
+const COMMAND_EXTENSIONS: &[&str] = &["md", "rst", "yml", "yaml"];
+
+/// A line that runs a test runner (`pytest tests/`, `- run: python -m
+/// pytest`, `$ tox`): the project runs its tests.
+static TEST_RUNNER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?m)^[\s>$-]*(?:run:\s*)?(?:(?:pytest|py\.test|nosetests|tox)(?:\s|$)|python3?\s+-m\s+(?:pytest|unittest)\b)",
+    )
+    .expect("a valid pattern")
+});
+
+/// Whether a script's own text says it is meant to run: it names the NPU
+/// (the port edited it), or it is an application a person starts.
+fn runs_by_itself(text: &str) -> bool {
+    static MEANT_TO_RUN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?m)\bnpu\b|torch_npu|^\s*(?:import|from)\s+(?:gradio|streamlit|flask|fastapi|uvicorn|tornado)\b|\binput\(",
+        )
+        .expect("a valid pattern")
+    });
+    MEANT_TO_RUN.is_match(text)
+}
+
+/// The documents of the project directory `dir` (as displayed) that may
+/// hold launch steps, hidden directories included (`.github/workflows`),
+/// ignored files and the `.git` directory not.
+fn documents(dir: &str) -> Vec<std::path::PathBuf> {
+    let root = Path::new(dir);
+    if !root.is_dir() {
+        return Vec::new();
+    }
+    let is_doc = |p: &Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        DOC_NAMES.contains(&name) || p.extension().and_then(|e| e.to_str()).is_some_and(|e| DOC_EXTENSIONS.contains(&e))
+    };
+    ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_DOC_BYTES))
+        .map(ignore::DirEntry::into_path)
+        .filter(|p| is_doc(p))
+        .collect()
+}
+
+/// The names of a set of scripts, searched in one pass over a text.
+struct Names {
+    /// Over every script's [`needles`]; `None` if it could not be built
+    /// (too many names), when no text names any script.
+    automaton: Option<aho_corasick::AhoCorasick>,
+    /// For each pattern, the script's index (in the set's order).
+    owner: Vec<usize>,
+}
+
+impl Names {
+    fn new(scripts: &BTreeSet<String>, dir: &str) -> Self {
+        let (patterns, owner): (Vec<String>, Vec<usize>) =
+            scripts.iter().enumerate().flat_map(|(i, s)| needles(s, dir).map(|n| (n, i))).unzip();
+        Names { automaton: aho_corasick::AhoCorasick::new(&patterns).ok(), owner }
+    }
+
+    /// The scripts (indexes) that `text` names as whole names.
+    fn named_in(&self, text: &str) -> Vec<usize> {
+        let Some(automaton) = &self.automaton else { return Vec::new() };
+        let mut named: Vec<usize> = automaton
+            .find_overlapping_iter(text)
+            .filter(|m| whole_name(text.as_bytes(), m.start(), m.end()))
+            .map(|m| self.owner[m.pattern().as_usize()])
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        named
+    }
+}
+
+/// Whether the name found at `at..end` of `text` stands alone, not inside a
+/// longer file or module name (`train.py` is not in `pretrain.py`,
+/// `my-train.py` or `train.pyc`, `tools.train` not in `tools.train_net`).
+fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
+    let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let before = at.checked_sub(1).map(|i| text[i]);
+    let after = text.get(end).copied();
+    !before.is_some_and(|c| name_byte(c) || c == b'-')
+        && !after.is_some_and(|c| name_byte(c) || (c == b'.' && text.get(end + 1).is_some_and(|&d| name_byte(d))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `text` names the script `p/tools/train.py` of project `p`.
+    fn names_trainer(text: &str) -> bool {
+        Names::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text) == [0]
+    }
+
+    #[test]
+    fn a_name_counts_only_whole() {
+        assert!(names_trainer("python3 tools/train.py --cfg x"));
+        assert!(names_trainer("run `train.py`."));
+        assert!(!names_trainer("python pretrain.py"));
+        assert!(!names_trainer("python train.pyc"));
+        assert!(!names_trainer("python my-train.py"));
+        assert!(names_trainer("python -m tools.train --x"));
+        assert!(!names_trainer("python -m tools.train_net"));
+        assert!(!names_trainer("python -m tools.train.sub"));
+        assert!(names_trainer("see tools.train."));
+    }
+
+    #[test]
+    fn npu_code_and_applications_run_by_themselves() {
+        assert!(runs_by_itself("import torch_npu\n"));
+        assert!(runs_by_itself("model.to('npu:0')\n"));
+        assert!(runs_by_itself("    x = x.npu()\n"));
+        assert!(runs_by_itself("import gradio as gr\n"));
+        assert!(runs_by_itself("from fastapi import FastAPI\n"));
+        assert!(runs_by_itself("while True:\n    query = input('> ')\n"));
+        assert!(!runs_by_itself("size = cfg.INPUT.MIN_SIZE  # inputs\n"));
+        assert!(!runs_by_itself("x = raw_input()\nmodel.cuda()\n"));
+        assert!(!runs_by_itself("# pip install streamlit\n"));
+    }
+
+    #[test]
+    fn a_test_runner_counts_where_a_command_runs_it() {
+        assert!(TEST_RUNNER.is_match("cd repo\npytest tests/ -x\n"));
+        assert!(TEST_RUNNER.is_match("    $ python -m pytest\n"));
+        assert!(TEST_RUNNER.is_match("      - run: python3 -m unittest discover\n"));
+        assert!(TEST_RUNNER.is_match("tox\n"));
+        assert!(!TEST_RUNNER.is_match("We test with pytest on GPUs.\n"));
+        assert!(!TEST_RUNNER.is_match("import unittest\n"));
+        assert!(!TEST_RUNNER.is_match("pytest-cov\n"));
+    }
+
+    #[test]
+    fn test_modules_are_what_pytest_collects() {
+        assert!(is_test_module("p/tests/test_model.py"));
+        assert!(is_test_module("p/tests/unit/model_test.py"));
+        assert!(!is_test_module("p/mmdet/datasets/pipelines/test_time_aug.py"));
+        assert!(is_test_module("p/tests/conftest.py"));
+        assert!(!is_test_module("p/test/train_full_8p.py"));
+        assert!(!is_test_module("p/testing.py"));
+        assert!(!is_test_module("p/latest_model.py"));
+    }
+
+    #[test]
+    fn an_entry_is_named_by_its_file_name_and_its_module_path() {
+        assert_eq!(needles("p/tools/train.py", "p"), ["train.py", "tools.train"]);
+        assert_eq!(needles("train.py", "."), ["train.py", "-m train"]);
+        assert_eq!(needles("p/train.py", "p"), ["train.py", "-m train"]);
+    }
+}

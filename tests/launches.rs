@@ -1,0 +1,198 @@
+//! Scripts nothing starts (`src/launches.rs`): in a project whose shell
+//! scripts start some of its entry scripts, the findings of entry scripts
+//! that nothing in the project names, and of the modules only they import,
+//! are advice (info, `unlaunched`, blocking nothing, not failing the default
+//! gate); `--entries all` keeps their severity.
+//!
+//! `fixtures/launches`: `test/train_full_8p.sh` starts `train_8p.py`;
+//! `modelarts/train_start.py` is a ModelArts boot file; the README names
+//! `demo.py` and the Makefile `python3 -m tools.export`; `web_demo.py` is an
+//! application (gradio) and `evaluate.py` was edited for the NPU. Nothing
+//! starts `train.py` or `eval.py` (a script's own usage line does not
+//! count), and only `train.py` imports `upstream_utils.py`; `common.py` is
+//! imported by `train_8p.py` too. `tests/test_layers.py` is a test module,
+//! and no command runs a test runner.
+
+mod common;
+
+use common::{copy_dir, npu_mem_in, temp_dir};
+use serde_json::Value;
+use std::path::Path;
+
+const LAUNCHES: &str = "fixtures/launches";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A JSON scan of `args` (never failing on findings).
+fn json(args: &[&str]) -> Value {
+    common::scan_json(&[&["--no-cache"], args].concat())
+}
+
+/// `(file, code, severity, unlaunched, blocker)` of every finding, the file
+/// relative to the fixture.
+fn findings(report: &Value) -> Vec<(String, String, String, bool, bool)> {
+    let text = |f: &Value, key: &str| f[key].as_str().unwrap_or_default().to_string();
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let path = text(f, "path");
+            let file = path.rsplit_once("launches/").map_or(path.clone(), |(_, rest)| rest.to_string());
+            let flag = |key: &str| f[key].as_bool().unwrap();
+            (file, text(f, "code"), text(f, "severity"), flag("unlaunched"), flag("blocker"))
+        })
+        .collect()
+}
+
+fn row(
+    file: &str,
+    code: &str,
+    severity: &str,
+    unlaunched: bool,
+    blocker: bool,
+) -> (String, String, String, bool, bool) {
+    (file.to_string(), code.to_string(), severity.to_string(), unlaunched, blocker)
+}
+
+#[test]
+fn only_code_that_nothing_starts_becomes_advice() {
+    let report = json(&[LAUNCHES]);
+    let expected = vec![
+        row("common.py", "TX001", "warning", false, false),
+        row("demo.py", "TX001", "warning", false, false),
+        row("eval.py", "TX010", "info", true, false),
+        row("eval.py", "TX001", "info", true, false),
+        row("evaluate.py", "TX001", "warning", false, false),
+        row("modelarts/train_start.py", "TX001", "warning", false, false),
+        row("tests/test_layers.py", "TX001", "info", true, false),
+        row("tools/export.py", "TX001", "warning", false, false),
+        row("train.py", "TX008", "info", true, false),
+        row("train.py", "TX011", "info", true, false),
+        row("upstream_utils.py", "TX001", "info", true, false),
+        row("web_demo.py", "TX001", "warning", false, false),
+    ];
+    assert_eq!(findings(&report), expected);
+    let project = &report["projects"][0];
+    assert_eq!(
+        project["launched_entries"],
+        serde_json::json!(["fixtures/launches/modelarts/train_start.py", "fixtures/launches/train_8p.py"])
+    );
+    assert_eq!(
+        project["unlaunched_entries"],
+        serde_json::json!([
+            "fixtures/launches/eval.py",
+            "fixtures/launches/tests/test_layers.py",
+            "fixtures/launches/train.py"
+        ])
+    );
+    // TX010 and TX011 are blockers where code runs; in code nothing starts they block nothing.
+    assert_eq!(project["verdict"]["status"], "compatible");
+}
+
+#[test]
+fn entries_all_keeps_every_severity() {
+    let report = json(&[LAUNCHES, "--entries", "all"]);
+    let found = findings(&report);
+    assert!(found.iter().all(|(_, _, _, unlaunched, _)| !unlaunched), "{found:?}");
+    assert!(found.contains(&row("train.py", "TX011", "error", false, true)), "{found:?}");
+    assert!(found.contains(&row("upstream_utils.py", "TX001", "warning", false, false)), "{found:?}");
+    assert_eq!(report["projects"][0]["unlaunched_entries"], serde_json::json!([]));
+    assert_eq!(report["projects"][0]["verdict"]["status"], "blocked");
+}
+
+#[test]
+fn the_configuration_can_keep_every_severity_too() {
+    let dir = temp_dir("launches-config");
+    copy_dir(&repo().join(LAUNCHES), &dir);
+    std::fs::write(dir.join("npu-mem.toml"), "entries = \"all\"\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(findings(&report).iter().all(|(_, _, _, unlaunched, _)| !unlaunched));
+    let settings = npu_mem_in(&dir, &["scan", ".", "--show-settings"]);
+    assert!(settings.stdout.contains("entries = all"), "{}", settings.stdout);
+}
+
+#[test]
+fn the_report_names_the_scripts_and_groups_their_findings() {
+    let run = npu_mem_in(repo(), &["scan", LAUNCHES, "--no-cache", "--color", "never"]);
+    assert_eq!(run.code, 1, "the started scripts' warnings still fail the default gate:\n{}", run.stdout);
+    let out = run.stdout;
+    assert!(
+        out.contains(
+            "Entry scripts: 2 started by the project's launch scripts; nothing in it starts 3 others \
+             (fixtures/launches/eval.py, fixtures/launches/tests/test_layers.py, fixtures/launches/train.py), so \
+             findings in code only they run are advice (`--entries all` keeps their severity)."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("TX001 [info] x3 cuda-call in 3 files: in code that no launch script of the project runs"),
+        "{out}"
+    );
+    assert!(out.contains("6 findings are in code that no launch script runs"), "{out}");
+    assert!(!out.contains("fixtures/launches/train.py:14"), "grouped, not listed one by one:\n{out}");
+}
+
+#[test]
+fn the_markdown_report_names_the_scripts_too() {
+    let run = npu_mem_in(repo(), &["scan", LAUNCHES, "--no-cache", "--format", "markdown", "--fail-on", "never"]);
+    assert!(
+        run.stdout.contains(
+            "Entry scripts that nothing in the project starts (their findings are advice): \
+             `fixtures/launches/eval.py`, `fixtures/launches/tests/test_layers.py`, `fixtures/launches/train.py`."
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_script_nothing_starts_is_not_told_to_import_transfer_to_npu() {
+    let dir = temp_dir("launches-auto");
+    copy_dir(&repo().join(LAUNCHES), &dir);
+    let trainer = dir.join("train_8p.py");
+    let text = std::fs::read_to_string(&trainer).unwrap();
+    std::fs::write(
+        &trainer,
+        text.replace("import torch_npu\n", "import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n"),
+    )
+    .unwrap();
+    let report = {
+        let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+        serde_json::from_str::<Value>(&run.stdout).unwrap()
+    };
+    let reason = report["projects"][0]["reason"].as_str().unwrap();
+    // Started scripts that run without the import are named; train.py and eval.py, which nothing starts, are not.
+    assert!(reason.starts_with("transfer_to_npu imported in train_8p.py:"), "{reason}");
+    assert!(!reason.contains("train.py") && !reason.contains("eval.py"), "{reason}");
+    assert!(reason.contains("demo.py"), "{reason}");
+}
+
+#[test]
+fn tests_run_where_a_command_runs_the_test_runner() {
+    let dir = temp_dir("launches-pytest");
+    copy_dir(&repo().join(LAUNCHES), &dir);
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    // Naming the runner in prose is not running it; a command line is.
+    std::fs::write(dir.join("README.md"), format!("{readme}\nWe test with pytest.\n")).unwrap();
+    let unlaunched = |dir: &Path| {
+        let run = npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        report["projects"][0]["unlaunched_entries"].clone()
+    };
+    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "tests/test_layers.py", "train.py"]));
+    std::fs::write(dir.join("README.md"), format!("{readme}\nRun the tests:\n\n    pytest tests/ -x\n")).unwrap();
+    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "train.py"]));
+}
+
+#[test]
+fn a_project_whose_scripts_start_no_entry_script_is_left_alone() {
+    // fixtures/processes has entry scripts and no shell script.
+    let report = json(&["fixtures/processes"]);
+    assert!(report["findings"].as_array().unwrap().iter().all(|f| f["unlaunched"] == false));
+    assert_eq!(report["projects"][0]["unlaunched_entries"], serde_json::json!([]));
+}
