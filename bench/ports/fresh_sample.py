@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the alarm sample of ports outside the development set.
 
-    python3 bench/ports/fresh_sample.py SCANS_DIR [PER_PORT] > sample.tsv
+    python3 bench/ports/fresh_sample.py SCANS_DIR [PER_PORT] [--unlaunched] > sample.tsv
 
 SCANS_DIR holds one `npu-mem scan PORT --format json` report per port, named
 `<port>.json`. The alarms are the findings of severity warning or error that
@@ -9,6 +9,9 @@ are not advisory. A port with more than PER_PORT (default 25) is sampled to
 PER_PORT: round-robin over
 its codes (most frequent first), then evenly spaced picks within each code, so
 the sample is deterministic. Prints port, code, severity, path:line, message.
+With --unlaunched it draws, the same way, from the findings made advice
+because no launch script runs their code (`"unlaunched": true`), to read
+whether that was right.
 Standard library only.
 """
 import collections
@@ -17,8 +20,12 @@ import json
 import os
 import sys
 
-def alarms(report):
-    found = [f for f in report["findings"] if f["severity"] in ("warning", "error") and not f["advisory"]]
+def alarms(report, unlaunched=False):
+    if unlaunched:
+        found = [f for f in report["findings"] if f.get("unlaunched")]
+    else:
+        found = [f for f in report["findings"]
+                 if f["severity"] in ("warning", "error") and not f["advisory"] and not f.get("unlaunched")]
     return sorted(found, key=lambda f: (f["code"], f["path"], f["line"], f["column"]))
 
 
@@ -44,10 +51,12 @@ def sample(found, per_port):
 
 
 def main():
-    per_port = int(sys.argv[2]) if len(sys.argv) > 2 else 25
-    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    args = [a for a in sys.argv[1:] if a != "--unlaunched"]
+    unlaunched = len(args) < len(sys.argv) - 1
+    per_port = int(args[1]) if len(args) > 1 else 25
+    for path in sorted(glob.glob(os.path.join(args[0], "*.json"))):
         port = os.path.basename(path)[: -len(".json")]
-        for f in sample(alarms(json.load(open(path))), per_port):
+        for f in sample(alarms(json.load(open(path)), unlaunched), per_port):
             where = f["path"].split(port + "/", 1)[-1].lstrip("./")
             print("\t".join([port, f["code"], f["severity"], f"{where}:{f['line']}", f["message"]]))
 

@@ -114,18 +114,30 @@ def git(gd, *args, text=True):
     return subprocess.run(["git", "--git-dir=" + gd, *args], check=True, capture_output=True, text=text).stdout
 
 
+# Files larger than this are left out of a materialised tree (weights,
+# images, datasets): nothing the scanner reads is that large in these repos.
+MAX_MATERIALISED_BYTES = 1 << 20
+
+
 def materialise(gd, commit, directory, dest):
-    """Write the code files (*.py, *.sh, *.ipynb) of commit:directory into dest.
-    Blobs absent from a partial mirror are skipped and reported."""
+    """Write the files of commit:directory into dest, as a checkout has them:
+    code, shell scripts and notebooks, but also the documents, CUDA sources and
+    project markers (README, requirements.txt, setup.cfg) the scanner reads
+    for launch steps, kernels and project boundaries; files over
+    MAX_MATERIALISED_BYTES and symlinks are left out. Blobs absent from a
+    partial mirror are skipped and reported."""
     os.makedirs(dest, exist_ok=True)
     spec = commit if directory in (".", "") else f"{commit}:{directory}"
     entries = []
-    for line in git(gd, "ls-tree", "-r", "-z", spec).split("\0"):
+    for line in git(gd, "ls-tree", "-r", "-l", "-z", spec).split("\0"):
         if not line:
             continue
         meta, name = line.split("\t", 1)
-        mode, kind, oid = meta.split()
-        if kind == "blob" and name.endswith((".py", ".sh", ".ipynb")) and mode != "120000":
+        mode, kind, oid, size = meta.split()
+        # A blob absent from a partial mirror has no size ("BAD"): the code
+        # files among those are asked for, and reported absent.
+        small = int(size) <= MAX_MATERIALISED_BYTES if size.isdigit() else name.endswith((".py", ".sh", ".ipynb"))
+        if kind == "blob" and mode != "120000" and small:
             entries.append((name, oid))
     if not entries:
         return []
@@ -255,7 +267,8 @@ def scan(binary, root, extra=()):
             continue
         out.append(dict(code=f["code"], path=p, line=f["line"], end_line=f.get("end_line") or f["line"],
                         severity=f["severity"], message=f["message"], blocker=f.get("blocker"),
-                        auto_migrated=f.get("auto_migrated"), advisory=f.get("advisory")))
+                        auto_migrated=f.get("auto_migrated"), advisory=f.get("advisory"),
+                        unlaunched=f.get("unlaunched")))
     return out
 
 

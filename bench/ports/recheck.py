@@ -7,8 +7,8 @@ The verdicts in bench/ports/verdicts-*.tsv were read on the ported side with
 the build that bench/RESULTS.md names. This scans each ported tree again with
 BIN and says, for every read finding, whether BIN still reports it (same code,
 file and line): false alarms that went away, and true findings that were lost.
-It also says which of those still reported are advisory (info, "handled by
-transfer_to_npu at run time") and lists the read false alarms still reported
+It also says which of those still reported are advice (info, "handled by
+transfer_to_npu at run time" or in code no launch script runs) and lists the read false alarms still reported
 as alarms, the work list for precision. It does not read new findings; a fresh
 sample needs bench/ports.sh and reading.
 Standard library only; uses the mirrors bench/ports.sh uses.
@@ -52,6 +52,7 @@ def main():
     state = collections.Counter()
     changed = []
     alarms = []
+    advised_true = []
     with tempfile.TemporaryDirectory() as tmp:
         for model, rows in sorted(by_model.items()):
             p = pairs[model]
@@ -59,7 +60,8 @@ def main():
             gd = measure.mirror_git_dir(args.mirrors, p["port_repo"])
             measure.materialise(gd, p["port_commit"], p["port_dir"], root)
             scanned = measure.scan(binary, root)
-            found = {(f["code"], f["path"], f["line"]): bool(f["advisory"]) for f in scanned}
+            # Advice: handled by transfer_to_npu, or in code no launch script runs.
+            found = {(f["code"], f["path"], f["line"]): bool(f["advisory"] or f.get("unlaunched")) for f in scanned}
             severity = {(f["code"], f["path"], f["line"]): f["severity"] for f in scanned}
             prefix = p["port_dir"].rstrip("/") + "/"
             for v in rows:
@@ -74,6 +76,8 @@ def main():
                     continue
                 advisory = found[(v["code"], rel, int(line))]
                 state[(v["verdict"], "advisory" if advisory else "alarm")] += 1
+                if advisory and v["verdict"] == "true":
+                    advised_true.append(f"{v['id']}\t{v['code']}\t{v['location']}\t{v['reason']}")
                 if not advisory and severity[(v["code"], rel, int(line))] != "info":
                     state[(v["verdict"], "warning or error")] += 1
                 if v["verdict"] == "false" and not advisory:
@@ -108,6 +112,8 @@ def main():
               f"advisory {state[('false', 'advisory')] + state[('true', 'advisory')]}")
     print("\nfindings no longer reported:")
     print("\n".join(changed))
+    print("\ntrue findings reported as advice (advisory or in code no launch script runs):")
+    print("\n".join(advised_true))
     print("\nfalse alarms still reported as alarms (not advisory), with their severity:")
     print("\n".join(alarms))
 
