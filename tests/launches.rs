@@ -135,6 +135,13 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
     );
     assert!(out.contains("6 findings are in code that no launch script runs"), "{out}");
     assert!(!out.contains("fixtures/launches/train.py:14"), "grouped, not listed one by one:\n{out}");
+    // The scripts nothing starts are not among those told to import transfer_to_npu.
+    let turn_on = out.lines().find(|l| l.contains("Turn it on:")).unwrap_or_default();
+    assert!(
+        turn_on.contains("fixtures/launches/train_8p.py") && turn_on.contains("fixtures/launches/demo.py"),
+        "{out}"
+    );
+    assert!(!turn_on.contains("launches/train.py") && !turn_on.contains("launches/eval.py"), "{turn_on}");
 }
 
 #[test]

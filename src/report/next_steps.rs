@@ -204,8 +204,12 @@ fn render_verdict(
         ));
     }
     let worth_it = v.blockers == 0 && imported.is_none() && !findings.is_empty() && !chose_manual;
-    let entries = project.map_or(&[][..], |p| &p.entry_scripts);
-    worth_it.then(|| turn_on("Turn it on", "each script you run", entries.iter().map(|(path, _)| path.as_str())))
+    // The scripts nothing starts need no import.
+    let entries = project.map_or(Vec::new(), |p| {
+        let started = |path: &&String| !p.launches.unlaunched.contains(*path);
+        p.entry_scripts.iter().map(|(path, _)| path).filter(started).map(String::as_str).collect()
+    });
+    worth_it.then(|| turn_on("Turn it on", "each script you run", entries.into_iter()))
 }
 
 /// Where `import torch_npu` and `transfer_to_npu` go (`step`: add them at the
