@@ -26,9 +26,19 @@ pub fn imported_names(text: &str) -> Vec<String> {
         if code.starts_with("import ") || code.starts_with("from ") {
             let mut statement = strip_comment(code).to_string();
             // Continuation lines: an open parenthesis, or a trailing backslash.
-            while statement.matches('(').count() > statement.matches(')').count() || statement.ends_with('\\') {
+            // The depth is kept as lines are added (counting the whole
+            // statement again each time is quadratic on a broken file).
+            let depth = |s: &str| s.matches('(').count() as isize - s.matches(')').count() as isize;
+            let mut open = depth(&statement);
+            while open > 0 || statement.ends_with('\\') {
                 let Some(next) = lines.next() else { break };
-                statement = format!("{} {}", statement.trim_end_matches('\\'), strip_comment(next.trim()));
+                let next = strip_comment(next.trim());
+                if statement.ends_with('\\') {
+                    statement.pop();
+                }
+                statement.push(' ');
+                statement.push_str(next);
+                open += depth(next);
             }
             for part in statement.split(';') {
                 read_statement(part.trim(), &mut names);
@@ -114,6 +124,13 @@ mod tests {
                    def f():\n    from torch_npu.contrib import transfer_to_npu\n\
                    import json; import yaml\n";
         assert_eq!(imported_names(src), parsed(src));
+    }
+
+    #[test]
+    fn an_unclosed_parenthesis_reads_to_the_end_in_linear_time() {
+        let src = format!("from a import (b,\n{}", "    c,\n".repeat(200_000));
+        let names = imported_names(&src);
+        assert_eq!(names.len(), 2 + 200_000);
     }
 
     #[test]
