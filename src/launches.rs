@@ -22,12 +22,11 @@
 //! Those count as started.
 //!
 //! Test modules (`test_*.py`, `*_test.py` in a `tests/` or `test/`
-//! directory, `conftest.py`) are started by a
-//! test runner: in such a project they count as not started unless
-//! something names them, or a line of a shell script, Makefile, CI
-//! workflow or README runs a test runner (`pytest tests/`, `python -m
-//! unittest`, `tox`). Upstream test suites that a port
-//! keeps (mmdetection's, detectron2's) run on no NPU.
+//! directory, `conftest.py`) are started by a test runner: in such a
+//! project they count as not started unless something names them, or a
+//! line of a shell script, Makefile, CI workflow or README runs a test
+//! runner (`pytest tests/`, `python -m unittest`, `tox`). Upstream test
+//! suites that a port keeps (mmdetection's, detectron2's) run on no NPU.
 //!
 //! A project whose shell scripts start none of its entry scripts (most
 //! upstream repositories: their README is the launcher) is left alone, and
@@ -58,7 +57,8 @@ const MAX_DOC_BYTES: u64 = 2 << 20;
 /// What a project's launch scripts start.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Launches {
-    /// Entry scripts that the project's shell scripts start (display paths, in order).
+    /// Entry scripts that the project's shell scripts (or a training
+    /// platform) start, in path order (display paths).
     pub launched: Vec<String>,
     /// Entry scripts that nothing of the project names, in path order.
     pub unlaunched: Vec<String>,

@@ -706,6 +706,32 @@ pub fn merge(
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     result.suppressed.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
+    let (unmigrated_files, unlaunched_files) = decide_processes(&mut per_project, walked, &facts, migration, entries);
+    let advise = |f: &mut Finding| {
+        if unlaunched_files.contains(f.path.as_str()) {
+            // Code that no process runs blocks nothing either.
+            (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
+        } else if let Some(p) = per_project.get(f.project) {
+            p.migration.apply(f, unmigrated_files.contains(f.path.as_str()));
+        }
+    };
+    result.findings.iter_mut().for_each(advise);
+    result.suppressed.iter_mut().for_each(|(f, _)| advise(f));
+    result.projects = per_project;
+    result
+}
+
+/// Decides, for each project, its migration style and which of its files
+/// run without `transfer_to_npu` or in no started process (both from the
+/// project's import graph, read once and only when needed); returns the
+/// files (display paths) of each kind.
+fn decide_processes(
+    per_project: &mut [ProjectOutcome],
+    walked: &WalkResult,
+    facts: &ScanFacts,
+    migration: &Setting<Migration>,
+    entries: Entries,
+) -> (HashSet<String>, HashSet<String>) {
     let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
     for f in &walked.files {
         files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
@@ -733,18 +759,7 @@ pub fn merge(
             p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
         }
     }
-    let advise = |f: &mut Finding| {
-        if unlaunched_files.contains(f.path.as_str()) {
-            // Code that no process runs blocks nothing either.
-            (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
-        } else if let Some(p) = per_project.get(f.project) {
-            p.migration.apply(f, unmigrated_files.contains(f.path.as_str()));
-        }
-    };
-    result.findings.iter_mut().for_each(advise);
-    result.suppressed.iter_mut().for_each(|(f, _)| advise(f));
-    result.projects = per_project;
-    result
+    (unmigrated_files, unlaunched_files)
 }
 
 /// `per-file-ignores` from the configuration: glob -> codes; a glob without
