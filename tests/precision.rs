@@ -148,3 +148,23 @@ z = smooth(torch.ones(2), 3)
         ]
     );
 }
+
+#[test]
+fn a_load_that_resumes_a_run_is_info_and_pretrained_weights_are_not() {
+    let dir = temp_dir("resume-load");
+    let source = "\
+import torch
+
+
+def main(args, model):
+    if args.resume:
+        model.load_state_dict(torch.load(args.resume))
+    state = torch.load(args.resume_from)
+    pretrained = torch.load(args.pretrained)
+    return state, pretrained
+";
+    std::fs::write(dir.join("train.py"), source).unwrap();
+    let got: Vec<(u64, String)> = severities(&dir, "TX014").into_iter().map(|(l, s, _)| (l, s)).collect();
+    let expected = [(6, "info"), (7, "info"), (8, "warning")];
+    assert_eq!(got, expected.map(|(l, s)| (l, s.to_string())));
+}
