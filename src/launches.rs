@@ -90,21 +90,22 @@ pub fn find(
         .filter(|t| !launched.contains(t) && !shell_names.names(t))
         .collect();
     candidates.extend(tests.iter().cloned());
-    if candidates.is_empty() {
-        return Launches { launched: launched.into_iter().collect(), ..Launches::default() };
-    }
-    let started = started_otherwise(files, dir, &candidates, &tests);
+    // The project's texts are read, and its import graph built, only when there is something to decide.
+    let started = match candidates.is_empty() {
+        true => HashSet::new(),
+        false => started_otherwise(files, dir, &candidates, &tests),
+    };
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
-    if unlaunched.is_empty() {
-        return Launches { launched: launched.into_iter().collect(), ..Launches::default() };
-    }
-    let graph = graph.get();
-    let others: BTreeSet<String> = entries.union(&tests).filter(|e| !unlaunched.contains(*e)).cloned().collect();
-    Launches {
-        launched: launched.into_iter().collect(),
-        files: graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others)),
-        unlaunched: unlaunched.into_iter().collect(),
-    }
+    let files = match unlaunched.is_empty() {
+        true => HashSet::new(),
+        false => {
+            let graph = graph.get();
+            let others: BTreeSet<String> =
+                entries.union(&tests).filter(|e| !unlaunched.contains(*e)).cloned().collect();
+            graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
+        }
+    };
+    Launches { launched: launched.into_iter().collect(), unlaunched: unlaunched.into_iter().collect(), files }
 }
 
 /// Whether the file at `path` is a test module, as pytest finds them
