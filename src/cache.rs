@@ -62,7 +62,7 @@ pub struct StoredOutcome {
     directives: Vec<Directive>,
     findings: Vec<StoredFinding>,
     facts: Vec<bool>,
-    named_files: Vec<String>,
+    named_files: crate::named_files::Names,
     rows: Vec<TableRow>,
     counts: Vec<usize>,
     sites: Vec<(usize, usize, String)>,

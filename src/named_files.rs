@@ -8,28 +8,95 @@
 //! A name may be a pattern: `*.cu` (a glob) names every such file, `"_kernel.cu"`
 //! (the tail of a concatenation) every file ending so, and `f"{op}_cuda.cu"`
 //! or `"%s_cuda.cu"` every file that fits with anything in the placeholder.
+//!
+//! A build script that compiles its CUDA sources only when it finds the CUDA
+//! toolkit (`if torch.cuda.is_available() or os.getenv("FORCE_CUDA")`, `if
+//! CUDA_HOME is not None`, as detectron2, mmcv and maskrcnn-benchmark write
+//! it) builds the C++ part alone on an NPU host; its names are kept apart, so
+//! that a rule can tell such a kernel from one every build compiles
+//! (`built_only_with_cuda`). The test must name `CUDA_HOME` or `FORCE_CUDA`:
+//! `torch.cuda.is_available()` alone is true on an NPU host in a process that
+//! imported `transfer_to_npu`.
 
 use crate::parse::KindOf;
+use regex::Regex;
+use std::sync::LazyLock;
 use tree_sitter::Node;
+
+/// The file names one file spells out, and whether it builds them only when
+/// it finds CUDA.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Names {
+    /// The names (or patterns), sorted, without duplicates.
+    pub files: Vec<String>,
+    /// The file is a Python build that tests for CUDA before it compiles
+    /// CUDA sources (see the module docs).
+    pub only_with_cuda: bool,
+}
+
+impl Names {
+    /// Whether the file names nothing.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
 
 /// The names with an extension in `extensions` (without the dot) that the
 /// string literals of a parsed Python file spell out; comments do not count.
-pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Vec<String> {
+pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
     // The smallest node around the dot: inside a literal that is the string's
     // content. No walk up the tree: in tree-sitter a parent costs a descent
     // from the root, which on deeply nested code made this quadratic.
-    names_in(text, extensions, |at| {
+    let files = names_in(text, extensions, |at| {
         let node = root.descendant_for_byte_range(at, at + 1);
         node.is_some_and(|n| matches!(n.kind_name(), "string_content" | "string"))
-    })
+    });
+    let only_with_cuda = !files.is_empty() && CUDA_TEST.is_match(text) && tests_cuda_to_build(root, text);
+    Names { files, only_with_cuda }
 }
 
 /// The same for a shell script: every mention outside a `#` comment.
-pub fn in_shell(text: &str, extensions: &[String]) -> Vec<String> {
-    names_in(text, extensions, |at| {
+pub fn in_shell(text: &str, extensions: &[String]) -> Names {
+    let files = names_in(text, extensions, |at| {
         let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
         !shell_comment_before(&text[line_start..at])
-    })
+    });
+    Names { files, only_with_cuda: false }
+}
+
+/// A condition that asks whether the host has the CUDA toolkit.
+static CUDA_TEST: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bCUDA_HOME\b|\bFORCE_CUDA\b").expect("valid regex"));
+
+/// What a branch that builds CUDA code says.
+static CUDA_BUILD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bCUDAExtension\b|\.cuh?\b|\bsources?\b|\bnvcc\b").expect("valid regex"));
+
+/// A branch that stops the build: then CUDA is required, not optional.
+static STOPS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\braise\b|\bexit\(|\bquit\(").expect("valid regex"));
+
+/// Whether some `if` (or `elif`, or conditional expression) of the file tests
+/// for the CUDA toolkit and, in its branches, builds CUDA code without stopping the build
+/// when CUDA is missing (`if CUDA_HOME is None: raise ...` makes it required).
+fn tests_cuda_to_build(root: Node, text: &str) -> bool {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let condition = match node.kind_name() {
+            "if_statement" | "elif_clause" => node.child_by_field_name("condition"),
+            "conditional_expression" => node.named_child(1),
+            _ => None,
+        };
+        if let Some(condition) = condition.filter(|c| CUDA_TEST.is_match(&text[c.byte_range()])) {
+            // A conditional expression has its first branch before the condition.
+            let branches =
+                [&text[node.start_byte()..condition.start_byte()], &text[condition.end_byte()..node.end_byte()]];
+            if branches.iter().any(|b| CUDA_BUILD.is_match(b)) && !branches.iter().any(|b| STOPS.is_match(b)) {
+                return true;
+            }
+        }
+        stack.extend(node.named_children(&mut cursor));
+    }
+    false
 }
 
 /// Whether a `#` that starts a comment (at the start of a word) comes before
@@ -71,13 +138,43 @@ fn names_in(text: &str, extensions: &[String], keep: impl Fn(usize) -> bool) -> 
 /// The file names one project spells out, compiled for lookups.
 #[derive(Debug, Clone, Default)]
 pub struct NamedFiles {
-    exact: std::collections::HashSet<String>,
-    patterns: Option<globset::GlobSet>,
+    /// Every name.
+    all: NameIndex,
+    /// The names that some file spells out other than a build that compiles
+    /// CUDA code only when it finds CUDA.
+    unconditional: NameIndex,
 }
 
 impl NamedFiles {
     /// Compiles the names collected from a project's files.
-    pub fn new<'a>(names: impl IntoIterator<Item = &'a String>) -> Self {
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a Names>) -> Self {
+        let names: Vec<&Names> = names.into_iter().collect();
+        let all = NameIndex::new(names.iter().flat_map(|n| &n.files));
+        let unconditional = NameIndex::new(names.iter().filter(|n| !n.only_with_cuda).flat_map(|n| &n.files));
+        NamedFiles { all, unconditional }
+    }
+
+    /// Whether the file at `path` (its last component) is named.
+    pub fn names(&self, path: &str) -> bool {
+        self.all.names(path)
+    }
+
+    /// Whether a file names the file at `path` other than a build that
+    /// compiles CUDA code only when it finds CUDA.
+    pub fn names_unconditionally(&self, path: &str) -> bool {
+        self.unconditional.names(path)
+    }
+}
+
+/// A set of names and patterns.
+#[derive(Debug, Clone, Default)]
+struct NameIndex {
+    exact: std::collections::HashSet<String>,
+    patterns: Option<globset::GlobSet>,
+}
+
+impl NameIndex {
+    fn new<'a>(names: impl IntoIterator<Item = &'a String>) -> Self {
         let mut exact = std::collections::HashSet::new();
         let mut patterns = globset::GlobSetBuilder::new();
         let mut any_pattern = false;
@@ -97,11 +194,10 @@ impl NamedFiles {
             }
         }
         let patterns = any_pattern.then(|| patterns.build().ok()).flatten();
-        NamedFiles { exact, patterns }
+        NameIndex { exact, patterns }
     }
 
-    /// Whether the file at `path` (its last component) is named.
-    pub fn names(&self, path: &str) -> bool {
+    fn names(&self, path: &str) -> bool {
         let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
         self.exact.contains(file) || self.patterns.as_ref().is_some_and(|p| p.is_match(file))
     }
@@ -146,9 +242,13 @@ mod tests {
         vec!["cu".to_string()]
     }
 
-    fn python_names(src: &str) -> Vec<String> {
+    fn python_names(src: &str) -> Names {
         let tree = crate::parse::parse_python(src).unwrap();
         in_python(tree.root_node(), src, &exts())
+    }
+
+    fn names_of(files: &[&str]) -> Names {
+        Names { files: files.iter().map(|s| s.to_string()).collect(), only_with_cuda: false }
     }
 
     #[test]
@@ -160,28 +260,59 @@ mod tests {
                    tail = name + '_kernel.cu'\n\
                    f = f'csrc/{op}_cuda.cu'\n\
                    h = 'x.cuh'\n";
-        assert_eq!(python_names(src), ["*.cu", "_kernel.cu", "nms_kernel.cu", "{op}_cuda.cu"]);
+        let names = python_names(src);
+        assert_eq!(names.files, ["*.cu", "_kernel.cu", "nms_kernel.cu", "{op}_cuda.cu"]);
+        assert!(!names.only_with_cuda);
     }
 
     #[test]
     fn shell_lines_name_files_outside_comments() {
         let src = "nvcc -c roi_kernel.cu -o roi.o\n# nvcc old_kernel.cu\necho $# a.cu # b.cu\n";
-        assert_eq!(in_shell(src, &exts()), ["a.cu", "roi_kernel.cu"]);
+        assert_eq!(in_shell(src, &exts()).files, ["a.cu", "roi_kernel.cu"]);
     }
 
     #[test]
     fn patterns_match_what_they_stand_for() {
-        let names: Vec<String> =
-            ["nms_kernel.cu", "_pool.cu", "{op}_cuda.cu", "%s_ext.cu"].iter().map(|s| s.to_string()).collect();
-        let named = NamedFiles::new(&names);
+        let named = NamedFiles::new([&names_of(&["nms_kernel.cu", "_pool.cu", "{op}_cuda.cu", "%s_ext.cu"])]);
         assert!(named.names("mmdet/ops/nms/src/nms_kernel.cu"));
         assert!(!named.names("mmdet/ops/nms/src/nms_cpu_kernel.cu"));
         assert!(named.names("ops/roi_pool.cu"));
         assert!(named.names("ops/deform_cuda.cu"));
         assert!(named.names("ops/sigmoid_ext.cu"));
         assert!(!named.names("ops/roi_align_kernel.cu"));
-        let globbed = NamedFiles::new(&["*.cu".to_string()]);
+        let globbed = NamedFiles::new([&names_of(&["*.cu"])]);
         assert!(globbed.names("any/thing.cu"));
-        assert!(!NamedFiles::new(&[]).names("a.cu"));
+        assert!(!NamedFiles::new([]).names("a.cu"));
+    }
+
+    #[test]
+    fn builds_that_test_for_cuda_first_are_told_apart() {
+        let conditional = [
+            // detectron2, maskrcnn-benchmark
+            "src = glob.glob('csrc/*.cu')\nif torch.cuda.is_available() and CUDA_HOME is not None:\n    ext = CUDAExtension\n    sources += src\n",
+            // fairseq
+            "if 'CUDA_HOME' in os.environ:\n    exts.append(CppExtension('x', sources=['k.cu']))\n",
+            // a conditional expression
+            "ext = CUDAExtension('x', ['k.cu']) if os.getenv('FORCE_CUDA') == '1' else CppExtension('x', ['k.cpp'])\n",
+        ];
+        for src in conditional {
+            assert!(python_names(src).only_with_cuda, "{src}");
+        }
+        let unconditional = [
+            "setup(ext_modules=[CUDAExtension('x', ['k.cu'])])\n",
+            // CUDA is required: the test stops the build.
+            "if CUDA_HOME is None:\n    raise RuntimeError('set CUDA_HOME to build the sources')\nCUDAExtension('x', ['k.cu'])\n",
+            // A test that builds nothing.
+            "if CUDA_HOME:\n    print('gpu')\nCUDAExtension('x', ['k.cu'])\n",
+            // True on an NPU host under transfer_to_npu.
+            "if torch.cuda.is_available():\n    ext = CUDAExtension('x', ['k.cu'])\n",
+        ];
+        for src in unconditional {
+            assert!(!python_names(src).only_with_cuda, "{src}");
+        }
+        let cuda_only = Names { only_with_cuda: true, ..names_of(&["*.cu"]) };
+        let both = NamedFiles::new([&cuda_only, &names_of(&["nms_kernel.cu"])]);
+        assert!(both.names("a/roi_kernel.cu") && !both.names_unconditionally("a/roi_kernel.cu"));
+        assert!(both.names_unconditionally("b/nms_kernel.cu"));
     }
 }

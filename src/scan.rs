@@ -7,13 +7,13 @@ use crate::config::Setting;
 use crate::finding::{FileProblem, Finding, ProblemKind, SharedText};
 use crate::launches::{self, Launches};
 use crate::migration::Assumed;
-use crate::named_files::{self, NamedFiles};
+use crate::named_files::{self, NamedFiles, Names};
 use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
 use crate::processes;
 use crate::progress::Progress;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
-use crate::rules::model::Scope;
+use crate::rules::model::{Scope, NAMED_UNCONDITIONALLY};
 use crate::rules::render::render_with;
 use crate::rules::schema::SitesRole;
 use crate::rules::slots::MAX_SCOPE_NODES;
@@ -92,7 +92,12 @@ impl ScanFacts {
     /// Whether fact `fact`, in `scope`, holds for file `path` of project `project`.
     pub fn holds(&self, scope: Scope, project: usize, path: &str, fact: usize) -> bool {
         let facts = match scope {
-            Scope::NamedFile => return self.named.get(project).is_some_and(|n| n.names(path)),
+            Scope::NamedFile => {
+                return self.named.get(project).is_some_and(|n| match fact {
+                    NAMED_UNCONDITIONALLY => n.names_unconditionally(path),
+                    _ => n.names(path),
+                })
+            }
             Scope::Process => self.processes.get(path),
             _ => self.projects.get(project),
         };
@@ -196,10 +201,10 @@ impl KeptOutcome {
     }
 
     /// The file names the file spells out.
-    fn named_files(&self) -> &[String] {
+    fn named_files(&self) -> Option<&Names> {
         match self {
-            KeptOutcome::Quiet { tally, .. } => tally.as_ref().map_or(&[], |t| &t.named_files),
-            KeptOutcome::Full(o) => &o.analysis.named_files,
+            KeptOutcome::Quiet { tally, .. } => tally.as_ref().map(|t| &t.named_files),
+            KeptOutcome::Full(o) => Some(&o.analysis.named_files),
         }
     }
 }
@@ -211,7 +216,7 @@ pub struct Tally {
     /// Its summary counts, by count index.
     counts: Vec<usize>,
     /// The file names it spells out.
-    named_files: Vec<String>,
+    named_files: Names,
 }
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -483,7 +488,7 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
     let n_facts = engine.set.compiler.facts.len();
     let n_projects = outcomes.iter().map(|o| o.project() + 1).max().unwrap_or(0);
     let mut projects = vec![vec![false; n_facts]; n_projects];
-    let mut names: Vec<Vec<&String>> = vec![Vec::new(); n_projects];
+    let mut names: Vec<Vec<&Names>> = vec![Vec::new(); n_projects];
     for o in outcomes {
         for (i, f) in o.facts().iter().enumerate() {
             projects[o.project()][i] |= *f;

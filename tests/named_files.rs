@@ -79,3 +79,35 @@ fn on_python_code_it_asks_whether_a_script_runs_the_file() {
     let not_run = reported("named-python-not", "call = \"torch.load\"\nnamed_in_project = false", RUN, 1);
     assert_eq!(not_run, ["notes.py", "tools/export.py"]);
 }
+
+#[test]
+fn built_only_with_cuda_tells_builds_that_test_for_the_toolkit_apart() {
+    const BUILDS: &[(&str, &str)] = &[
+        (
+            "setup.py",
+            "import os\nsources = ['kernels/cpu.glsl']\n\
+             if os.getenv('FORCE_CUDA') == '1':\n    sources += ['kernels/gpu.glsl', 'kernels/both.glsl']\n",
+        ),
+        ("make.sh", "glslc kernels/both.glsl\n"),
+        ("kernels/cpu.glsl", "void main() {}\n"),
+        ("kernels/gpu.glsl", "void main() {}\n"),
+        ("kernels/both.glsl", "void main() {}\n"),
+        ("kernels/none.glsl", "void main() {}\n"),
+    ];
+    // setup.py tests for the toolkit, so every name it spells out is built only
+    // with CUDA; make.sh names both.glsl as well, and nothing names none.glsl.
+    let only = "file = \"*.glsl\"\nnamed_in_project = true\nbuilt_only_with_cuda = true";
+    assert_eq!(reported("cuda-only", only, BUILDS, 2), ["kernels/cpu.glsl", "kernels/gpu.glsl"]);
+    let always = "file = \"*.glsl\"\nnamed_in_project = true\nbuilt_only_with_cuda = false";
+    assert_eq!(reported("cuda-always", always, BUILDS, 2), ["kernels/both.glsl"]);
+}
+
+#[test]
+fn built_only_with_cuda_needs_a_file_anchor() {
+    let dir = common::temp_dir("cuda-only-anchor");
+    std::fs::write(dir.join("p.toml"), pack("call = \"torch.load\"\nbuilt_only_with_cuda = true")).unwrap();
+    std::fs::write(dir.join("train.py"), "import torch\n").unwrap();
+    let run = common::npu_mem_in(&dir, &["scan", ".", "--rules", "p.toml"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("built_only_with_cuda") && run.stderr.contains("file = "), "{}", run.stderr);
+}

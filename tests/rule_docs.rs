@@ -18,12 +18,38 @@ const IMPORTS: &[&str] = &[
     "from torch.utils.data import DataLoader",
 ];
 
-/// How many findings of `code` a scan of `text` has at `target`. A text whose
-/// first line starts with `export ` or `#!` is a shell script; any other is
-/// Python, after the [`IMPORTS`] it lacks.
+/// The files of a text that starts with `# file: NAME`: each such line (or
+/// `// file: NAME`, for a C++ or CUDA file) starts the next file.
+fn files_of(text: &str) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        let name = line.strip_prefix("# file: ").or_else(|| line.strip_prefix("// file: "));
+        match (name, files.last_mut()) {
+            (Some(name), _) => files.push((name.trim().to_string(), String::new())),
+            (None, Some((_, body))) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    files
+}
+
+/// How many findings of `code` a scan of `text` has at `target`. A text that
+/// starts with `# file: NAME` is a project of several files ([`files_of`]); a
+/// text whose first line starts with `export ` or `#!` is a shell script; any
+/// other is Python, after the [`IMPORTS`] it lacks.
 fn findings_of(code: &str, which: &str, text: &str, target: &str) -> usize {
     let dir = common::temp_dir(&format!("rule-docs-{code}-{which}"));
-    let file = if text.trim_start().starts_with("export ") || text.starts_with("#!") {
+    let file = if text.starts_with("# file: ") {
+        for (name, body) in files_of(text) {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, body).unwrap();
+        }
+        "."
+    } else if text.trim_start().starts_with("export ") || text.starts_with("#!") {
         std::fs::write(dir.join("run.sh"), text).unwrap();
         "run.sh"
     } else {

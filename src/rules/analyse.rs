@@ -120,14 +120,8 @@ impl Engine<'_> {
             if let Some(m) = hit {
                 let lookup =
                     |name: &str| if name == "path" || name == "text" { display.to_string() } else { String::new() };
-                let clauses = m
-                    .preds
-                    .iter()
-                    .filter_map(|p| match p {
-                        Pred::NamedInProject(want) => Some(vec![(Scope::NamedFile, 0, *want)]),
-                        _ => None,
-                    })
-                    .collect();
+                let clauses =
+                    m.preds.iter().filter_map(|p| p.named_file_literal().map(|literal| vec![literal])).collect();
                 out.push((self.plain_finding(rule, (0, 0), "", &lines, display, &lookup), clauses));
             }
         }

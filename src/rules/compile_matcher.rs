@@ -106,6 +106,12 @@ impl Compiler {
         if let Some(b) = s.named_in_project {
             preds.push(Pred::NamedInProject(b));
         }
+        if let Some(b) = s.built_only_with_cuda {
+            if s.file.is_none() {
+                return Err(SpecError::at("built_only_with_cuda", Problem::BuiltOnlyWithCudaWithoutFile));
+            }
+            preds.push(Pred::BuiltOnlyWithCuda(b));
+        }
         if let Some(b) = &s.binding {
             preds.push(Pred::Binding(Box::new(self.matcher(b).map_err(within("binding"))?)));
         }
@@ -418,7 +424,8 @@ fn cost(p: &Pred) -> u8 {
         | Pred::NameRegex(_)
         | Pred::Capture(_)
         | Pred::ShellAssignmentsOnly
-        | Pred::NamedInProject(_) => 0,
+        | Pred::NamedInProject(_)
+        | Pred::BuiltOnlyWithCuda(_) => 0,
         Pred::Fields(_)
         | Pred::Receiver(_)
         | Pred::Slot(_)

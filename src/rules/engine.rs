@@ -137,7 +137,7 @@ pub struct FileAnalysis {
     pub scope_search_cut_at_line: Option<usize>,
     /// The file names (or patterns) the file spells out, with the extensions
     /// of [`Engine::named_extensions`].
-    pub named_files: Vec<String>,
+    pub named_files: crate::named_files::Names,
 }
 
 impl FileAnalysis {
@@ -237,7 +237,7 @@ impl<'r> Engine<'r> {
         let mut named_extensions: Vec<String> = active
             .iter()
             .flat_map(|&i| &set.rules[i].alternatives)
-            .filter(|m| m.preds.iter().any(|p| matches!(p, Pred::NamedInProject(_))))
+            .filter(|m| m.preds.iter().any(|p| p.named_file_literal().is_some()))
             .flat_map(|m| match &m.anchor {
                 Some(Anchor::File { extensions, .. }) => extensions.clone(),
                 _ => Vec::new(),

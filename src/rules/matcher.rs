@@ -413,8 +413,8 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::CalleeDefinition(m) => cx.model.definitions_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
         Pred::ShellAssignmentsOnly => true,
         // Decided once the project's file names are known.
-        Pred::NamedInProject(want) => {
-            st.pending.push(vec![(Scope::NamedFile, 0, *want)]);
+        Pred::NamedInProject(_) | Pred::BuiltOnlyWithCuda(_) => {
+            st.pending.extend(p.named_file_literal().map(|literal| vec![literal]));
             true
         }
         Pred::FunctionHas(m) => slots::scope_has(node, Order::Anywhere, cx, |n| eval(m, n, cx, st)),

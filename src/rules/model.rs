@@ -78,9 +78,16 @@ pub enum Scope {
     /// process that runs the file has loaded.
     Process,
     /// Decided when every file has been walked: whether a file of the
-    /// project names the file of the finding (the fact index is unused).
+    /// project names the file of the finding (the fact index is one of
+    /// [`NAMED_ANYWHERE`] and [`NAMED_UNCONDITIONALLY`]).
     NamedFile,
 }
+
+/// The [`Scope::NamedFile`] fact: some file of the project names the file.
+pub const NAMED_ANYWHERE: usize = 0;
+/// The [`Scope::NamedFile`] fact: some file names it other than a build that
+/// compiles CUDA code only when it finds CUDA ([`crate::named_files`]).
+pub const NAMED_UNCONDITIONALLY: usize = 1;
 
 /// A fact about a file, computed while it is analysed.
 #[derive(Debug)]
@@ -325,6 +332,9 @@ pub enum Pred {
     /// With a `file` anchor: a Python string or shell line of the project
     /// names the file (or not; [`crate::named_files`]).
     NamedInProject(bool),
+    /// With a `file` anchor: every file of the project that names the file
+    /// is a build that compiles CUDA code only when it finds CUDA (or not).
+    BuiltOnlyWithCuda(bool),
     /// In shell scripts, only assignments match (no effect in Python).
     ShellAssignmentsOnly,
     /// A node of the enclosing function (or module) matches.
@@ -353,6 +363,18 @@ pub enum Pred {
     Unless(Box<Matcher>),
     /// One of these holds.
     Any(Vec<Matcher>),
+}
+
+impl Pred {
+    /// For a predicate decided by the project's file names, the literal it
+    /// adds to a finding's conditions.
+    pub fn named_file_literal(&self) -> Option<(Scope, usize, bool)> {
+        match self {
+            Pred::NamedInProject(want) => Some((Scope::NamedFile, NAMED_ANYWHERE, *want)),
+            Pred::BuiltOnlyWithCuda(want) => Some((Scope::NamedFile, NAMED_UNCONDITIONALLY, !*want)),
+            _ => None,
+        }
+    }
 }
 
 /// An anchor, predicates and extra placeholders.

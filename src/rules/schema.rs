@@ -217,6 +217,9 @@ pub struct MatcherSpec {
     pub shell_reads: Option<bool>,
     /// With a `file` anchor: a file of the project names the file (or not).
     pub named_in_project: Option<bool>,
+    /// With a `file` anchor: every file that names the file is a build that
+    /// compiles CUDA code only when it finds CUDA (or not).
+    pub built_only_with_cuda: Option<bool>,
     /// Some node of the enclosing function (or module) body matches.
     pub function_has: Option<Box<MatcherSpec>>,
     /// Some node earlier in the enclosing function (or module) body matches.

@@ -175,6 +175,8 @@ pub enum Problem {
         /// The glob as written.
         glob: String,
     },
+    /// `built_only_with_cuda` beside an anchor other than `file`.
+    BuiltOnlyWithCudaWithoutFile,
     /// A tree-sitter query that does not compile.
     Query(tree_sitter::QueryError),
     /// A tree-sitter query without a capture.
@@ -259,6 +261,9 @@ impl fmt::Display for Problem {
             }
             Problem::FileGlobWithoutExtension { glob } => {
                 write!(f, "`{glob}` must end in `*.EXT` so the walker knows what to collect")
+            }
+            Problem::BuiltOnlyWithCudaWithoutFile => {
+                write!(f, "`built_only_with_cuda` asks how a build names a file: use it beside `file = \"*.EXT\"`")
             }
             Problem::Query(e) => write!(
                 f,
