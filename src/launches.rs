@@ -36,7 +36,7 @@
 use crate::named_files::NamedFiles;
 use crate::processes::LazyGraph;
 use crate::source::read_source;
-use crate::walk::{FileKind, ScanFile};
+use crate::walk::{Excluded, FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -69,10 +69,12 @@ pub struct Launches {
 /// Finds which of `entries` (display paths of one project's entry scripts)
 /// run: `files` are the project's files, `dir` its directory as displayed,
 /// `shell_names` the file names its shell scripts spell out, `graph` its
-/// import graph (read only when some entry is not launched).
+/// import graph (read only when some entry is not launched); documents
+/// under `dir` that the scan excludes are not read.
 pub fn find(
     files: &[&ScanFile],
     dir: &str,
+    excluded: &Excluded,
     entries: &BTreeSet<String>,
     shell_names: &NamedFiles,
     graph: &mut LazyGraph,
@@ -93,7 +95,7 @@ pub fn find(
     // The project's texts are read, and its import graph built, only when there is something to decide.
     let started = match candidates.is_empty() {
         true => HashSet::new(),
-        false => started_otherwise(files, dir, &candidates, &tests),
+        false => started_otherwise(files, dir, excluded, &candidates, &tests),
     };
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
     let files = match unlaunched.is_empty() {
@@ -145,6 +147,7 @@ fn needles(entry: &str, dir: &str) -> [String; 2] {
 fn started_otherwise(
     files: &[&ScanFile],
     dir: &str,
+    excluded: &Excluded,
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
 ) -> HashSet<String> {
@@ -155,7 +158,7 @@ fn started_otherwise(
         .par_iter()
         .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
         .filter_map(|f| Some((f.display().into_owned(), f.kind == FileKind::Shell, read_source(&f.path()).ok()?.text)));
-    let docs = documents(dir).into_par_iter().filter_map(|p| {
+    let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
         let commands = p.file_name().is_some_and(|n| n == "Makefile")
             || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
         Some((String::new(), commands, std::fs::read_to_string(p).ok()?))
@@ -211,9 +214,9 @@ fn runs_by_itself(text: &str) -> bool {
 }
 
 /// The documents of the project directory `dir` (as displayed) that may
-/// hold launch steps, hidden directories included (`.github/workflows`),
-/// ignored files and the `.git` directory not.
-fn documents(dir: &str) -> Vec<std::path::PathBuf> {
+/// hold launch steps, hidden directories included (`.github/workflows`);
+/// ignored and excluded files and the `.git` directory not.
+fn documents(dir: &str, excluded: &Excluded) -> Vec<std::path::PathBuf> {
     let root = Path::new(dir);
     if !root.is_dir() {
         return Vec::new();
@@ -222,9 +225,9 @@ fn documents(dir: &str) -> Vec<std::path::PathBuf> {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         DOC_NAMES.contains(&name) || p.extension().and_then(|e| e.to_str()).is_some_and(|e| DOC_EXTENSIONS.contains(&e))
     };
-    ignore::WalkBuilder::new(root)
+    excluded
+        .walker(root, |e| e.file_name() == ".git")
         .hidden(false)
-        .filter_entry(|e| e.file_name() != ".git")
         .build()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))

@@ -757,7 +757,8 @@ fn decide_processes(
         }
         if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
             let files = &files_by_project[i];
-            p.launches = launches::find(files, &p.project.display, &entry_paths, shell_names, &mut graph);
+            p.launches =
+                launches::find(files, &p.project.display, &walked.excluded, &entry_paths, shell_names, &mut graph);
             unlaunched_files.extend(std::mem::take(&mut p.launches.files));
             // A script nothing starts needs no `transfer_to_npu` either.
             let unlaunched = &p.launches.unlaunched;

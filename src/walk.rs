@@ -138,6 +138,53 @@ pub struct WalkResult {
     pub projects: Vec<Project>,
     /// Problems met while walking (unreadable directories, link loops).
     pub problems: Vec<(String, String)>,
+    /// The `exclude` globs, for later reads of the same directories.
+    pub excluded: Excluded,
+}
+
+/// The compiled `exclude` and `extend-exclude` globs: one `.gitignore`-style
+/// matcher per base directory, matched against absolute paths so that each
+/// glob is relative to its own base.
+#[derive(Debug, Clone, Default)]
+pub struct Excluded(Arc<Vec<Gitignore>>);
+
+impl Excluded {
+    /// Compiles `excludes`.
+    fn new(excludes: &[Exclude]) -> Result<Self, WalkError> {
+        let mut builders: Vec<(&Path, GitignoreBuilder)> = Vec::new();
+        for e in excludes {
+            let i = match builders.iter().position(|(base, _)| *base == e.base) {
+                Some(i) => i,
+                None => {
+                    builders.push((&e.base, GitignoreBuilder::new(&e.base)));
+                    builders.len() - 1
+                }
+            };
+            let bad = |source| WalkError::BadExclude { written: e.source.clone(), glob: e.glob.clone(), source };
+            builders[i].1.add_line(None, &e.glob).map_err(bad)?;
+        }
+        let matchers = builders.into_iter().map(|(_, b)| b.build().map_err(WalkError::Excludes));
+        Ok(Excluded(Arc::new(matchers.collect::<Result<_, _>>()?)))
+    }
+
+    /// Whether the walk leaves out the file or directory at `path`.
+    pub fn excludes(&self, path: &Path, is_dir: bool) -> bool {
+        let path = crate::config::absolute(path);
+        self.0.iter().any(|m| m.matched(&path, is_dir).is_ignore())
+    }
+
+    /// A walk of `root` that leaves out what the scan's walk leaves out: the
+    /// `exclude` globs, and `.gitignore`/`.ignore` files also outside a git
+    /// repository; `skip` leaves out more entries (and what is under them).
+    pub fn walker(&self, root: &Path, skip: impl Fn(&ignore::DirEntry) -> bool + Send + Sync + 'static) -> WalkBuilder {
+        let mut walker = WalkBuilder::new(root);
+        let excluded = self.clone();
+        walker.filter_entry(move |entry| {
+            !skip(entry) && !excluded.excludes(entry.path(), entry.file_type().is_some_and(|t| t.is_dir()))
+        });
+        walker.require_git(false);
+        walker
+    }
 }
 
 /// Why the walk could not start: a path named to scan, or an `exclude`
@@ -220,7 +267,7 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 /// explicitly are always scanned.
 pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> Result<WalkResult, WalkError> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let excluded = exclude_matchers(excludes)?;
+    let excluded = Excluded::new(excludes)?;
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let mut finder = ProjectFinder::default();
@@ -242,16 +289,7 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
             files.push(ScanFile::new(root.clone(), display_path(root, &cwd), kind, project));
             continue;
         }
-        let mut walker = WalkBuilder::new(root);
-        if !excluded.is_empty() {
-            let excluded = excluded.clone();
-            walker.filter_entry(move |entry| {
-                let (path, is_dir) =
-                    (crate::config::absolute(entry.path()), entry.file_type().is_some_and(|t| t.is_dir()));
-                !excluded.iter().any(|m| m.matched(&path, is_dir).is_ignore())
-            });
-        }
-        let walker = walker.require_git(false).build();
+        let walker = excluded.walker(root, |_| false).build();
         let bound = crate::config::absolute(root);
         for entry in walker {
             match entry {
@@ -300,7 +338,7 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     // The list lives until the report is written: on a large repository its
     // spare capacity would cost as much as the findings.
     files.shrink_to_fit();
-    Ok(WalkResult { files, projects, problems })
+    Ok(WalkResult { files, projects, problems, excluded })
 }
 
 /// The names that make a directory a project: `requirements*.txt` besides these.
@@ -404,24 +442,6 @@ fn shown_dir(dir: &Path, cwd: &Path) -> String {
     } else {
         shown
     }
-}
-
-/// One `.gitignore`-style matcher per base directory of `excludes`, matched
-/// against absolute paths so that each glob is relative to its own base.
-fn exclude_matchers(excludes: &[Exclude]) -> Result<Vec<Gitignore>, WalkError> {
-    let mut builders: Vec<(&Path, GitignoreBuilder)> = Vec::new();
-    for e in excludes {
-        let i = match builders.iter().position(|(base, _)| *base == e.base) {
-            Some(i) => i,
-            None => {
-                builders.push((&e.base, GitignoreBuilder::new(&e.base)));
-                builders.len() - 1
-            }
-        };
-        let bad = |source| WalkError::BadExclude { written: e.source.clone(), glob: e.glob.clone(), source };
-        builders[i].1.add_line(None, &e.glob).map_err(bad)?;
-    }
-    builders.into_iter().map(|(_, b)| b.build().map_err(WalkError::Excludes)).collect()
 }
 
 #[cfg(test)]

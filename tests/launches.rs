@@ -203,3 +203,26 @@ fn a_project_whose_scripts_start_no_entry_script_is_left_alone() {
     assert!(report["findings"].as_array().unwrap().iter().all(|f| f["unlaunched"] == false));
     assert_eq!(report["projects"][0]["unlaunched_entries"], serde_json::json!([]));
 }
+
+#[test]
+fn documents_the_scan_leaves_out_start_nothing() {
+    let dir = temp_dir("launches-excluded");
+    copy_dir(&repo().join(LAUNCHES), &dir);
+    // The README is the only text that names demo.py; move it where the scan is told not to look.
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::rename(dir.join("README.md"), dir.join("docs/README.md")).unwrap();
+    let unlaunched = |extra: &[&str]| {
+        let args = [&["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"], extra].concat();
+        let run = npu_mem_in(&dir, &args);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        report["projects"][0]["unlaunched_entries"].clone()
+    };
+    assert_eq!(unlaunched(&[]), serde_json::json!(["eval.py", "tests/test_layers.py", "train.py"]));
+    assert_eq!(
+        unlaunched(&["--exclude", "docs/"]),
+        serde_json::json!(["demo.py", "eval.py", "tests/test_layers.py", "train.py"])
+    );
+    // A .gitignore counts as it does for the files scanned, in a git repository or not.
+    std::fs::write(dir.join(".gitignore"), "docs/\n").unwrap();
+    assert_eq!(unlaunched(&[]), serde_json::json!(["demo.py", "eval.py", "tests/test_layers.py", "train.py"]));
+}
