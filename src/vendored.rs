@@ -8,13 +8,15 @@
 //! A nested project counts as vendored by the nearest project around it when
 //! a Python file of that project, in the directory that holds the copy or
 //! below it (where `import mmcv` finds the copy), imports one of its top-level
-//! packages or modules (`import mmcv`, `from mmcv.runner import ...`, at the
-//! start of a line). The project around must have a marker file: the scan
-//! root without one gathers unrelated directories, whose `import timm` means
-//! the installed package; and a name the project also defines itself
-//! (`utils`, `model`) means its own module. The imports are read from the text, not parsed:
-//! this runs only for projects that have a project nested inside them.
+//! packages or modules (`import mmcv`, `from mmcv.runner import ...`). The
+//! project around must have a marker file: the scan root without one gathers
+//! unrelated directories, whose `import timm` means the installed package;
+//! and a name the project also defines itself (`utils`, `model`) means its
+//! own module. The imports are read from the lines
+//! ([`crate::import_lines`]), not parsed: this runs only for projects that
+//! have a project nested inside them.
 
+use crate::import_lines::imported_names;
 use crate::source::read_source;
 use crate::walk::{FileKind, WalkResult};
 use rayon::prelude::*;
@@ -50,26 +52,31 @@ pub fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
         if children.is_empty() {
             continue;
         }
-        let sources: Vec<(String, String)> = walked
+        // Each file of the project, with the top-level names it imports (not relative ones).
+        let sources: Vec<(String, BTreeSet<String>)> = walked
             .files
             .par_iter()
             .filter(|f| f.project == parent && f.kind == FileKind::Python)
-            .map(|f| (f.display().into_owned(), read_source(&f.path()).map(|s| s.text).unwrap_or_default()))
+            .map(|f| {
+                let text = read_source(&f.path()).map(|s| s.text).unwrap_or_default();
+                let tops = imported_names(&text)
+                    .into_iter()
+                    .filter(|n| !n.starts_with('.'))
+                    .map(|n| n.split('.').next().unwrap_or_default().to_string())
+                    .collect();
+                (f.display().into_owned(), tops)
+            })
             .collect();
         // A name the project also defines itself (`utils`, `model`) is its own
         // module wherever it is imported, not the copy's.
         let own: BTreeSet<&str> = sources.iter().filter_map(|(shown, _)| module_name(shown)).collect();
         for p in children {
-            let alternatives: Vec<String> =
-                names[p].iter().filter(|n| !own.contains(n.as_str())).map(|n| regex::escape(n)).collect();
-            if alternatives.is_empty() {
-                continue;
-            }
-            let pattern = format!(r"(?m)^[ \t]*(?:from|import)[ \t]+(?:{})\b", alternatives.join("|"));
-            let Ok(imports) = regex::Regex::new(&pattern) else { continue };
+            let copy: BTreeSet<&str> = names[p].iter().map(String::as_str).filter(|n| !own.contains(n)).collect();
             // The copy is importable from the directory that holds it, and below.
             let base = dirs[p].rsplit_once('/').map_or(".", |(b, _)| b);
-            let importer = sources.iter().any(|(shown, text)| inside(base, shown).is_some() && imports.is_match(text));
+            let importer = sources
+                .iter()
+                .any(|(shown, tops)| inside(base, shown).is_some() && tops.iter().any(|t| copy.contains(t.as_str())));
             if importer {
                 vendored[p] = Some(parent);
             }

@@ -395,7 +395,9 @@ fn a_project_vendored_inside_another_shares_its_facts() {
             "vendorlib/vendorlib/hooks.py",
             "from apex import amp\n\n\ndef step(loss, opt):\n    return amp.scale_loss(loss, opt)\n",
         ),
-        // A sibling that the project does not import keeps its own facts.
+        // A sibling that the project does not import keeps its own facts; a
+        // usage example in a docstring imports nothing.
+        ("solo/notes.py", "\"\"\"How to compare:\n\nimport otherlib\nfrom otherlib import hooks\n\"\"\"\n"),
         ("otherlib/setup.py", "from setuptools import setup\nsetup(name='otherlib')\n"),
         ("otherlib/otherlib/__init__.py", ""),
         ("otherlib/otherlib/hooks.py", "from apex import amp\n"),
