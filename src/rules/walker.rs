@@ -46,6 +46,9 @@ pub struct Walker<'a, 't> {
     deferred: Vec<Deferred<'t>>,
     /// The line of the first node whose scope search stopped at its bound, if any.
     scope_search_cut: std::cell::Cell<Option<usize>>,
+    /// Branches that the target's torch never runs (byte ranges of their
+    /// nodes): nothing in them is matched.
+    dead: FastSet<(usize, usize)>,
     /// What the walk produced.
     pub out: FileAnalysis,
 }
@@ -82,8 +85,15 @@ impl<'a, 't> Walker<'a, 't> {
             seen_summary: FastSet::default(),
             deferred: Vec::new(),
             scope_search_cut: std::cell::Cell::new(None),
+            dead: FastSet::default(),
             out,
         }
+    }
+
+    /// Leaves the nodes at `dead` (byte ranges), and what is inside them, unmatched.
+    pub fn skipping(mut self, dead: impl IntoIterator<Item = (usize, usize)>) -> Self {
+        self.dead.extend(dead);
+        self
     }
 
     /// Builds the findings of deferred matches whose file conditions hold, in
@@ -123,6 +133,9 @@ struct Deferred<'t> {
 
 impl<'a, 't> Visitor<'t> for Walker<'a, 't> {
     fn enter(&mut self, node: Node<'t>) -> bool {
+        if !self.dead.is_empty() && self.dead.contains(&(node.start_byte(), node.end_byte())) {
+            return false;
+        }
         if let Some(frame) = frame_opened(self.ancestors.last().copied(), node) {
             self.frames.push(frame);
             self.frame_ids.push(node.id());

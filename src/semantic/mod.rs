@@ -9,6 +9,7 @@ pub mod memo;
 pub mod steps;
 pub mod traverse;
 pub mod values;
+pub mod version_gates;
 
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
