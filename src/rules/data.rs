@@ -130,15 +130,21 @@ pub fn lookup(l: &Lookup, cx: &Context, st: &mut MatchState) -> bool {
     true
 }
 
-/// `nearest`: captures the public key of the table closest to the key (edit distance).
+/// `nearest`: captures the public key of the table closest to the key (edit
+/// distance), when it is near enough to be what was meant: at most one edit
+/// for every three characters (a far key suggests a name that has nothing to
+/// do with it: `enable_graph_mode` is 6 edits from `enable_math_sdp`).
 pub fn nearest(table: usize, key: &str, capture: &str, cx: &Context, st: &mut MatchState) -> bool {
     let Some((_, table)) = cx.tables.get(table) else { return false };
-    let key = fill(key, cx.target, st);
+    let key = fill(key, cx.target, st).to_lowercase();
     let best = table
         .keys
         .iter()
         .filter(|k| !k.starts_with('_'))
-        .min_by_key(|k| (edit_distance(&key.to_lowercase(), &k.to_lowercase()), k.len()));
+        .map(|k| (edit_distance(&key, &k.to_lowercase()), k))
+        .min_by_key(|(distance, k)| (*distance, k.len()))
+        .filter(|(distance, _)| distance * 3 <= key.chars().count())
+        .map(|(_, k)| k);
     match best {
         Some(b) => {
             st.captures.push((capture.to_string(), b.clone()));
