@@ -32,6 +32,10 @@
 //! upstream repositories: their README is the launcher) is left alone, and
 //! so is every entry script that something names, however it is named: the
 //! file name (`train.py`) or its dotted module path (`tools.train`).
+//!
+//! In a project whose scripts start some entry scripts, a module-level
+//! function that nothing in the project calls is code no process runs too
+//! ([`crate::uncalled`]).
 
 use crate::named_files::NamedFiles;
 use crate::processes::LazyGraph;
@@ -64,13 +68,18 @@ pub struct Launches {
     pub unlaunched: Vec<String>,
     /// Those scripts and the files only they import (display paths).
     pub files: HashSet<String>,
+    /// By display path, the module-level functions that nothing in the
+    /// project calls (after the merge, those that hold findings).
+    pub uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
 }
 
 /// Finds which of `entries` (display paths of one project's entry scripts)
 /// run: `files` are the project's files, `dir` its directory as displayed,
 /// `shell_names` the file names its shell scripts spell out, `graph` its
 /// import graph (read only when some entry is not launched); documents
-/// under `dir` that the scan excludes are not read.
+/// under `dir` that the scan excludes are not read. `finding_lines` holds
+/// the lines of the scan's findings by display path: only functions that
+/// hold some are looked for callers.
 pub fn find(
     files: &[&ScanFile],
     dir: &str,
@@ -78,6 +87,7 @@ pub fn find(
     entries: &BTreeSet<String>,
     shell_names: &NamedFiles,
     graph: &mut LazyGraph,
+    finding_lines: &HashMap<&str, Vec<usize>>,
 ) -> Launches {
     let (launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
         entries.iter().cloned().partition(|e| shell_names.names(e) || platform_started(e));
@@ -92,10 +102,11 @@ pub fn find(
         .filter(|t| !launched.contains(t) && !shell_names.names(t))
         .collect();
     candidates.extend(tests.iter().cloned());
-    // The project's texts are read, and its import graph built, only when there is something to decide.
+    let texts = project_texts(files, dir, excluded);
+    // The import graph is built only when there is something to decide.
     let started = match candidates.is_empty() {
         true => HashSet::new(),
-        false => started_otherwise(files, dir, excluded, &candidates, &tests),
+        false => started_otherwise(&texts, dir, &candidates, &tests),
     };
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
     let files = match unlaunched.is_empty() {
@@ -107,7 +118,63 @@ pub fn find(
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
-    Launches { launched: launched.into_iter().collect(), unlaunched: unlaunched.into_iter().collect(), files }
+    let uncalled = uncalled_functions(&texts, finding_lines);
+    Launches { launched: launched.into_iter().collect(), unlaunched: unlaunched.into_iter().collect(), files, uncalled }
+}
+
+/// A text of the project: its display path (empty for a document, which
+/// the walk does not list), whether it holds commands (a shell script,
+/// Makefile, CI workflow or README), whether it is Python, and the text.
+struct ProjectText {
+    path: String,
+    commands: bool,
+    python: bool,
+    text: String,
+}
+
+/// The texts of the project's Python files, notebooks and shell scripts,
+/// and of the documents in its directory.
+fn project_texts(files: &[&ScanFile], dir: &str, excluded: &Excluded) -> Vec<ProjectText> {
+    let scanned = files
+        .par_iter()
+        .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
+        .filter_map(|f| {
+            let text = read_source(&f.path()).ok()?.text;
+            let (commands, python) = (f.kind == FileKind::Shell, f.kind == FileKind::Python);
+            Some(ProjectText { path: f.display().into_owned(), commands, python, text })
+        });
+    let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
+        let commands = p.file_name().is_some_and(|n| n == "Makefile")
+            || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
+        Some(ProjectText { path: String::new(), commands, python: false, text: std::fs::read_to_string(p).ok()? })
+    });
+    scanned.chain(docs).collect()
+}
+
+/// By display path, the project's module-level functions that hold
+/// findings (at `finding_lines`) and that nothing in its texts calls.
+fn uncalled_functions(
+    texts: &[ProjectText],
+    finding_lines: &HashMap<&str, Vec<usize>>,
+) -> HashMap<String, Vec<crate::uncalled::Function>> {
+    let functions: HashMap<String, Vec<crate::uncalled::Function>> = texts
+        .iter()
+        .filter(|t| t.python)
+        .filter_map(|t| {
+            let lines = finding_lines.get(t.path.as_str())?;
+            let mut functions = crate::uncalled::top_level_functions(&t.text);
+            functions.retain(|f| lines.iter().any(|&line| f.holds(line)));
+            (!functions.is_empty()).then(|| (t.path.clone(), functions))
+        })
+        .collect();
+    if functions.is_empty() {
+        return HashMap::new();
+    }
+    let all: Vec<&str> = texts.iter().map(|t| t.text.as_str()).collect();
+    crate::uncalled::uncalled(&functions, &all)
+        .into_iter()
+        .map(|(path, fs)| (path.to_string(), fs.into_iter().cloned().collect()))
+        .collect()
 }
 
 /// Whether the file at `path` is a test module, as pytest finds them
@@ -145,36 +212,25 @@ fn needles(entry: &str, dir: &str) -> [String; 2] {
 /// application; the `tests` among them when a shell script or document
 /// names a test runner.
 fn started_otherwise(
-    files: &[&ScanFile],
+    texts: &[ProjectText],
     dir: &str,
-    excluded: &Excluded,
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
 ) -> HashSet<String> {
     let names = Names::new(candidates, dir);
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
-    // (path, whether it holds commands: a shell script, Makefile, workflow or README, text)
-    let texts = files
-        .par_iter()
-        .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
-        .filter_map(|f| Some((f.display().into_owned(), f.kind == FileKind::Shell, read_source(&f.path()).ok()?.text)));
-    let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
-        let commands = p.file_name().is_some_and(|n| n == "Makefile")
-            || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
-        Some((String::new(), commands, std::fs::read_to_string(p).ok()?))
-    });
     let started: Vec<(Vec<usize>, bool)> = texts
-        .chain(docs)
-        .map(|(path, launcher, text)| {
-            let mut started = names.named_in(&text);
+        .par_iter()
+        .map(|t| {
+            let mut started = names.named_in(&t.text);
             // A script's own text names it in its usage line; it counts only as an NPU port or an application.
-            if let Some(&i) = own.get(path.as_str()) {
+            if let Some(&i) = own.get(t.path.as_str()) {
                 started.retain(|&j| j != i);
-                if runs_by_itself(&text) {
+                if runs_by_itself(&t.text) {
                     started.push(i);
                 }
             }
-            (started, launcher && TEST_RUNNER.is_match(&text))
+            (started, t.commands && TEST_RUNNER.is_match(&t.text))
         })
         .collect();
     let runner_named = started.iter().any(|(_, runner)| *runner);

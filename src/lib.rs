@@ -45,6 +45,7 @@ pub mod semantic;
 pub mod shell;
 pub mod source;
 pub mod suppress;
+pub mod uncalled;
 pub mod unified_diff;
 pub mod vendored;
 pub mod walk;

@@ -711,9 +711,17 @@ pub fn merge(
     result.findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     result.suppressed.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
-    let (unmigrated_files, unlaunched_files) = decide_processes(&mut per_project, walked, &facts, migration, entries);
+    // The lines of the findings by file: functions that hold some are looked for callers.
+    let mut finding_lines: HashMap<&str, Vec<usize>> = HashMap::new();
+    result.findings.iter().for_each(|f| finding_lines.entry(f.path.as_str()).or_default().push(f.line));
+    let (unmigrated_files, unlaunched_files) =
+        decide_processes(&mut per_project, walked, &facts, migration, entries, &finding_lines);
+    let uncalled = |f: &Finding| {
+        let functions = per_project.get(f.project).and_then(|p| p.launches.uncalled.get(f.path.as_str()));
+        functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
+    };
     let advise = |f: &mut Finding| {
-        if unlaunched_files.contains(f.path.as_str()) {
+        if unlaunched_files.contains(f.path.as_str()) || uncalled(f) {
             // Code that no process runs blocks nothing either.
             (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
         } else if let Some(p) = per_project.get(f.project) {
@@ -736,6 +744,7 @@ fn decide_processes(
     facts: &ScanFacts,
     migration: &Setting<Migration>,
     entries: Entries,
+    finding_lines: &HashMap<&str, Vec<usize>>,
 ) -> (HashSet<String>, HashSet<String>) {
     let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
     for f in &walked.files {
@@ -757,8 +766,8 @@ fn decide_processes(
         }
         if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
             let files = &files_by_project[i];
-            p.launches =
-                launches::find(files, &p.project.display, &walked.excluded, &entry_paths, shell_names, &mut graph);
+            let (dir, excluded) = (&p.project.display, &walked.excluded);
+            p.launches = launches::find(files, dir, excluded, &entry_paths, shell_names, &mut graph, finding_lines);
             unlaunched_files.extend(std::mem::take(&mut p.launches.files));
             // A script nothing starts needs no `transfer_to_npu` either.
             let unlaunched = &p.launches.unlaunched;

@@ -10,8 +10,9 @@
 //! application (gradio) and `evaluate.py` was edited for the NPU. Nothing
 //! starts `train.py` or `eval.py` (a script's own usage line does not
 //! count), and only `train.py` imports `upstream_utils.py`; `common.py` is
-//! imported by `train_8p.py` too. `tests/test_layers.py` is a test module,
-//! and no command runs a test runner.
+//! imported by `train_8p.py` too, and its `dump_for_comparison` is called
+//! by nothing. `tests/test_layers.py` is a test module, and no command runs
+//! a test runner.
 
 mod common;
 
@@ -62,6 +63,9 @@ fn only_code_that_nothing_starts_becomes_advice() {
     let report = json(&[LAUNCHES]);
     let expected = vec![
         row("common.py", "TX001", "warning", false, false),
+        // dump_for_comparison: a function nothing calls; a decorated one is left alone.
+        row("common.py", "TX001", "info", true, false),
+        row("common.py", "TX001", "warning", false, false),
         row("demo.py", "TX001", "warning", false, false),
         row("eval.py", "TX010", "info", true, false),
         row("eval.py", "TX001", "info", true, false),
@@ -87,6 +91,10 @@ fn only_code_that_nothing_starts_becomes_advice() {
             "fixtures/launches/tests/test_layers.py",
             "fixtures/launches/train.py"
         ])
+    );
+    assert_eq!(
+        project["uncalled_functions"],
+        serde_json::json!([{ "path": "fixtures/launches/common.py", "name": "dump_for_comparison", "line": 10 }])
     );
     // TX010 and TX011 are blockers where code runs; in code nothing starts they block nothing.
     assert_eq!(project["verdict"]["status"], "compatible");
@@ -130,10 +138,17 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
         "{out}"
     );
     assert!(
-        out.contains("TX001 [info] x3 cuda-call in 3 files: in code that no launch script of the project runs"),
+        out.contains(
+            "Functions: 1 function that holds findings is called by nothing in the project \
+             (dump_for_comparison at fixtures/launches/common.py:10), so its findings are advice too"
+        ),
         "{out}"
     );
-    assert!(out.contains("6 findings are in code that no launch script runs"), "{out}");
+    assert!(
+        out.contains("TX001 [info] x4 cuda-call in 4 files: in code that no launch script of the project runs"),
+        "{out}"
+    );
+    assert!(out.contains("7 findings are in code that nothing runs"), "{out}");
     assert!(!out.contains("fixtures/launches/train.py:14"), "grouped, not listed one by one:\n{out}");
     // The scripts nothing starts are not among those told to import transfer_to_npu.
     let turn_on = out.lines().find(|l| l.contains("Turn it on:")).unwrap_or_default();
@@ -151,6 +166,14 @@ fn the_markdown_report_names_the_scripts_too() {
         run.stdout.contains(
             "Entry scripts that nothing in the project starts (their findings are advice): \
              `fixtures/launches/eval.py`, `fixtures/launches/tests/test_layers.py`, `fixtures/launches/train.py`."
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "Functions that nothing in the project calls (their findings are advice): \
+             `dump_for_comparison` (`fixtures/launches/common.py:10`)."
         ),
         "{}",
         run.stdout

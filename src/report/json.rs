@@ -42,6 +42,14 @@ struct Place<'a> {
 }
 
 /// One project: its directory, the migration style assumed and its verdict.
+/// A function that nothing in its project calls, at its `def`.
+#[derive(Serialize)]
+struct UncalledFunction<'a> {
+    path: &'a str,
+    name: &'a str,
+    line: usize,
+}
+
 #[derive(Serialize)]
 struct JsonProject<'a> {
     path: &'a str,
@@ -54,6 +62,8 @@ struct JsonProject<'a> {
     launched_entries: &'a [String],
     /// Entry scripts nothing runs, when the shell scripts start others: their code's findings are advice.
     unlaunched_entries: &'a [String],
+    /// Functions nothing in the project calls that hold findings (advice too).
+    uncalled_functions: Vec<UncalledFunction<'a>>,
     verdict: super::summary::Verdict,
 }
 
@@ -110,6 +120,10 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                 transfer_to_npu: p.transfer_imports.first().map(|(path, line)| Place { path, line: *line }),
                 launched_entries: &p.launches.launched,
                 unlaunched_entries: &p.launches.unlaunched,
+                uncalled_functions: super::next_steps::uncalled_functions(p)
+                    .into_iter()
+                    .map(|(path, f)| UncalledFunction { path, name: &f.name, line: f.first })
+                    .collect(),
                 verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
             })
             .collect(),

@@ -40,6 +40,18 @@ pub fn render(report: &Report) -> String {
                     names.join(", ")
                 );
             }
+            let functions = super::next_steps::uncalled_functions(p);
+            if !functions.is_empty() {
+                let names: Vec<String> = functions
+                    .iter()
+                    .map(|(path, f)| format!("`{}` (`{}:{}`)", cell(&f.name), cell(path), f.first))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "Functions that nothing in the project calls (their findings are advice): {}.\n",
+                    names.join(", ")
+                );
+            }
         }
         projects => {
             let _ = writeln!(out, "| project | migration style | automatic migration |\n|---|---|---|");

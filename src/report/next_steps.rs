@@ -102,7 +102,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         if unlaunched > 0 {
             let are = if unlaunched == 1 { "is" } else { "are" };
             let step = format!(
-                "{} {are} in code that no launch script runs: advice, one line per rule below \
+                "{} {are} in code that nothing runs (no launch script starts it, or nothing calls it): advice, one line per rule below \
                  (`--entries all` lists each).",
                 plural(unlaunched, "finding")
             );
@@ -129,12 +129,13 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
     }
 }
 
-/// Says which entry scripts of `project` no launch script runs, if any:
-/// the findings in their code are advice.
+/// Says which entry scripts of `project` no launch script runs, and which
+/// of its functions that hold findings nothing calls, if any: the findings
+/// in their code are advice.
 fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
     let l = &project.launches;
     if l.unlaunched.is_empty() {
-        return;
+        return render_uncalled(out, project, indent, paint);
     }
     let mut named: Vec<String> = l.unlaunched.iter().take(LISTED).cloned().collect();
     if l.unlaunched.len() > LISTED {
@@ -152,6 +153,37 @@ fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, pai
         l.launched.len(),
         visible(&scripts)
     );
+    render_uncalled(out, project, indent, paint);
+}
+
+/// Names the functions of `project` that nothing calls and that hold findings.
+fn render_uncalled(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
+    let functions = uncalled_functions(project);
+    if functions.is_empty() {
+        return;
+    }
+    let mut named: Vec<String> =
+        functions.iter().take(LISTED).map(|(path, f)| format!("{} at {path}:{}", f.name, f.first)).collect();
+    if functions.len() > LISTED {
+        named.push(format!("and {} more", functions.len() - LISTED));
+    }
+    let (holds, is, its) = if functions.len() == 1 { ("holds", "is", "its") } else { ("hold", "are", "their") };
+    let _ = writeln!(
+        out,
+        "{indent}{} {} that {holds} findings {is} called by nothing in the project ({}), so {its} findings are advice \
+         too (`--entries all` keeps their severity).",
+        paint.bold("Functions:"),
+        plural(functions.len(), "function"),
+        visible(&named.join(", "))
+    );
+}
+
+/// The functions of `project` that nothing calls and that hold findings, by path and line.
+pub fn uncalled_functions(project: &ProjectOutcome) -> Vec<(&str, &crate::uncalled::Function)> {
+    let mut functions: Vec<(&str, &crate::uncalled::Function)> =
+        project.launches.uncalled.iter().flat_map(|(path, fs)| fs.iter().map(move |f| (path.as_str(), f))).collect();
+    functions.sort_by_key(|(path, f)| (*path, f.first));
+    functions
 }
 
 /// Writes the verdict on `findings` (those of `project`, or of the whole
