@@ -69,7 +69,7 @@ pub struct Launches {
     /// Those scripts and the files only they import (display paths).
     pub files: HashSet<String>,
     /// By display path, the module-level functions that nothing in the
-    /// project calls (after the merge, those that hold findings).
+    /// project calls, among those that hold findings.
     pub uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
 }
 
@@ -102,11 +102,12 @@ pub fn find(
         .filter(|t| !launched.contains(t) && !shell_names.names(t))
         .collect();
     candidates.extend(tests.iter().cloned());
-    let texts = project_texts(files, dir, excluded);
-    // The import graph is built only when there is something to decide.
-    let started = match candidates.is_empty() {
-        true => HashSet::new(),
-        false => started_otherwise(&texts, dir, &candidates, &tests),
+    let functions = functions_with_findings(files, finding_lines);
+    let callers = crate::uncalled::Callers::new(&functions);
+    // The project's texts are read only when there is something to decide.
+    let (started, uncalled) = match candidates.is_empty() && functions.is_empty() {
+        true => (HashSet::new(), HashMap::new()),
+        false => read_project(files, dir, excluded, &candidates, &tests, &callers),
     };
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
     let files = match unlaunched.is_empty() {
@@ -118,62 +119,26 @@ pub fn find(
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
-    let uncalled = uncalled_functions(&texts, finding_lines);
     Launches { launched: launched.into_iter().collect(), unlaunched: unlaunched.into_iter().collect(), files, uncalled }
 }
 
-/// A text of the project: its display path (empty for a document, which
-/// the walk does not list), whether it holds commands (a shell script,
-/// Makefile, CI workflow or README), whether it is Python, and the text.
-struct ProjectText {
-    path: String,
-    commands: bool,
-    python: bool,
-    text: String,
-}
-
-/// The texts of the project's Python files, notebooks and shell scripts,
-/// and of the documents in its directory.
-fn project_texts(files: &[&ScanFile], dir: &str, excluded: &Excluded) -> Vec<ProjectText> {
-    let scanned = files
-        .par_iter()
-        .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
-        .filter_map(|f| {
-            let text = read_source(&f.path()).ok()?.text;
-            let (commands, python) = (f.kind == FileKind::Shell, f.kind == FileKind::Python);
-            Some(ProjectText { path: f.display().into_owned(), commands, python, text })
-        });
-    let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
-        let commands = p.file_name().is_some_and(|n| n == "Makefile")
-            || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
-        Some(ProjectText { path: String::new(), commands, python: false, text: std::fs::read_to_string(p).ok()? })
-    });
-    scanned.chain(docs).collect()
-}
-
-/// By display path, the project's module-level functions that hold
-/// findings (at `finding_lines`) and that nothing in its texts calls.
-fn uncalled_functions(
-    texts: &[ProjectText],
+/// By display path, the module-level functions of the project's Python
+/// files that hold findings (at `finding_lines`): those whose callers are
+/// looked for.
+fn functions_with_findings(
+    files: &[&ScanFile],
     finding_lines: &HashMap<&str, Vec<usize>>,
 ) -> HashMap<String, Vec<crate::uncalled::Function>> {
-    let functions: HashMap<String, Vec<crate::uncalled::Function>> = texts
-        .iter()
-        .filter(|t| t.python)
-        .filter_map(|t| {
-            let lines = finding_lines.get(t.path.as_str())?;
-            let mut functions = crate::uncalled::top_level_functions(&t.text);
-            functions.retain(|f| lines.iter().any(|&line| f.holds(line)));
-            (!functions.is_empty()).then(|| (t.path.clone(), functions))
+    files
+        .par_iter()
+        .filter(|f| f.kind == FileKind::Python)
+        .filter_map(|f| {
+            let path = f.display();
+            let lines = finding_lines.get(path.as_ref())?;
+            let mut functions = crate::uncalled::top_level_functions(&read_source(&f.path()).ok()?.text);
+            functions.retain(|u| lines.iter().any(|&line| u.holds(line)));
+            (!functions.is_empty()).then(|| (path.into_owned(), functions))
         })
-        .collect();
-    if functions.is_empty() {
-        return HashMap::new();
-    }
-    let all: Vec<&str> = texts.iter().map(|t| t.text.as_str()).collect();
-    crate::uncalled::uncalled(&functions, &all)
-        .into_iter()
-        .map(|(path, fs)| (path.to_string(), fs.into_iter().cloned().collect()))
         .collect()
 }
 
@@ -205,42 +170,61 @@ fn needles(entry: &str, dir: &str) -> [String; 2] {
     [file, dotted]
 }
 
-/// The `candidates` taken as started although no shell script names them:
-/// those that a file of the project other than themselves names (its Python
-/// files, notebooks and shell scripts, and the documents in its
-/// directory), and those whose own text shows an NPU port or an
-/// application; the `tests` among them when a shell script or document
-/// names a test runner.
-fn started_otherwise(
-    texts: &[ProjectText],
+/// Reads the project's texts (its Python files, notebooks and shell
+/// scripts, and the documents in its directory) one at a time, for two
+/// answers. First, the `candidates` taken as started although no shell
+/// script names them: those that a text other than their own names, and
+/// those whose own text shows an NPU port or an application; the `tests`
+/// among them when a shell script or document runs a test runner. Second,
+/// by display path, the functions of `callers` that nothing calls.
+fn read_project(
+    files: &[&ScanFile],
     dir: &str,
+    excluded: &Excluded,
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
-) -> HashSet<String> {
+    callers: &crate::uncalled::Callers,
+) -> (HashSet<String>, HashMap<String, Vec<crate::uncalled::Function>>) {
     let names = Names::new(candidates, dir);
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
-    let started: Vec<(Vec<usize>, bool)> = texts
-        .par_iter()
-        .map(|t| {
-            let mut started = names.named_in(&t.text);
-            // A script's own text names it in its usage line; it counts only as an NPU port or an application.
-            if let Some(&i) = own.get(t.path.as_str()) {
-                started.retain(|&j| j != i);
-                if runs_by_itself(&t.text) {
-                    started.push(i);
-                }
+    // What one text says: the candidates it starts, whether it runs a test runner, what it calls.
+    let read = |path: &str, commands: bool, text: &str| {
+        let mut started = names.named_in(text);
+        // A script's own text names it in its usage line; it counts only as an NPU port or an application.
+        if let Some(&i) = own.get(path) {
+            started.retain(|&j| j != i);
+            if runs_by_itself(text) {
+                started.push(i);
             }
-            (started, t.commands && TEST_RUNNER.is_match(&t.text))
-        })
-        .collect();
-    let runner_named = started.iter().any(|(_, runner)| *runner);
+        }
+        (
+            started.into_iter().collect::<BTreeSet<usize>>(),
+            commands && TEST_RUNNER.is_match(text),
+            callers.seen_in(text),
+        )
+    };
+    let scanned = files
+        .par_iter()
+        .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
+        .filter_map(|f| Some(read(&f.display(), f.kind == FileKind::Shell, &read_source(&f.path()).ok()?.text)));
+    let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
+        let commands = p.file_name().is_some_and(|n| n == "Makefile")
+            || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
+        Some(read("", commands, &std::fs::read_to_string(p).ok()?))
+    });
+    // Added up as they are read: the texts are never all held at once.
+    let nothing = || (BTreeSet::new(), false, callers.nothing_seen());
+    let (named, runner_named, seen) =
+        scanned.chain(docs).reduce(nothing, |(mut all, runner, seen), (named, r, calls)| {
+            all.extend(named);
+            (all, runner || r, seen.and(calls))
+        });
     let by_index: Vec<&String> = candidates.iter().collect();
-    let mut all: HashSet<String> =
-        started.into_iter().flat_map(|(named, _)| named).map(|i| by_index[i].clone()).collect();
+    let mut started: HashSet<String> = named.into_iter().map(|i: usize| by_index[i].clone()).collect();
     if runner_named {
-        all.extend(tests.iter().cloned());
+        started.extend(tests.iter().cloned());
     }
-    all
+    (started, callers.uncalled(&seen))
 }
 
 /// Documents whose lines may be commands that run the tests: CI workflows

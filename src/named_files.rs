@@ -74,30 +74,45 @@ static CUDA_BUILD: LazyLock<Regex> =
 /// A branch that stops the build: then CUDA is required, not optional.
 static STOPS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\braise\b|\bexit\(|\bquit\(").expect("valid regex"));
 
-/// Whether some `if` (or `elif`, or conditional expression) of the file tests
-/// for the CUDA toolkit and, in its branches, builds CUDA code without stopping the build
-/// when CUDA is missing (`if CUDA_HOME is None: raise ...` makes it required).
+/// Whether the file builds CUDA code only when it finds the CUDA toolkit:
+/// some `if` (or `elif`, or conditional expression) tests for it and builds
+/// CUDA code in its branches; no such test stops the build when CUDA is
+/// missing (`if CUDA_HOME is None: raise ...` makes it required); and no
+/// `CUDAExtension(...)` is called outside those tests (a second extension
+/// that every build compiles).
 fn tests_cuda_to_build(root: Node, text: &str) -> bool {
     let mut cursor = root.walk();
     let mut stack = vec![root];
+    let mut guarded: Vec<std::ops::Range<usize>> = Vec::new();
     while let Some(node) = stack.pop() {
         let condition = match node.kind_name() {
             "if_statement" | "elif_clause" => node.child_by_field_name("condition"),
-            "conditional_expression" => node.named_child(1),
+            "conditional_expression" => crate::parse::conditional_parts(node).map(|[_, test, _]| test),
             _ => None,
         };
         if let Some(condition) = condition.filter(|c| CUDA_TEST.is_match(&text[c.byte_range()])) {
             // A conditional expression has its first branch before the condition.
             let branches =
                 [&text[node.start_byte()..condition.start_byte()], &text[condition.end_byte()..node.end_byte()]];
-            if branches.iter().any(|b| CUDA_BUILD.is_match(b)) && !branches.iter().any(|b| STOPS.is_match(b)) {
-                return true;
+            if branches.iter().any(|b| STOPS.is_match(b)) {
+                return false;
+            }
+            if branches.iter().any(|b| CUDA_BUILD.is_match(b)) {
+                guarded.push(node.byte_range());
             }
         }
         stack.extend(node.named_children(&mut cursor));
     }
-    false
+    let in_code = |at: usize| root.descendant_for_byte_range(at, at + 1).is_some_and(|n| n.kind_name() != "comment");
+    let built_anyway = CUDA_EXTENSION_CALL
+        .find_iter(text)
+        .any(|m| in_code(m.start()) && !guarded.iter().any(|g| g.contains(&m.start())));
+    !guarded.is_empty() && !built_anyway
 }
+
+/// A call of `CUDAExtension`.
+static CUDA_EXTENSION_CALL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bCUDAExtension\s*\(").expect("valid regex"));
 
 /// Whether a `#` that starts a comment (at the start of a word) comes before
 /// the end of `line`; `$#` and `${#x}` do not start one.
@@ -306,6 +321,10 @@ mod tests {
             "if CUDA_HOME:\n    print('gpu')\nCUDAExtension('x', ['k.cu'])\n",
             // True on an NPU host under transfer_to_npu.
             "if torch.cuda.is_available():\n    ext = CUDAExtension('x', ['k.cu'])\n",
+            // One extension is optional, the other is built every time.
+            "if os.getenv('FORCE_CUDA'):\n    exts = [CUDAExtension('a', ['a.cu'])]\nexts.append(CUDAExtension('b', ['b.cu']))\n",
+            // Another test of the toolkit makes it required.
+            "if CUDA_HOME is None:\n    sys.exit('CUDA needed')\nif FORCE_CUDA:\n    sources += ['k.cu']\n",
         ];
         for src in unconditional {
             assert!(!python_names(src).only_with_cuda, "{src}");

@@ -158,6 +158,15 @@ impl KindOf for tree_sitter::Node<'_> {
     }
 }
 
+/// The value if true, the test and the value if false of a conditional
+/// expression (`a if test else b`), passing over comments, which are named
+/// children too inside a parenthesised expression that spans lines.
+pub fn conditional_parts(node: tree_sitter::Node<'_>) -> Option<[tree_sitter::Node<'_>; 3]> {
+    let mut cursor = node.walk();
+    let mut parts = node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment");
+    Some([parts.next()?, parts.next()?, parts.next()?])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,10 +4,11 @@
 //! calls, a second NMS beside the one the model uses); what they hold never
 //! runs. In a project whose launch scripts start its entry scripts (an
 //! application, not a library whose users call its functions), a module-level
-//! function whose name no other text of the project mentions is such code
+//! function whose name nothing in the project mentions but its own `def` is such code
 //! (see [`crate::launches`]).
 //!
-//! Mentioned means anywhere, as a whole word: a call, an import, a
+//! Only the function's own project is read (a nested project with its own
+//! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, an import, a
 //! reference in a dictionary or registry, a string, a comment, a document.
 //! A function is also taken as called when some string literal of the project
 //! starts its name and is then joined with something
@@ -21,7 +22,7 @@
 //! the function early, which only keeps more findings as they are.
 
 use aho_corasick::AhoCorasick;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A module-level function: its name and its lines (1-based, inclusive).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,26 +48,27 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<Function> = Vec::new();
     let mut open: Option<Function> = None;
-    let mut previous_code: Option<&str> = None;
+    // The last line that starts at the margin: a decorator, also one whose
+    // arguments run over several lines (their closing `)` is not at the margin).
+    let mut previous_margin: Option<&str> = None;
     for (i, line) in lines.iter().enumerate() {
         let at_margin = !line.is_empty() && !line.starts_with([' ', '\t', '#', ')', ']', '}']);
         if at_margin {
             out.extend(open.take());
             let header = line.strip_prefix("async ").unwrap_or(line);
+            // The name alone: `def first[T](xs)` (PEP 695) is `first`.
             let name = header
                 .strip_prefix("def ")
-                .map(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or(""));
-            let decorated = previous_code.is_some_and(|p| p.starts_with('@'));
+                .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""));
+            let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
             if let Some(name) = name.filter(|n| may_be_dead(n) && !decorated) {
                 open = Some(Function { name: name.to_string(), first: i + 1, last: i + 1 });
             }
+            previous_margin = Some(line);
         } else if let Some(f) = open.as_mut() {
             if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
                 f.last = i + 1;
             }
-        }
-        if !line.trim().is_empty() && !line.starts_with('#') {
-            previous_code = Some(line);
         }
     }
     out.extend(open);
@@ -79,69 +81,114 @@ fn may_be_dead(name: &str) -> bool {
     !name.is_empty() && name != "main" && !name.starts_with("test") && !name.starts_with("__")
 }
 
-/// Which of `functions` (by file) nothing in `texts` mentions other than its
-/// own definition: the functions that nothing in the project calls.
-pub fn uncalled<'f>(
+/// The names of some functions, searched in a project's texts one at a time
+/// (the texts are not all held at once).
+pub struct Callers<'f> {
     functions: &'f HashMap<String, Vec<Function>>,
-    texts: &[&str],
-) -> HashMap<&'f str, Vec<&'f Function>> {
-    let names: Vec<&str> = {
+    /// The distinct names, sorted.
+    names: Vec<&'f str>,
+    /// Whole names.
+    words: Option<AhoCorasick>,
+    /// Starts of names (four characters or more, not all of it), and the
+    /// name each belongs to (an index into `names`).
+    starts: Option<AhoCorasick>,
+    start_owner: Vec<usize>,
+}
+
+/// What one text says of the functions' names: how often it mentions each
+/// as a whole word, and whether it builds each at run time.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    mentions: Vec<usize>,
+    built: Vec<bool>,
+}
+
+impl<'f> Callers<'f> {
+    /// Prepares the search for the names of `functions` (by file).
+    pub fn new(functions: &'f HashMap<String, Vec<Function>>) -> Self {
         let mut names: Vec<&str> = functions.values().flatten().map(|f| f.name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        names
-    };
-    let Ok(words) = AhoCorasick::new(&names) else { return HashMap::new() };
-    let mut mentions = vec![0usize; names.len()];
-    for text in texts {
-        for m in words.find_overlapping_iter(*text) {
-            if is_whole_word(text, m.start(), m.end()) {
-                mentions[m.pattern().as_usize()] += 1;
+        let mut starts = Vec::new();
+        let mut start_owner = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            for end in name.char_indices().map(|(at, _)| at).skip(4) {
+                starts.push(&name[..end]);
+                start_owner.push(i);
             }
         }
+        Callers {
+            functions,
+            words: AhoCorasick::new(&names).ok(),
+            starts: AhoCorasick::new(&starts).ok(),
+            names,
+            start_owner,
+        }
     }
-    // Each definition mentions its name once.
-    let defined = functions.values().flatten().fold(HashMap::<&str, usize>::new(), |mut n, f| {
-        *n.entry(f.name.as_str()).or_default() += 1;
-        n
-    });
-    let unmentioned: HashSet<&str> =
-        names.iter().enumerate().filter(|(i, n)| mentions[*i] <= defined[*n]).map(|(_, n)| *n).collect();
-    let joined = joined_in_strings(&unmentioned, texts);
-    functions
-        .iter()
-        .map(|(path, fs)| {
-            let dead = fs.iter().filter(|f| unmentioned.contains(f.name.as_str()) && !joined.contains(f.name.as_str()));
-            (path.as_str(), dead.collect::<Vec<_>>())
-        })
-        .filter(|(_, fs)| !fs.is_empty())
-        .collect()
+
+    /// Nothing said of the names yet: what [`Seen::and`] adds to.
+    pub fn nothing_seen(&self) -> Seen {
+        Seen { mentions: vec![0; self.names.len()], built: vec![false; self.names.len()] }
+    }
+
+    /// What `text` says of the names.
+    pub fn seen_in(&self, text: &str) -> Seen {
+        let mut seen = self.nothing_seen();
+        if let Some(words) = &self.words {
+            for m in words.find_overlapping_iter(text) {
+                if is_whole_word(text, m.start(), m.end()) {
+                    seen.mentions[m.pattern().as_usize()] += 1;
+                }
+            }
+        }
+        if let Some(starts) = &self.starts {
+            for m in starts.find_overlapping_iter(text) {
+                if builds_name(text, m.start(), m.end()) {
+                    seen.built[self.start_owner[m.pattern().as_usize()]] = true;
+                }
+            }
+        }
+        seen
+    }
+
+    /// By file, the functions that nothing mentions other than their own
+    /// definitions and nothing builds at run time, from what all the texts
+    /// of the project say together (`total`, [`Callers::seen_in`] of each
+    /// text added up).
+    pub fn uncalled(&self, total: &Seen) -> HashMap<String, Vec<Function>> {
+        // Each definition mentions its name once.
+        let mut defined = vec![0usize; self.names.len()];
+        let index = |name: &str| self.names.binary_search(&name).ok();
+        self.functions.values().flatten().filter_map(|f| index(&f.name)).for_each(|i| defined[i] += 1);
+        let dead = |f: &Function| index(&f.name).is_some_and(|i| total.mentions[i] <= defined[i] && !total.built[i]);
+        self.functions
+            .iter()
+            .map(|(path, fs)| (path.clone(), fs.iter().filter(|f| dead(f)).cloned().collect::<Vec<_>>()))
+            .filter(|(_, fs)| !fs.is_empty())
+            .collect()
+    }
 }
 
-/// The `names` whose start (four characters or more, not all of it) some
-/// string literal of `texts` spells out before a placeholder (`{`, `%`) or
-/// before it ends and is added to (`"train_" + mode`): a name built at run time.
-fn joined_in_strings<'n>(names: &HashSet<&'n str>, texts: &[&str]) -> HashSet<&'n str> {
-    let mut prefixes: Vec<(&str, &'n str)> = Vec::new();
-    for name in names {
-        let ends = name.char_indices().map(|(i, _)| i).skip(4);
-        prefixes.extend(ends.map(|end| (&name[..end], *name)));
+impl Seen {
+    /// Adds what another text says.
+    pub fn and(mut self, other: Seen) -> Seen {
+        self.mentions.iter_mut().zip(other.mentions).for_each(|(t, n)| *t += n);
+        self.built.iter_mut().zip(other.built).for_each(|(t, b)| *t |= b);
+        self
     }
-    let Ok(starts) = AhoCorasick::new(prefixes.iter().map(|(p, _)| p)) else { return HashSet::new() };
-    let mut joined = HashSet::new();
-    for text in texts {
-        let b = text.as_bytes();
-        for m in starts.find_overlapping_iter(*text) {
-            let quoted = m.start() > 0 && matches!(b[m.start() - 1], b'"' | b'\'');
-            let rest = &text[m.end()..];
-            let placeholder = rest.starts_with(['{', '%']);
-            let added = rest.starts_with(['"', '\'']) && rest[1..].trim_start_matches([' ', '\t']).starts_with('+');
-            if quoted && (placeholder || added) {
-                joined.insert(prefixes[m.pattern().as_usize()].1);
-            }
-        }
-    }
-    joined
+}
+
+/// Whether the start of a name found at `start..end` of `text` opens a
+/// string literal and is followed by a placeholder (`{`, `%`) or closes it
+/// and is added to (`"train_" + mode`): a name built at run time. A whole
+/// string such as `"model"` builds nothing.
+fn builds_name(text: &str, start: usize, end: usize) -> bool {
+    let b = text.as_bytes();
+    let quoted = start > 0 && matches!(b[start - 1], b'"' | b'\'');
+    let rest = &text[end..];
+    let placeholder = rest.starts_with(['{', '%']);
+    let added = rest.starts_with(['"', '\'']) && rest[1..].trim_start_matches([' ', '\t']).starts_with('+');
+    quoted && (placeholder || added)
 }
 
 /// Whether `text[start..end]` is not part of a longer identifier.
@@ -168,6 +215,8 @@ mod tests {
                     # a comment at the margin\n\
                     def wrapped(\n    a,\n):\n    return a\n\n\
                     @register\ndef registered():\n    pass\n\n\
+                    @register(\n    \"x\",\n)\ndef registered_too():\n    pass\n\n\
+                    def first[T](xs: list[T]) -> T:\n    return xs[0]\n\n\
                     async def fetch():\n    pass\n\
                     class Model:\n    def forward(self):\n        pass\n\n\
                     def main():\n    helper(1, 2)\n\
@@ -175,8 +224,20 @@ mod tests {
                     if __name__ == '__main__':\n    main()\n";
         assert_eq!(
             names(text),
-            [("helper".to_string(), 3, 5), ("wrapped".to_string(), 8, 11), ("fetch".to_string(), 17, 18)]
+            [
+                ("helper".to_string(), 3, 5),
+                ("wrapped".to_string(), 8, 11),
+                ("first".to_string(), 23, 24),
+                ("fetch".to_string(), 26, 27)
+            ]
         );
+    }
+
+    /// By file, the functions that nothing in `texts` calls.
+    fn uncalled(functions: &HashMap<String, Vec<Function>>, texts: &[&str]) -> HashMap<String, Vec<Function>> {
+        let callers = Callers::new(functions);
+        let total = texts.iter().fold(callers.nothing_seen(), |total, t| total.and(callers.seen_in(t)));
+        callers.uncalled(&total)
     }
 
     #[test]

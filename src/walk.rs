@@ -169,6 +169,9 @@ impl Excluded {
 
     /// Whether the walk leaves out the file or directory at `path`.
     pub fn excludes(&self, path: &Path, is_dir: bool) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
         let path = crate::config::absolute(path);
         self.0.iter().any(|m| m.matched(&path, is_dir).is_ignore())
     }

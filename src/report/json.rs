@@ -41,7 +41,6 @@ struct Place<'a> {
     line: usize,
 }
 
-/// One project: its directory, the migration style assumed and its verdict.
 /// A function that nothing in its project calls, at its `def`.
 #[derive(Serialize)]
 struct UncalledFunction<'a> {
@@ -49,6 +48,8 @@ struct UncalledFunction<'a> {
     name: &'a str,
     line: usize,
 }
+
+/// One project: its directory, the migration style assumed and its verdict.
 
 #[derive(Serialize)]
 struct JsonProject<'a> {

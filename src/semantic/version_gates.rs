@@ -31,11 +31,7 @@ pub fn dead_branches(root: Node, src: &str, target: Version) -> Vec<(usize, usiz
         match node.kind_name() {
             "if_statement" => dead_in_if(node, src, target, &mut dead),
             "conditional_expression" => {
-                let (Some(then), Some(test), Some(otherwise)) =
-                    (node.named_child(0), node.named_child(1), node.named_child(2))
-                else {
-                    continue;
-                };
+                let Some([then, test, otherwise]) = crate::parse::conditional_parts(node) else { continue };
                 match holds(test, src, target) {
                     Some(true) => dead.push(otherwise.byte_range()),
                     Some(false) => dead.push(then.byte_range()),
@@ -99,12 +95,10 @@ fn compare(test: Node, src: &str, target: Version) -> Option<bool> {
     let [left, right] = operands[..] else { return None };
     let op = src[left.end_byte()..right.start_byte()].trim();
     let text = |n: Node| &src[n.byte_range()];
-    let (op, other) = if is_torch_version(text(left)) {
-        (op, text(right))
-    } else if is_torch_version(text(right)) {
-        (flipped(op)?, text(left))
-    } else {
-        return None;
+    let (op, other, version) = match (torch_version(text(left)), torch_version(text(right))) {
+        (Some(v), _) => (op, text(right), v),
+        (None, Some(v)) => (flipped(op)?, text(left), v),
+        (None, None) => return None,
     };
     if let Some(name) = other.strip_prefix(['"', '\'']).and_then(|s| s.strip_suffix(['"', '\''])) {
         if name == "parrots" {
@@ -116,6 +110,11 @@ fn compare(test: Node, src: &str, target: Version) -> Option<bool> {
         }
     }
     let (literal, exact) = literal_version(other)?;
+    // A plain string compares character by character ("2.6" >= "2.10"), a
+    // version does not; they agree when the major versions differ.
+    if version == Read::MaybeString && literal.0 == target.0 {
+        return None;
+    }
     let ordering = target.cmp(&literal);
     // Equal minors decide only `>=` and `<` of a literal without a patch
     // level: 2.1.x >= 2.1 for every x; 2.1.x > 2.1 only for x > 0.
@@ -143,16 +142,29 @@ fn flipped(op: &str) -> Option<&'static str> {
     })
 }
 
+/// How an expression holds the installed torch's version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// As a version: `torch.__version__` (a `TorchVersion`), or inside a
+    /// version parser.
+    Version,
+    /// A project's own `TORCH_VERSION`, which may be a plain string (mmcv
+    /// sets it to `torch.__version__`, others to a part of it).
+    MaybeString,
+}
+
 /// The installed torch's version, as written, possibly inside a version parser.
 static TORCH_VERSION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:[\w.]*(?:parse|Version|digit_version)\(\s*)?(?:torch\.(?:version\.)?__version__|TORCH_VERSION)\s*\)?$",
+        r"^(?:(?P<parser>[\w.]*(?:parse|Version|digit_version)\(\s*))?(?:torch\.(?:version\.)?__version__|(?P<own>TORCH_VERSION))\s*\)?$",
     )
     .expect("valid regex")
 });
 
-fn is_torch_version(text: &str) -> bool {
-    TORCH_VERSION.is_match(text)
+/// Whether `text` is the torch version, and how it compares.
+fn torch_version(text: &str) -> Option<Read> {
+    let c = TORCH_VERSION.captures(text)?;
+    Some(if c.name("own").is_some() && c.name("parser").is_none() { Read::MaybeString } else { Read::Version })
 }
 
 /// A literal version, as written, possibly inside a version parser: `"1.8"`,
@@ -212,5 +224,13 @@ mod tests {
         assert_eq!(dead_lines(src, (2, 1)), [2]);
         assert_eq!(dead_lines(src, (2, 6)), [4]);
         assert_eq!(dead_lines(src, (2, 14)), [4]);
+        // A project's own TORCH_VERSION may be a plain string: "2.14.0" < "2.6"
+        // as text, so a test within the same major version is not decided.
+        let own = "if TORCH_VERSION >= '2.6':\n    new()\nelse:\n    old()\n";
+        assert_eq!(dead_lines(own, (2, 14)), Vec::<usize>::new());
+        assert_eq!(dead_lines(&own.replace("'2.6'", "'1.6'"), (2, 14)), [4]);
+        // Comments inside a parenthesised conditional expression.
+        let commented = "x = (\n    new()  # the 2.x path\n    if torch.__version__ >= '1.8'\n    else old()\n)\n";
+        assert_eq!(dead_lines(commented, (2, 1)), [4]);
     }
 }
