@@ -249,9 +249,9 @@ pub struct Finding {
     pub advisory: bool,
     /// Whether the finding is advice because no process of its project runs
     /// the code: it lies in entry scripts that the project's launch scripts
-    /// never start, or in modules only they import (see
-    /// [`crate::launches`]); its severity is then `info`, and it blocks
-    /// nothing (`blocker` is false).
+    /// never start, in modules only they import, or in a function nothing
+    /// in the project calls (see [`crate::launches`], [`crate::uncalled`]);
+    /// its severity is then `info`, and it blocks nothing (`blocker` is false).
     #[serde(default)]
     pub unlaunched: bool,
     /// A machine-applicable fix, if the rule has one and it applies here.

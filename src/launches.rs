@@ -185,7 +185,7 @@ fn read_project(
     tests: &BTreeSet<String>,
     callers: &crate::uncalled::Callers,
 ) -> (HashSet<String>, HashMap<String, Vec<crate::uncalled::Function>>) {
-    let names = Names::new(candidates, dir);
+    let names = ScriptNames::new(candidates, dir);
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
     // What one text says: the candidates it starts, whether it runs a test runner, what it calls.
     let read = |path: &str, commands: bool, text: &str| {
@@ -278,7 +278,7 @@ fn documents(dir: &str, excluded: &Excluded) -> Vec<std::path::PathBuf> {
 }
 
 /// The names of a set of scripts, searched in one pass over a text.
-struct Names {
+struct ScriptNames {
     /// Over every script's [`needles`]; `None` if it could not be built
     /// (too many names), when no text names any script.
     automaton: Option<aho_corasick::AhoCorasick>,
@@ -286,11 +286,11 @@ struct Names {
     owner: Vec<usize>,
 }
 
-impl Names {
+impl ScriptNames {
     fn new(scripts: &BTreeSet<String>, dir: &str) -> Self {
         let (patterns, owner): (Vec<String>, Vec<usize>) =
             scripts.iter().enumerate().flat_map(|(i, s)| needles(s, dir).map(|n| (n, i))).unzip();
-        Names { automaton: aho_corasick::AhoCorasick::new(&patterns).ok(), owner }
+        ScriptNames { automaton: aho_corasick::AhoCorasick::new(&patterns).ok(), owner }
     }
 
     /// The scripts (indexes) that `text` names as whole names.
@@ -324,7 +324,7 @@ mod tests {
 
     /// Whether `text` names the script `p/tools/train.py` of project `p`.
     fn names_trainer(text: &str) -> bool {
-        Names::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text) == [0]
+        ScriptNames::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text) == [0]
     }
 
     #[test]

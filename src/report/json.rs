@@ -50,7 +50,6 @@ struct UncalledFunction<'a> {
 }
 
 /// One project: its directory, the migration style assumed and its verdict.
-
 #[derive(Serialize)]
 struct JsonProject<'a> {
     path: &'a str,

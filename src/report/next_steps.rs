@@ -134,26 +134,32 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
 /// in their code are advice.
 fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
     let l = &project.launches;
-    if l.unlaunched.is_empty() {
-        return render_uncalled(out, project, indent, paint);
+    if !l.unlaunched.is_empty() {
+        let named = first_few(l.unlaunched.iter().cloned());
+        let (scripts, they) = match l.unlaunched.len() {
+            1 => (named, "it runs"),
+            n => (format!("{n} others ({named})"), "they run"),
+        };
+        let _ = writeln!(
+            out,
+            "{indent}{} {} started by the project's launch scripts; nothing in it starts {}, so findings in code \
+             only {they} are advice (`--entries all` keeps their severity).",
+            paint.bold("Entry scripts:"),
+            l.launched.len(),
+            visible(&scripts)
+        );
     }
-    let mut named: Vec<String> = l.unlaunched.iter().take(LISTED).cloned().collect();
-    if l.unlaunched.len() > LISTED {
-        named.push(format!("and {} more", l.unlaunched.len() - LISTED));
-    }
-    let (scripts, they) = match l.unlaunched.len() {
-        1 => (named.join(", "), "it runs"),
-        n => (format!("{n} others ({})", named.join(", ")), "they run"),
-    };
-    let _ = writeln!(
-        out,
-        "{indent}{} {} started by the project's launch scripts; nothing in it starts {}, so findings in code \
-         only {they} are advice (`--entries all` keeps their severity).",
-        paint.bold("Entry scripts:"),
-        l.launched.len(),
-        visible(&scripts)
-    );
     render_uncalled(out, project, indent, paint);
+}
+
+/// The first [`LISTED`] of `items`, joined with commas, and how many more there are.
+fn first_few(items: impl ExactSizeIterator<Item = String>) -> String {
+    let more = items.len().saturating_sub(LISTED);
+    let mut named: Vec<String> = items.take(LISTED).collect();
+    if more > 0 {
+        named.push(format!("and {more} more"));
+    }
+    named.join(", ")
 }
 
 /// Names the functions of `project` that nothing calls and that hold findings.
@@ -162,11 +168,7 @@ fn render_uncalled(out: &mut String, project: &ProjectOutcome, indent: &str, pai
     if functions.is_empty() {
         return;
     }
-    let mut named: Vec<String> =
-        functions.iter().take(LISTED).map(|(path, f)| format!("{} at {path}:{}", f.name, f.first)).collect();
-    if functions.len() > LISTED {
-        named.push(format!("and {} more", functions.len() - LISTED));
-    }
+    let named = first_few(functions.iter().map(|(path, f)| format!("{} at {path}:{}", f.name, f.first)));
     let (holds, is, its) = if functions.len() == 1 { ("holds", "is", "its") } else { ("hold", "are", "their") };
     let _ = writeln!(
         out,
@@ -174,7 +176,7 @@ fn render_uncalled(out: &mut String, project: &ProjectOutcome, indent: &str, pai
          too (`--entries all` keeps their severity).",
         paint.bold("Functions:"),
         plural(functions.len(), "function"),
-        visible(&named.join(", "))
+        visible(&named)
     );
 }
 
