@@ -19,6 +19,7 @@
 //! imported `transfer_to_npu`.
 
 use crate::parse::KindOf;
+use crate::semantic::traverse::FlatTree;
 use regex::Regex;
 use std::sync::LazyLock;
 use tree_sitter::Node;
@@ -80,11 +81,11 @@ static STOPS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\braise\b|\bexit\(
 /// missing (`if CUDA_HOME is None: raise ...` makes it required); and no
 /// `CUDAExtension(...)` is called outside those tests (a second extension
 /// that every build compiles).
+/// The nodes are those the analysis reads ([`FlatTree`]: no deeper than
+/// `MAX_DEPTH`), so that deeply nested conditions cannot make it quadratic.
 fn tests_cuda_to_build(root: Node, text: &str) -> bool {
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
     let mut guarded: Vec<std::ops::Range<usize>> = Vec::new();
-    while let Some(node) = stack.pop() {
+    for node in FlatTree::new(root).nodes() {
         let condition = match node.kind_name() {
             "if_statement" | "elif_clause" => node.child_by_field_name("condition"),
             "conditional_expression" => crate::parse::conditional_parts(node).map(|[_, test, _]| test),
@@ -101,7 +102,6 @@ fn tests_cuda_to_build(root: Node, text: &str) -> bool {
                 guarded.push(node.byte_range());
             }
         }
-        stack.extend(node.named_children(&mut cursor));
     }
     let in_code = |at: usize| root.descendant_for_byte_range(at, at + 1).is_some_and(|n| n.kind_name() != "comment");
     let built_anyway = CUDA_EXTENSION_CALL

@@ -199,6 +199,35 @@ fn extreme_nesting_and_long_lines_are_scanned() {
     assert!(!text.contains("m.cuda(), m.cuda()"), "no excerpt of the long line");
 }
 
+/// Version tests and CUDA-toolkit tests are read through the same bounded
+/// walk as the rest: a 100,000-level `not` chain or parenthesised test in a
+/// file that reads `torch.__version__` overflowed the stack, and a deeply
+/// nested `x if CUDA_HOME else (...)` in a build script was scanned once per
+/// level.
+#[test]
+fn deeply_nested_version_and_toolkit_tests_are_scanned() {
+    let dir = temp_dir("deep-tests");
+    let tail = "print(torch.__version__)\ny = torch.ones(1).cuda()\n";
+    let nots = format!("import torch\nif {}x:\n    pass\n{tail}", "not ".repeat(100_000));
+    std::fs::write(dir.join("nots.py"), nots).unwrap();
+    let parens = format!("import torch\nif {}x{}:\n    pass\n{tail}", "(".repeat(100_000), ")".repeat(100_000));
+    std::fs::write(dir.join("parens.py"), parens).unwrap();
+    let build = format!("src = ['k.cu']\ns = {}0{}\n", "(1 if CUDA_HOME else ".repeat(20_000), ")".repeat(20_000));
+    std::fs::write(dir.join("setup.py"), build).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let lines = |path: &str| -> Vec<u64> {
+        findings
+            .iter()
+            .filter(|f| f["path"] == path && f["code"] == "TX001")
+            .map(|f| f["line"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!((lines("nots.py"), lines("parens.py")), (vec![5], vec![5]));
+}
+
 /// Found by the fuzzer: each call of a long chain inspected the whole chain
 /// below it, so 13,679 chained `.cuda()` calls took 74 s. The analysis now
 /// stops at a fixed depth and says so.

@@ -35,7 +35,7 @@ impl Engine<'_> {
             })
             .collect();
         let out = FileAnalysis { facts, counts: vec![0; self.set.counts.len()], ..FileAnalysis::default() };
-        let dead = crate::semantic::version_gates::dead_branches(root, src, self.target);
+        let dead = crate::semantic::version_gates::dead_branches(&model.tree, src, self.target);
         let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, rules, out).skipping(dead);
         model.tree.visit(&mut walker);
         let mut out = walker.finish();

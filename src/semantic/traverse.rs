@@ -89,6 +89,11 @@ impl<'t> FlatTree<'t> {
         Some(FlatSubtree { nodes: &self.nodes[at..end], base: at })
     }
 
+    /// Every node, in source order (what [`FlatTree::visit`] enters when it skips nothing).
+    pub fn nodes(&self) -> impl Iterator<Item = Node<'t>> + '_ {
+        self.nodes.iter().map(|&(node, _)| node)
+    }
+
     /// The first node whose children were left out because they lie deeper than `MAX_DEPTH`.
     pub fn cut(&self) -> Option<Node<'t>> {
         self.cut

@@ -11,6 +11,7 @@
 //! `< (1, 4)` does not at 2.1, while `> "2.1"` (false for 2.1.0, true for
 //! 2.1.2) is left undecided, like any test the module cannot read.
 
+use super::traverse::FlatTree;
 use crate::parse::KindOf;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -19,20 +20,25 @@ use tree_sitter::Node;
 /// A torch release's major and minor version.
 type Version = (u32, u32);
 
-/// The byte ranges of the branches that the target's torch version never runs.
-pub fn dead_branches(root: Node, src: &str, target: Version) -> Vec<(usize, usize)> {
+/// How many levels of `not`, `and`/`or` and parentheses a test is read
+/// through: a version test has a few; deeper ones are left undecided (and
+/// cannot exhaust the stack).
+const MAX_TEST_DEPTH: usize = 32;
+
+/// The byte ranges of the branches that the target's torch version never
+/// runs, among the nodes of `tree` (which stops at `MAX_DEPTH`, like the
+/// rest of the analysis).
+pub fn dead_branches(tree: &FlatTree, src: &str, target: Version) -> Vec<(usize, usize)> {
     if !src.contains("__version__") && !src.contains("TORCH_VERSION") {
         return Vec::new();
     }
     let mut dead = Vec::new();
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    for node in tree.nodes() {
         match node.kind_name() {
             "if_statement" => dead_in_if(node, src, target, &mut dead),
             "conditional_expression" => {
                 let Some([then, test, otherwise]) = crate::parse::conditional_parts(node) else { continue };
-                match holds(test, src, target) {
+                match holds(test, src, target, 0) {
                     Some(true) => dead.push(otherwise.byte_range()),
                     Some(false) => dead.push(then.byte_range()),
                     None => {}
@@ -40,7 +46,6 @@ pub fn dead_branches(root: Node, src: &str, target: Version) -> Vec<(usize, usiz
             }
             _ => {}
         }
-        stack.extend(node.named_children(&mut cursor));
     }
     dead.into_iter().map(|r| (r.start, r.end)).collect()
 }
@@ -59,7 +64,7 @@ fn dead_in_if(node: Node, src: &str, target: Version, dead: &mut Vec<std::ops::R
             dead.push(body.byte_range());
             continue;
         }
-        match clause.child_by_field_name("condition").and_then(|c| holds(c, src, target)) {
+        match clause.child_by_field_name("condition").and_then(|c| holds(c, src, target, 0)) {
             Some(true) => taken = true,
             Some(false) => dead.push(body.byte_range()),
             None => {}
@@ -67,14 +72,18 @@ fn dead_in_if(node: Node, src: &str, target: Version, dead: &mut Vec<std::ops::R
     }
 }
 
-/// Whether `test` holds under the target's torch, when that is known.
-fn holds(test: Node, src: &str, target: Version) -> Option<bool> {
+/// Whether `test` (`depth` levels inside the whole test) holds under the
+/// target's torch, when that is known.
+fn holds(test: Node, src: &str, target: Version, depth: usize) -> Option<bool> {
+    if depth > MAX_TEST_DEPTH {
+        return None;
+    }
+    let inner = |field: &str| holds(test.child_by_field_name(field)?, src, target, depth + 1);
     match test.kind_name() {
-        "parenthesized_expression" => holds(test.named_child(0)?, src, target),
-        "not_operator" => holds(test.child_by_field_name("argument")?, src, target).map(|v| !v),
+        "parenthesized_expression" => holds(test.named_child(0)?, src, target, depth + 1),
+        "not_operator" => inner("argument").map(|v| !v),
         "boolean_operator" => {
-            let left = holds(test.child_by_field_name("left")?, src, target);
-            let right = holds(test.child_by_field_name("right")?, src, target);
+            let (left, right) = (inner("left"), inner("right"));
             let and = test.child_by_field_name("operator")?.kind_name() == "and";
             match (and, left, right) {
                 (true, Some(false), _) | (true, _, Some(false)) => Some(false),
@@ -191,8 +200,9 @@ mod tests {
     fn dead_lines(src: &str, target: Version) -> Vec<usize> {
         let tree = crate::parse::parse_python(src).unwrap();
         let line = |at: usize| src[..at].matches('\n').count() + 1;
+        let flat = FlatTree::new(tree.root_node());
         let mut lines: Vec<usize> =
-            dead_branches(tree.root_node(), src, target).iter().flat_map(|&(a, b)| line(a)..=line(b)).collect();
+            dead_branches(&flat, src, target).iter().flat_map(|&(a, b)| line(a)..=line(b)).collect();
         lines.sort();
         lines.dedup();
         lines
