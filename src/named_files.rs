@@ -88,7 +88,7 @@ fn tests_cuda_to_build(root: Node, text: &str) -> bool {
     for node in FlatTree::new(root).nodes() {
         let condition = match node.kind_name() {
             "if_statement" | "elif_clause" => node.child_by_field_name("condition"),
-            "conditional_expression" => crate::parse::conditional_parts(node).map(|[_, test, _]| test),
+            "conditional_expression" => crate::parse::conditional_test(node),
             _ => None,
         };
         if let Some(condition) = condition.filter(|c| CUDA_TEST.is_match(&text[c.byte_range()])) {

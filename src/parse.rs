@@ -167,6 +167,20 @@ pub fn conditional_parts(node: tree_sitter::Node<'_>) -> Option<[tree_sitter::No
     Some([parts.next()?, parts.next()?, parts.next()?])
 }
 
+/// The test of a conditional expression (`a if test else b`), passing over comments.
+pub fn conditional_test(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    conditional_parts(node).map(|[_, test, _]| test)
+}
+
+/// The first named child that is not a comment: the expression inside
+/// parentheses that open a line with a comment (`(  # why\n    x)`), or the
+/// first argument after one.
+pub fn first_code_child(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+    let mut cursor = node.walk();
+    let first = node.named_children(&mut cursor).find(|c| c.kind_name() != "comment");
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -250,8 +250,8 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
     for parent in cx.self_and_ancestors(node).skip(1) {
         match parent.kind_name() {
             "parenthesized_expression" => cur = parent,
-            "conditional_expression" if parent.named_child(1) != Some(cur) => {
-                tests.extend(parent.named_child(1));
+            "conditional_expression" if crate::parse::conditional_test(parent) != Some(cur) => {
+                tests.extend(crate::parse::conditional_test(parent));
                 cur = parent;
             }
             _ => break,
@@ -293,7 +293,9 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
 /// sides of assignments written directly in the branches of an `if` chain.
 fn branch_values(node: Node) -> Vec<Node> {
     match node.kind_name() {
-        "conditional_expression" => [node.named_child(0), node.named_child(2)].into_iter().flatten().collect(),
+        "conditional_expression" => {
+            crate::parse::conditional_parts(node).map_or(Vec::new(), |[then, _, otherwise]| vec![then, otherwise])
+        }
         "if_statement" => {
             let mut blocks: Vec<Node> = node.field(Field::Consequence).into_iter().collect();
             let mut cursor = node.walk();

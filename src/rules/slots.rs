@@ -31,7 +31,7 @@ fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
     while let Some(parent) = up.next() {
         match parent.kind_name() {
             "parenthesized_expression" => value = parent,
-            "conditional_expression" if parent.named_child(1) != Some(value) => value = parent,
+            "conditional_expression" if crate::parse::conditional_test(parent) != Some(value) => value = parent,
             "pair" if parent.field(Field::Value) == Some(value) => {
                 match up.next().filter(|d| d.kind_name() == "dictionary") {
                     Some(dict) => value = dict,
@@ -194,7 +194,7 @@ pub fn in_branch_of<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, '
         match parent.kind_name() {
             "parenthesized_expression" | "argument_list" | "call" | "keyword_argument" => value = parent,
             "conditional_expression" => {
-                return parent.named_child(1) != Some(value) && tests_call(parent, test, cx);
+                return crate::parse::conditional_test(parent) != Some(value) && tests_call(parent, test, cx);
             }
             "assignment" if parent.field(Field::Right) == Some(value) => {
                 let chain = up
@@ -371,7 +371,12 @@ fn iterated_values<'t>(iterable: Node<'t>, scope: usize, cx: &Context<'_, 't>) -
             }
             // `a if c else b`: the value and the alternative, not the test.
             "conditional_expression" => {
-                todo.extend([n.named_child(0), n.named_child(2)].into_iter().flatten().map(unparen));
+                todo.extend(
+                    crate::parse::conditional_parts(n)
+                        .into_iter()
+                        .flat_map(|[then, _, otherwise]| [then, otherwise])
+                        .map(unparen),
+                );
             }
             _ => {}
         }

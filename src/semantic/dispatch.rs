@@ -10,7 +10,7 @@ use tree_sitter::Node;
 /// The tests of a conditional expression, or of an `if` and its `elif`s.
 pub fn chain_tests(node: Node) -> Vec<Node> {
     match node.kind_name() {
-        "conditional_expression" => node.named_child(1).into_iter().collect(),
+        "conditional_expression" => crate::parse::conditional_test(node).into_iter().collect(),
         "if_statement" => {
             let mut tests: Vec<Node> = node.field(Field::Condition).into_iter().collect();
             let mut cursor = node.walk();

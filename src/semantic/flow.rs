@@ -269,7 +269,7 @@ pub fn value_root<'t>(node: Node<'t>, src: &str) -> Node<'t> {
     while let Some(parent) = value.parent() {
         let through = match parent.kind_name() {
             "parenthesized_expression" => true,
-            "conditional_expression" => parent.named_child(1) != Some(value),
+            "conditional_expression" => crate::parse::conditional_test(parent) != Some(value),
             "binary_operator" => parent.field(Field::Left) == Some(value) && parent.field(Field::Operator).is_some(),
             "attribute" => {
                 // `"cuda:{}".format(i)`: the value is the call's result.
@@ -389,7 +389,8 @@ fn derived_value<'t>(read: Node<'t>, src: &str) -> (Node<'t>, Option<Node<'t>>) 
             }
             "argument_list" => {
                 // `str(device)`, `torch.device(device)`: the first argument only.
-                let is_first = parent.named_child(0) == Some(value) && value.kind_name() != "keyword_argument";
+                let is_first =
+                    crate::parse::first_code_child(parent) == Some(value) && value.kind_name() != "keyword_argument";
                 match parent.parent().filter(|c| c.kind_name() == "call") {
                     Some(call) if is_first => value = call,
                     _ => return (value, None),

@@ -12,7 +12,7 @@ pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
 /// Skips wrapping parentheses.
 pub fn unparen(mut node: Node) -> Node {
     while node.kind_name() == "parenthesized_expression" {
-        match node.named_child(0) {
+        match crate::parse::first_code_child(node) {
             Some(inner) => node = inner,
             None => break,
         }

@@ -80,7 +80,7 @@ fn holds(test: Node, src: &str, target: Version, depth: usize) -> Option<bool> {
     }
     let inner = |field: &str| holds(test.child_by_field_name(field)?, src, target, depth + 1);
     match test.kind_name() {
-        "parenthesized_expression" => holds(test.named_child(0)?, src, target, depth + 1),
+        "parenthesized_expression" => holds(crate::parse::first_code_child(test)?, src, target, depth + 1),
         "not_operator" => inner("argument").map(|v| !v),
         "boolean_operator" => {
             let (left, right) = (inner("left"), inner("right"));
