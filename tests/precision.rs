@@ -168,3 +168,42 @@ def main(args, model):
     let expected = [(6, "info"), (7, "info"), (8, "warning")];
     assert_eq!(got, expected.map(|(l, s)| (l, s.to_string())));
 }
+
+#[test]
+fn an_unpinned_loader_of_one_sample_batches_is_info_and_says_why() {
+    let dir = temp_dir("one-sample-loader");
+    let source = "\
+from torch.utils.data import DataLoader
+
+
+def loaders(train_ds, val_ds, sampler, collate, opt):
+    train = DataLoader(train_ds, batch_size=64, shuffle=True, num_workers=4)
+    val = DataLoader(val_ds, batch_size=1, shuffle=False)
+    plain = DataLoader(val_ds)
+    grouped = DataLoader(train_ds, num_workers=4, collate_fn=collate)
+    batched = DataLoader(train_ds, batch_sampler=sampler)
+    chosen = DataLoader(val_ds, batch_size=opt.test_batch_size)
+    return train, val, plain, grouped, batched, chosen
+";
+    std::fs::write(dir.join("data.py"), source).unwrap();
+    let found: Vec<(u64, String, bool)> = findings(&dir, "DL002")
+        .iter()
+        .map(|f| {
+            let one_sample = f["message"].as_str().unwrap().contains("its batches hold one sample each");
+            (f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string(), one_sample)
+        })
+        .collect();
+    let expected = [
+        (5, "warning", false),
+        // `batch_size=1` written out
+        (6, "info", true),
+        // DataLoader's default batch size is 1
+        (7, "info", true),
+        // a collate function or a batch sampler may group samples
+        (8, "warning", false),
+        (9, "warning", false),
+        // a batch size from an option is unknown
+        (10, "warning", false),
+    ];
+    assert_eq!(found, expected.map(|(l, s, o)| (l, s.to_string(), o)));
+}
