@@ -46,6 +46,19 @@ pub fn scan_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{}", run.stdout))
 }
 
+/// Scans `code`, written as `t.py` in a fresh directory `name`, with the rule
+/// pack `pack_text` (as `p.toml`) and only the rules whose codes start with
+/// `select`, as JSON; the directory is removed afterwards.
+pub fn scan_with_pack(name: &str, pack_text: &str, code: &str, select: &str) -> Run {
+    let dir = temp_dir(name);
+    std::fs::write(dir.join("p.toml"), pack_text).unwrap();
+    std::fs::write(dir.join("t.py"), code).unwrap();
+    let run =
+        npu_mem_in(&dir, &["scan", "t.py", "--rules", "p.toml", "--select", select, "--format", "json", "--no-cache"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    run
+}
+
 /// Runs git in `dir` with a throwaway identity; panics if it fails.
 pub fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")

@@ -19,16 +19,9 @@ fn pack(extra: &str) -> String {
 
 /// `(line, severity, fix applicability or "none")` of each FC001 finding on `code`.
 fn findings(name: &str, pack_text: &str, code: &str) -> Vec<(u64, String, String)> {
-    let dir = common::temp_dir(name);
-    std::fs::write(dir.join("p.toml"), pack_text).unwrap();
-    std::fs::write(dir.join("t.py"), code).unwrap();
-    let run = common::npu_mem_in(
-        &dir,
-        &["scan", "t.py", "--rules", "p.toml", "--select", "FC", "--format", "json", "--no-cache"],
-    );
+    let run = common::scan_with_pack(name, pack_text, code, "FC");
     assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     report["findings"]
         .as_array()
         .unwrap()

@@ -7,6 +7,7 @@ use super::model::*;
 use super::placeholders::{check_filled, provided};
 use super::schema::*;
 use super::spec_error::{Problem, SpecError, VersionError};
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Shared state while compiling all packs of a run.
@@ -25,6 +26,11 @@ pub struct Compiler {
     pub defer_regexes: bool,
     /// One regex per distinct pattern, across all packs.
     regexes: Mutex<Interner>,
+    /// The named matchers (`[matchers.NAME]`) of the pack being compiled.
+    pub(super) named: BTreeMap<String, MatcherSpec>,
+    /// The named matchers being expanded, innermost last (a name used inside
+    /// its own expansion is a cycle).
+    pub(super) expanding: Vec<String>,
 }
 
 /// Everything one pack contributes.
@@ -67,7 +73,7 @@ impl Compiler {
         &mut self,
         origin: &str,
         text: &str,
-        spec: PackSpec,
+        mut spec: PackSpec,
         read_data: &dyn Fn(&str) -> Result<String, DataError>,
     ) -> Result<CompiledPack, PackError> {
         let at = |needle: &str, problem: PackProblem| PackError {
@@ -89,6 +95,9 @@ impl Compiler {
             // now on) and leaves the earlier ones where they are.
             self.tables.push((d.name.clone(), table));
         }
+        self.named = std::mem::take(&mut spec.matchers);
+        self.check_named_matchers()
+            .map_err(|(name, error)| at(&format!("[matchers.{name}]"), PackProblem::Matcher { name, error }))?;
         let mut rules = Vec::new();
         for r in spec.rule {
             let needle = format!("\"{}\"", r.code);
@@ -142,6 +151,22 @@ impl Compiler {
             .map(|n| Note { section: n.section, title: n.title, text: n.text, when_rule: n.when_rule })
             .collect();
         Ok(CompiledPack { rules, tables, counts, sites, groups, notes })
+    }
+
+    /// Compiles every named matcher once, so that an error is reported at its
+    /// definition even if no rule uses it, then drops what that registered:
+    /// each use compiles the matcher again where it stands.
+    fn check_named_matchers(&mut self) -> Result<(), (String, SpecError)> {
+        let registered = (self.facts.len(), self.queries.len(), self.file_extensions.len());
+        let names: Vec<String> = self.named.keys().cloned().collect();
+        for name in names {
+            let use_it = MatcherSpec { uses: Some(name.clone()), ..Default::default() };
+            self.matcher(&use_it).map_err(|e| (name, e))?;
+        }
+        self.facts.truncate(registered.0);
+        self.queries.truncate(registered.1);
+        self.file_extensions.truncate(registered.2);
+        Ok(())
     }
 
     /// A predicate-only matcher that is evaluated on its own, without the

@@ -15,6 +15,9 @@ impl Compiler {
     /// A top-level matcher: each `any` branch becomes an alternative with its
     /// own anchor and the shared predicates of the parent.
     pub(super) fn alternatives(&mut self, spec: &MatcherSpec) -> Res<Vec<Matcher>> {
+        if let Some(name) = &spec.uses {
+            return self.expanded(spec, name, Self::alternatives);
+        }
         match &spec.any {
             Some(branches) if anchor_count(spec) == 0 => {
                 let mut shared = spec.clone();
@@ -52,6 +55,9 @@ impl Compiler {
     }
 
     pub(super) fn matcher(&mut self, s: &MatcherSpec) -> Res<Matcher> {
+        if let Some(name) = &s.uses {
+            return self.expanded(s, name, Self::matcher);
+        }
         if anchor_count(s) > 1 {
             return Err(Problem::SeveralAnchors.into());
         }
@@ -266,6 +272,23 @@ impl Compiler {
         Ok(Matcher { anchor, preds, set, reads })
     }
 
+    /// Compiles `s` with its `use = "name"` written out (see [`with_named`]),
+    /// refusing a name that is already being expanded.
+    fn expanded<T>(&mut self, s: &MatcherSpec, name: &str, compile: fn(&mut Self, &MatcherSpec) -> Res<T>) -> Res<T> {
+        if self.expanding.iter().any(|n| n == name) {
+            return Err(Problem::MatcherUsesItself { name: name.to_string() }.into());
+        }
+        let Some(named) = self.named.get(name) else {
+            let known = self.named.keys().cloned().collect();
+            return Err(Problem::UnknownMatcher { name: name.to_string(), known }.into());
+        };
+        let spec = with_named(s, named)?;
+        self.expanding.push(name.to_string());
+        let out = compile(self, &spec).map_err(within(&format!("matchers.{name}")));
+        self.expanding.pop();
+        out
+    }
+
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
         let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within(field));
         Ok(Some(if let Some(g) = &s.call {
@@ -452,6 +475,27 @@ fn cost(p: &Pred) -> u8 {
         | Pred::Ancestor(_) => 3,
         Pred::Fact(..) | Pred::Unless(_) | Pred::Any(_) => 4,
     }
+}
+
+/// `s` with its `use` replaced by the named matcher: the named matcher itself
+/// when `s` has nothing else, otherwise `s` with the named matcher as its one
+/// `any` alternative (or with its alternatives, when it is only an `any`), so
+/// that a top-level `use` of alternatives keeps one anchor per alternative.
+fn with_named(s: &MatcherSpec, named: &MatcherSpec) -> Res<MatcherSpec> {
+    let mut rest = s.clone();
+    rest.uses = None;
+    if rest == MatcherSpec::default() {
+        return Ok(named.clone());
+    }
+    if rest.any.is_some() {
+        return Err(Problem::UseWithAny.into());
+    }
+    let only_any = MatcherSpec { any: named.any.clone(), ..Default::default() };
+    rest.any = Some(match &named.any {
+        Some(branches) if *named == only_any => branches.clone(),
+        _ => vec![named.clone()],
+    });
+    Ok(rest)
 }
 
 fn anchor_count(s: &MatcherSpec) -> usize {

@@ -58,6 +58,13 @@ pub enum PackProblem {
         /// Where in the entry, and what.
         error: SpecError,
     },
+    /// A named matcher (`[matchers.NAME]`) is wrong.
+    Matcher {
+        /// Its name.
+        name: String,
+        /// Where in it, and what.
+        error: SpecError,
+    },
     /// Two rules, in this pack or an earlier one, share a code.
     DuplicateCode {
         /// The code.
@@ -111,6 +118,7 @@ impl fmt::Display for PackProblem {
             PackProblem::Data { name, file, error } => write!(f, "data `{name}` ({file}): {error}"),
             PackProblem::Rule { code, error } => write!(f, "rule {code}: {error}"),
             PackProblem::Summary { kind, name, error } => write!(f, "{kind} `{name}`: {error}"),
+            PackProblem::Matcher { name, error } => write!(f, "matcher `{name}`: {error}"),
             PackProblem::DuplicateCode { code } => write!(
                 f,
                 "rule code {code} is already defined by another pack; codes must be unique, so give this rule \
@@ -136,7 +144,9 @@ impl std::error::Error for PackError {
             PackProblem::NoPath(e) | PackProblem::Unlisted(e) | PackProblem::Unreadable(e) => Some(e),
             PackProblem::Syntax(e) => Some(e),
             PackProblem::Data { error, .. } => Some(error),
-            PackProblem::Rule { error, .. } | PackProblem::Summary { error, .. } => Some(error),
+            PackProblem::Rule { error, .. }
+            | PackProblem::Summary { error, .. }
+            | PackProblem::Matcher { error, .. } => Some(error),
             PackProblem::NoPacks
             | PackProblem::DuplicateCode { .. }
             | PackProblem::ThenNotFixable { .. }

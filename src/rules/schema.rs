@@ -6,7 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// A string or a list of strings (`call = "a"` or `call = ["a", "b"]`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum OneOrMany {
     /// A single value.
@@ -40,6 +40,9 @@ pub struct PackSpec {
     /// Data tables (TSV files next to the pack) that `lookup` and `nearest` read.
     #[serde(default)]
     pub data: Vec<DataSpec>,
+    /// Named matchers (`[matchers.NAME]`) that the pack's matchers use with `use = "NAME"`.
+    #[serde(default)]
+    pub matchers: BTreeMap<String, MatcherSpec>,
 }
 
 /// `[[data]]`: a tab-separated table; `#` lines are comments, the first other line is the header.
@@ -149,7 +152,7 @@ pub struct DowngradeSpec {
 }
 
 /// `[rule.match]`: one anchor (what kind of node) plus predicates (all must hold).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatcherSpec {
     // ---- anchors
@@ -281,6 +284,10 @@ pub struct MatcherSpec {
     pub process_imports: Option<OneOrMany>,
 
     // ---- combinators
+    /// A named matcher of the pack (`[matchers.NAME]`) that must also hold at
+    /// the node, as if written here inside `any = [...]`.
+    #[serde(rename = "use")]
+    pub uses: Option<String>,
     /// The match is dropped when this matcher also holds at the node.
     pub unless: Option<Box<MatcherSpec>>,
     /// Extra placeholders for the message when this alternative matches.
@@ -289,7 +296,7 @@ pub struct MatcherSpec {
 }
 
 /// `lookup = { table, key, column, is, found, capture }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LookupSpec {
     /// Table name (`[[data]]`).
@@ -315,7 +322,7 @@ fn yes() -> bool {
 }
 
 /// `nearest = { table, key, capture }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NearestSpec {
     /// Table name.
@@ -327,7 +334,7 @@ pub struct NearestSpec {
 }
 
 /// `options = { of, separator, assign, all, any, unknown_in, capture }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OptionsSpec {
     /// The placeholder holding the option string.
@@ -353,7 +360,7 @@ pub struct OptionsSpec {
 }
 
 /// Where option keys are looked up.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnknownInSpec {
     /// Table name.
@@ -363,7 +370,7 @@ pub struct UnknownInSpec {
 }
 
 /// `compare = { ... }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompareSpec {
     /// Regex the string operand must match.
@@ -377,7 +384,7 @@ pub struct CompareSpec {
 }
 
 /// `condition = { ... }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConditionSpec {
     /// Glob of a call the test must contain.
@@ -388,7 +395,7 @@ pub struct ConditionSpec {
 }
 
 /// One argument check: `{ name = "num_workers", position = 5, is = ["absent", 0] }`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArgSpec {
     /// Keyword name.
@@ -408,7 +415,7 @@ pub struct ArgSpec {
 }
 
 /// `flows_into = { slot = [...], capture = "use" }`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowsIntoSpec {
     /// Where a read of the name must sit.
@@ -418,7 +425,7 @@ pub struct FlowsIntoSpec {
 }
 
 /// One place a value may sit; see `docs/rule-packs.md`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlotSpec {
     /// The value is an argument of a call resolving to this glob.

@@ -162,6 +162,20 @@ pub enum Problem {
     Glob(GlobError),
     /// An alternative of a top-level `any` without an anchor.
     AlternativeWithoutAnchor,
+    /// `use` names no `[matchers.NAME]` of the pack.
+    UnknownMatcher {
+        /// The name used.
+        name: String,
+        /// The names the pack defines.
+        known: Vec<String>,
+    },
+    /// A named matcher that uses itself, directly or through others.
+    MatcherUsesItself {
+        /// The name.
+        name: String,
+    },
+    /// `use` and `any` in one matcher.
+    UseWithAny,
     /// A top-level matcher without an anchor.
     NoAnchor,
     /// A matcher with more than one anchor.
@@ -247,6 +261,19 @@ impl fmt::Display for Problem {
             Problem::AlternativeWithoutAnchor => {
                 write!(f, "each alternative needs an anchor (call, method, string, ...)")
             }
+            Problem::UnknownMatcher { name, known } => {
+                let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+                write!(f, "`use = \"{name}\"`: the pack defines no [matchers.{name}] (it defines: {known})")
+            }
+            Problem::MatcherUsesItself { name } => write!(
+                f,
+                "matcher `{name}` uses itself (directly or through other named matchers); a named matcher cannot \
+                 be recursive"
+            ),
+            Problem::UseWithAny => write!(
+                f,
+                "`use` and `any` cannot stand in one matcher; put one of them in an `any` alternative of its own"
+            ),
             Problem::NoAnchor => write!(
                 f,
                 "needs an anchor: one of call, method, attribute, string, compare, import, env_var, shell_command, \
