@@ -18,7 +18,7 @@
 //! `torch.cuda.is_available()` alone is true on an NPU host in a process that
 //! imported `transfer_to_npu`.
 
-use crate::parse::KindOf;
+use crate::parse::{Field, FieldOf, KindOf};
 use crate::semantic::traverse::FlatTree;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -87,7 +87,7 @@ fn tests_cuda_to_build(root: Node, text: &str) -> bool {
     let mut guarded: Vec<std::ops::Range<usize>> = Vec::new();
     for node in FlatTree::new(root).nodes() {
         let condition = match node.kind_name() {
-            "if_statement" | "elif_clause" => node.child_by_field_name("condition"),
+            "if_statement" | "elif_clause" => node.field(Field::Condition),
             "conditional_expression" => crate::parse::conditional_test(node),
             _ => None,
         };

@@ -250,8 +250,12 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
     for parent in cx.self_and_ancestors(node).skip(1) {
         match parent.kind_name() {
             "parenthesized_expression" => cur = parent,
-            "conditional_expression" if crate::parse::conditional_test(parent) != Some(cur) => {
-                tests.extend(crate::parse::conditional_test(parent));
+            "conditional_expression" => {
+                let test = crate::parse::conditional_test(parent);
+                if test == Some(cur) {
+                    break;
+                }
+                tests.extend(test);
                 cur = parent;
             }
             _ => break,

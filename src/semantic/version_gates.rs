@@ -12,7 +12,7 @@
 //! 2.1.2) is left undecided, like any test the module cannot read.
 
 use super::traverse::FlatTree;
-use crate::parse::KindOf;
+use crate::parse::{Field, FieldOf, KindOf};
 use regex::Regex;
 use std::sync::LazyLock;
 use tree_sitter::Node;
@@ -58,13 +58,13 @@ fn dead_in_if(node: Node, src: &str, target: Version, dead: &mut Vec<std::ops::R
     let clauses = std::iter::once(node).chain(node.children_by_field_name("alternative", &mut cursor));
     for clause in clauses {
         // `if` and `elif` have a consequence, `else` a body.
-        let body = clause.child_by_field_name("consequence").or_else(|| clause.child_by_field_name("body"));
+        let body = clause.field(Field::Consequence).or_else(|| clause.field(Field::Body));
         let Some(body) = body else { continue };
         if taken {
             dead.push(body.byte_range());
             continue;
         }
-        match clause.child_by_field_name("condition").and_then(|c| holds(c, src, target, 0)) {
+        match clause.field(Field::Condition).and_then(|c| holds(c, src, target, 0)) {
             Some(true) => taken = true,
             Some(false) => dead.push(body.byte_range()),
             None => {}
@@ -78,13 +78,13 @@ fn holds(test: Node, src: &str, target: Version, depth: usize) -> Option<bool> {
     if depth > MAX_TEST_DEPTH {
         return None;
     }
-    let inner = |field: &str| holds(test.child_by_field_name(field)?, src, target, depth + 1);
+    let inner = |field: Field| holds(test.field(field)?, src, target, depth + 1);
     match test.kind_name() {
         "parenthesized_expression" => holds(crate::parse::first_code_child(test)?, src, target, depth + 1),
-        "not_operator" => inner("argument").map(|v| !v),
+        "not_operator" => inner(Field::Argument).map(|v| !v),
         "boolean_operator" => {
-            let (left, right) = (inner("left"), inner("right"));
-            let and = test.child_by_field_name("operator")?.kind_name() == "and";
+            let (left, right) = (inner(Field::Left), inner(Field::Right));
+            let and = test.field(Field::Operator)?.kind_name() == "and";
             match (and, left, right) {
                 (true, Some(false), _) | (true, _, Some(false)) => Some(false),
                 (false, Some(true), _) | (false, _, Some(true)) => Some(true),
