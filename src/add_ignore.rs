@@ -4,7 +4,9 @@
 use crate::finding::Finding;
 use crate::parse::parse_python;
 use crate::parse::KindOf;
+use crate::source::{ReadError, SourceText};
 use crate::suppress::Directive;
+use crate::walk::FileKind;
 use crate::write::WriteError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,10 +21,20 @@ pub enum AddIgnoreError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// It is not UTF-8, so comments cannot be added safely.
-    NotUtf8 {
+    /// It is not text in an encoding it may be in, so comments cannot be added safely.
+    NotText {
         /// The file.
         path: PathBuf,
+        /// Why not (the scan says the same).
+        reason: String,
+    },
+    /// Its encoding would not write it back as the bytes it was read from,
+    /// or has no form for a character of the comment.
+    NotReversible {
+        /// The file.
+        path: PathBuf,
+        /// The encoding's name.
+        encoding: &'static str,
     },
     /// The comments would turn a file that parses into one that does not.
     BreaksSyntax {
@@ -39,13 +51,15 @@ impl std::fmt::Display for AddIgnoreError {
             AddIgnoreError::Unreadable { path, source } => {
                 write!(f, "{}: cannot read: {source}; it was left alone", path.display())
             }
-            AddIgnoreError::NotUtf8 { path } => {
-                write!(
-                    f,
-                    "{}: not UTF-8; left alone (re-save it as UTF-8, or add the comments by hand)",
-                    path.display()
-                )
+            AddIgnoreError::NotText { path, reason } => {
+                write!(f, "{}: {reason}; left alone (add the comments by hand)", path.display())
             }
+            AddIgnoreError::NotReversible { path, encoding } => write!(
+                f,
+                "{}: the file is in {encoding}, which would not write it back unchanged with the comments; left \
+                 alone (re-save it as UTF-8, or add the comments by hand)",
+                path.display()
+            ),
             AddIgnoreError::BreaksSyntax { path } => write!(
                 f,
                 "{}: adding comments would break the syntax; left alone (add `# npu-mem: ignore[CODE] -- reason` by \
@@ -62,7 +76,9 @@ impl std::error::Error for AddIgnoreError {
         match self {
             AddIgnoreError::Unreadable { source, .. } => Some(source),
             AddIgnoreError::Write(e) => Some(e),
-            AddIgnoreError::NotUtf8 { .. } | AddIgnoreError::BreaksSyntax { .. } => None,
+            AddIgnoreError::NotText { .. }
+            | AddIgnoreError::NotReversible { .. }
+            | AddIgnoreError::BreaksSyntax { .. } => None,
         }
     }
 }
@@ -118,8 +134,14 @@ fn edit_file(
 ) -> Result<(usize, Vec<String>), AddIgnoreError> {
     let original =
         std::fs::read(path).map_err(|source| AddIgnoreError::Unreadable { path: path.to_path_buf(), source })?;
-    let text = String::from_utf8(original.clone()).map_err(|_| AddIgnoreError::NotUtf8 { path: path.to_path_buf() })?;
     let python = !path.to_string_lossy().ends_with(".sh");
+    let kind = if python { FileKind::Python } else { FileKind::Shell };
+    let not_text = |e: ReadError| AddIgnoreError::NotText { path: path.to_path_buf(), reason: e.to_string() };
+    let SourceText { text, encoding } = crate::source::decode(original.clone(), kind).map_err(not_text)?;
+    let not_reversible = || AddIgnoreError::NotReversible { path: path.to_path_buf(), encoding: encoding.name() };
+    if encoding.encode(&text).as_deref() != Some(&original[..]) {
+        return Err(not_reversible());
+    }
     let tree = if python { parse_python(&text) } else { None };
     let directives = match &tree {
         Some(tree) => crate::suppress::in_python(tree.root_node(), &text),
@@ -172,7 +194,8 @@ fn edit_file(
             return Err(AddIgnoreError::BreaksSyntax { path: path.to_path_buf() });
         }
     }
-    crate::write::replace_file(path, &original, out.as_bytes()).map_err(AddIgnoreError::Write)?;
+    let bytes = encoding.encode(&out).ok_or_else(not_reversible)?;
+    crate::write::replace_file(path, &original, &bytes).map_err(AddIgnoreError::Write)?;
     Ok((count, skipped))
 }
 

@@ -12,7 +12,7 @@ use crate::notebook::{Notebook, NotebookError};
 use crate::parse::parse_python;
 use crate::rules::engine::Engine;
 use crate::scan::{analyse_text, file_findings, FileOutcome, KeptOutcome, PerFileIgnores, ScanFacts};
-use crate::source::decode;
+use crate::source::{decode, SourceText};
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -28,8 +28,6 @@ pub const MAX_PASSES: usize = 8;
 /// (the fuzzer found one that takes 10 s a parse) would take minutes. Sound
 /// files of any realistic size parse in well under a second.
 pub const SLOW_PARSE: std::time::Duration = std::time::Duration::from_secs(2);
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Which fixes to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,8 +140,13 @@ fn fix_file(
     wanted: &Wanted,
 ) -> Result<Option<(FixedFile, FileOutcome)>, FixError> {
     let original = std::fs::read(file.path()).map_err(FixError::Unreadable)?;
-    let bom = original.starts_with(BOM);
-    let mut text = decode(original.clone()).map_err(FixError::Undecodable)?.text;
+    let SourceText { mut text, encoding } = decode(original.clone(), file.kind).map_err(FixError::Undecodable)?;
+    // Edits are written back in the file's own encoding; one that does not
+    // give back the very bytes it read (GB18030's few lossy mappings) is not
+    // trusted to leave the rest of the file as it was.
+    if encoding.encode(&text).as_deref() != Some(&original[..]) {
+        return Err(FixError::NotReversible { encoding: encoding.name() });
+    }
     let doc = Document::of(file.kind);
     let parse_started = std::time::Instant::now();
     let errors_before = doc.syntax_errors(&text)?;
@@ -171,8 +174,7 @@ fn fix_file(
             if fixed.is_empty() {
                 return Ok(None);
             }
-            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
-            bytes.extend_from_slice(text.as_bytes());
+            let bytes = encoding.encode(&text).ok_or(FixError::NotReversible { encoding: encoding.name() })?;
             let changed = FixedFile {
                 path: file.path(),
                 display: file.display().to_string(),

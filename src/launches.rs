@@ -135,7 +135,7 @@ fn functions_with_findings(
         .filter_map(|f| {
             let path = f.display();
             let lines = finding_lines.get(path.as_ref())?;
-            let mut functions = crate::uncalled::top_level_functions(&read_source(&f.path()).ok()?.text);
+            let mut functions = crate::uncalled::top_level_functions(&read_source(&f.path(), f.kind).ok()?.text);
             functions.retain(|u| lines.iter().any(|&line| u.holds(line)));
             (!functions.is_empty()).then(|| (path.into_owned(), functions))
         })
@@ -206,11 +206,14 @@ fn read_project(
     let scanned = files
         .par_iter()
         .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
-        .filter_map(|f| Some(read(&f.display(), f.kind == FileKind::Shell, &read_source(&f.path()).ok()?.text)));
+        .filter_map(|f| {
+            Some(read(&f.display(), f.kind == FileKind::Shell, &read_source(&f.path(), f.kind).ok()?.text))
+        });
     let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
         let commands = p.file_name().is_some_and(|n| n == "Makefile")
             || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
-        Some(read("", commands, &std::fs::read_to_string(p).ok()?))
+        // A document in another encoding (a GBK README) still names scripts in ASCII.
+        Some(read("", commands, &String::from_utf8_lossy(&std::fs::read(p).ok()?)))
     });
     // Added up as they are read: the texts are never all held at once.
     let nothing = || (BTreeSet::new(), false, callers.nothing_seen());

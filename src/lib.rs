@@ -1,6 +1,7 @@
 //! npu-mem: static analysis for PyTorch code moving from CUDA GPUs to Huawei
 //! Ascend NPUs. The pipeline, in module order: [`walk`] finds files,
-//! [`source`] reads them, [`parse`] builds syntax trees, [`semantic`] resolves
+//! [`source`] reads them (in the encodings [`encoding`] allows), [`parse`]
+//! builds syntax trees, [`semantic`] resolves
 //! names and contexts, [`rules`] matches the packs, [`scan`] runs it all in
 //! parallel and [`report`] renders the result.
 
@@ -25,6 +26,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod encoding;
 pub mod error;
 pub mod finding;
 pub mod fix;

@@ -315,7 +315,7 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
     files
         .par_iter()
         .filter(|f| f.kind == FileKind::Python)
-        .filter(|f| read_source(&f.path()).ok().and_then(|s| parse_python(&s.text)).is_some())
+        .filter(|f| read_source(&f.path(), f.kind).ok().and_then(|s| parse_python(&s.text)).is_some())
         .count()
 }
 
@@ -323,7 +323,7 @@ fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOut
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine);
     }
-    match read_source(&file.path()) {
+    match read_source(&file.path(), file.kind) {
         Ok(source) => {
             // Hashing is only worth its time when there is a cache to ask.
             let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };

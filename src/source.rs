@@ -1,7 +1,9 @@
 //! Reading a file from disk into text the parser can use, and turning byte
 //! offsets back into the 1-based, character-counted positions users see.
 
+use crate::encoding::{DecodeError, Encoding};
 use crate::finding::Position;
+use crate::walk::FileKind;
 use std::path::Path;
 
 /// Files larger than this are skipped: no real Python module is this big, and
@@ -12,6 +14,8 @@ pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 pub struct SourceText {
     /// The file's text.
     pub text: String,
+    /// How its bytes became the text (a fix writes them back the same way).
+    pub encoding: Encoding,
 }
 
 /// Why a file could not be read as text.
@@ -21,8 +25,8 @@ pub enum ReadError {
     Io(std::io::Error),
     /// The file contains NUL bytes: it is binary, not source code.
     Binary,
-    /// The bytes are not valid UTF-8; `offset` is the first bad byte.
-    NotUtf8 { offset: usize },
+    /// The bytes are not text in any encoding the file may be in.
+    Undecodable(DecodeError),
     /// The file exceeds [`MAX_FILE_BYTES`].
     TooLarge { bytes: u64 },
 }
@@ -32,15 +36,10 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Io(e) => write!(f, "cannot read the file: {e}"),
             ReadError::Binary => write!(f, "binary file (contains NUL bytes); skipped"),
-            ReadError::NotUtf8 { offset } => write!(
-                f,
-                "not valid UTF-8 (first bad byte at offset {offset}); skipped: re-save the file as UTF-8 to have it scanned"
-            ),
-            ReadError::TooLarge { bytes } => write!(
-                f,
-                "file is {bytes} bytes, over the {} MiB limit; skipped",
-                MAX_FILE_BYTES / (1024 * 1024)
-            ),
+            ReadError::Undecodable(e) => e.fmt(f),
+            ReadError::TooLarge { bytes } => {
+                write!(f, "file is {bytes} bytes, over the {} MiB limit; skipped", MAX_FILE_BYTES / (1024 * 1024))
+            }
         }
     }
 }
@@ -49,33 +48,29 @@ impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReadError::Io(e) => Some(e),
-            ReadError::Binary | ReadError::NotUtf8 { .. } | ReadError::TooLarge { .. } => None,
+            ReadError::Binary | ReadError::Undecodable(_) | ReadError::TooLarge { .. } => None,
         }
     }
 }
 
-/// Reads `path` as UTF-8 source text.
-pub fn read_source(path: &Path) -> Result<SourceText, ReadError> {
+/// Reads `path`, a file of `kind`, as source text (see [`crate::encoding`]
+/// for the encodings each kind may be in).
+pub fn read_source(path: &Path, kind: FileKind) -> Result<SourceText, ReadError> {
     let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge { bytes: meta.len() });
     }
     let bytes = std::fs::read(path).map_err(ReadError::Io)?;
-    decode(bytes)
+    decode(bytes, kind)
 }
 
-/// Checks raw bytes and turns them into [`SourceText`].
-pub fn decode(mut bytes: Vec<u8>) -> Result<SourceText, ReadError> {
+/// Checks the raw bytes of a file of `kind` and turns them into [`SourceText`].
+pub fn decode(bytes: Vec<u8>, kind: FileKind) -> Result<SourceText, ReadError> {
     if bytes.contains(&0) {
         return Err(ReadError::Binary);
     }
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        bytes.drain(..3);
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(SourceText { text }),
-        Err(e) => Err(ReadError::NotUtf8 { offset: e.utf8_error().valid_up_to() }),
-    }
+    let (text, encoding) = crate::encoding::decode(bytes, kind).map_err(ReadError::Undecodable)?;
+    Ok(SourceText { text, encoding })
 }
 
 /// Lines longer than this (minified or generated code) get no source excerpt:

@@ -58,7 +58,7 @@ pub fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
             .par_iter()
             .filter(|f| f.project == parent && f.kind == FileKind::Python)
             .map(|f| {
-                let text = read_source(&f.path()).map(|s| s.text).unwrap_or_default();
+                let text = read_source(&f.path(), f.kind).map(|s| s.text).unwrap_or_default();
                 let tops = imported_names(&text)
                     .into_iter()
                     .filter(|n| !n.starts_with('.'))

@@ -42,3 +42,20 @@ fn add_ignore_after_an_unbalanced_quote_is_idempotent() {
     assert!(run.stderr.contains("added or extended 0 suppression comments"), "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(dir.join("t.py")).unwrap(), once, "a second run adds nothing");
 }
+
+#[test]
+fn a_gbk_module_gets_its_comments_in_gbk() {
+    let dir = common::temp_dir("add-ignore-gbk");
+    // "中文" in GBK before the finding; the reason is Chinese too, which GBK can write.
+    let original = b"# coding: gbk\nimport torch\nx = '\xd6\xd0\xce\xc4'; y = torch.ones(2).cuda()\n";
+    std::fs::write(dir.join("t.py"), original).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore", "\u{4e2d}\u{6587}"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let want = b"# coding: gbk\nimport torch\nx = '\xd6\xd0\xce\xc4'; y = torch.ones(2).cuda()  # npu-mem: ignore[TX001] -- \xd6\xd0\xce\xc4\n";
+    assert_eq!(std::fs::read(dir.join("t.py")).unwrap(), want.to_vec());
+    // A reason GBK cannot write leaves the file alone and says why.
+    std::fs::write(dir.join("t.py"), original).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore", "\u{1F600}"]);
+    assert_eq!(std::fs::read(dir.join("t.py")).unwrap(), original.to_vec());
+    assert!(run.stderr.contains("t.py") && run.stderr.contains("GBK"), "{}", run.stderr);
+}

@@ -311,3 +311,31 @@ fn shell_command_rules_in_user_packs() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("ORG001") && run.stderr.contains("needs `triggers`"), "{}", run.stderr);
 }
+
+#[test]
+fn gbk_files_are_scanned_where_python_or_the_shell_would_run_them() {
+    let dir = temp_dir("gbk");
+    // "中文" in GBK, in a string on the line of a finding: columns count characters.
+    let module = b"# coding: gbk\nimport torch\nx = '\xd6\xd0\xce\xc4'; y = torch.ones(2).cuda()\nif __name__ == '__main__':\n    pass\n";
+    std::fs::write(dir.join("train.py"), module).unwrap();
+    std::fs::write(dir.join("undeclared.py"), b"import torch\nx = '\xd6\xd0\xce\xc4'\n").unwrap();
+    std::fs::write(dir.join("other.py"), "import torch\nif __name__ == '__main__':\n    y = torch.ones(2).cuda()\n")
+        .unwrap();
+    // The only launch script has a GBK comment: it still starts train.py, so
+    // other.py is a script nothing starts.
+    std::fs::write(dir.join("run.sh"), b"#!/bin/bash\n# \xd6\xd0\xce\xc4\npython train.py\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--format", "json", "--fail-on", "never", "--no-cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let tx001 = |path: &str| {
+        report["findings"].as_array().unwrap().iter().find(|f| f["path"] == path && f["code"] == "TX001").cloned()
+    };
+    let in_gbk = tx001("train.py").expect("the GBK module is scanned");
+    assert_eq!((in_gbk["line"].as_u64(), in_gbk["column"].as_u64()), (Some(3), Some(15)), "{in_gbk}");
+    assert_eq!(in_gbk["unlaunched"], false, "started by run.sh: {in_gbk}");
+    assert_eq!(tx001("other.py").expect("other.py is scanned")["unlaunched"], true, "the GBK script was read");
+    let errors = report["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "only the undeclared module is skipped: {errors:?}");
+    assert_eq!(errors[0]["path"], "undeclared.py");
+    assert!(errors[0]["message"].as_str().unwrap().contains("coding: gbk"), "{errors:?}");
+}

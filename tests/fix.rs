@@ -386,3 +386,39 @@ fn pinning_fix_sets_the_pin_memory_device_where_the_target_needs_it() {
         assert!(!rescan.stdout.contains("DL007") && !rescan.stdout.contains("DL002"), "{target}: {}", rescan.stdout);
     }
 }
+
+#[test]
+fn a_gbk_module_is_fixed_in_gbk_and_keeps_its_other_bytes() {
+    let dir = temp_dir("fix-gbk");
+    // "# 中文注释" in GBK: a comment no UTF-8 reader could decode.
+    let comment: &[u8] = b"# \xd6\xd0\xce\xc4\xd7\xa2\xca\xcd\n";
+    let declared =
+        [b"# -*- coding: gbk -*-\n" as &[u8], comment, b"import torch\nx = torch.ones(2).cuda()  ", comment].concat();
+    std::fs::write(dir.join("gbk.py"), &declared).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "gbk.py", "--fix", "--target", "2.1", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let want = [
+        b"# -*- coding: gbk -*-\n" as &[u8],
+        comment,
+        b"import torch\nimport torch_npu\nx = torch.ones(2).npu()  ",
+        comment,
+    ]
+    .concat();
+    assert_eq!(std::fs::read(dir.join("gbk.py")).unwrap(), want, "edited in GBK, the comments untouched");
+}
+
+#[test]
+fn a_gbk_launch_script_is_fixed_unless_its_encoding_would_change_other_bytes() {
+    let dir = temp_dir("fix-gbk-shell");
+    let script = |comment: &[u8]| [b"#!/bin/bash\n# " as &[u8], comment, b"\nexport CUDA_VISIBLE_DEVICES=0\n"].concat();
+    // "中文" in GBK: read as GB18030, written back the same.
+    std::fs::write(dir.join("gbk.sh"), script(b"\xd6\xd0\xce\xc4")).unwrap();
+    // 0x80 reads as the euro sign in GB18030, which writes it as 0xA2E3:
+    // fixing would change a byte the fix never meant to touch.
+    std::fs::write(dir.join("lossy.sh"), script(b"\x80")).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
+    let fixed = [b"#!/bin/bash\n# \xd6\xd0\xce\xc4" as &[u8], b"\nexport ASCEND_RT_VISIBLE_DEVICES=0\n"].concat();
+    assert_eq!(std::fs::read(dir.join("gbk.sh")).unwrap(), fixed, "{}", run.stderr);
+    assert_eq!(std::fs::read(dir.join("lossy.sh")).unwrap(), script(b"\x80"), "{}", run.stderr);
+    assert!(run.stderr.contains("lossy.sh") && run.stderr.contains("would not give the same bytes"), "{}", run.stderr);
+}

@@ -13,6 +13,12 @@ pub enum FixError {
     Unreadable(std::io::Error),
     /// Its bytes are not source text any more.
     Undecodable(ReadError),
+    /// Its encoding would not write its text back as the bytes it was read
+    /// from, or has no form for a character a fix writes.
+    NotReversible {
+        /// The encoding's name.
+        encoding: &'static str,
+    },
     /// A notebook that could not be read or edited.
     Notebook(NotebookError),
     /// Parsing it is too slow to do once per pass.
@@ -46,6 +52,11 @@ impl fmt::Display for FixError {
         match self {
             FixError::Unreadable(e) => write!(f, "cannot read the file to fix it: {e}"),
             FixError::Undecodable(e) => e.fmt(f),
+            FixError::NotReversible { encoding } => write!(
+                f,
+                "the file is in {encoding}, and writing its text back in {encoding} would not give the same bytes; \
+                 the file was left alone: re-save it as UTF-8 to have it fixed, or apply its fixes by hand"
+            ),
             FixError::Notebook(e) => e.fmt(f),
             FixError::SlowParse { seconds, parses } => write!(
                 f,
@@ -84,6 +95,7 @@ impl std::error::Error for FixError {
             FixError::Notebook(e) => Some(e),
             FixError::Write(e) => Some(e),
             FixError::SlowParse { .. }
+            | FixError::NotReversible { .. }
             | FixError::NoChange { .. }
             | FixError::BreaksSyntax { .. }
             | FixError::Unsettled { .. } => None,
