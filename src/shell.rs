@@ -295,6 +295,15 @@ fn literal_values(text: &str) -> std::collections::HashMap<String, String> {
             })
             .or_insert(literal);
     }
+    // `NAME+=more` appends: the value is no longer the one literal assigned.
+    for (at, _) in text.match_indices("+=") {
+        let b = text.as_bytes();
+        let start = (0..at).rev().take_while(|&i| is_name_char(b[i])).last().unwrap_or(at);
+        let word_start = start == 0 || matches!(b[start - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(');
+        if start < at && word_start && is_name_start(b[start]) {
+            values.insert(text[start..at].to_string(), None);
+        }
+    }
     values.into_iter().filter_map(|(k, v)| Some((k, v?))).collect()
 }
 
@@ -441,6 +450,13 @@ mod tests {
         // An unterminated quote runs to the end; text that is not ASCII is cut on character boundaries.
         assert_eq!(command_texts("'x; y"), [("'x; y".to_string(), false)]);
         assert_eq!(command_texts("é; nvidia-smi"), [("é".to_string(), false), ("nvidia-smi".to_string(), false)]);
+    }
+
+    #[test]
+    fn a_variable_appended_to_has_no_one_value() {
+        let script = "CMD=\"python3 run.py \"\nCMD+=\"--do_train \"\n$CMD --local_rank=0\n";
+        let run = commands(script).into_iter().find(|c| c.text.starts_with("$CMD")).unwrap();
+        assert_eq!(run.expanded, None, "the appended options are not known: {run:?}");
     }
 
     #[test]
