@@ -118,7 +118,8 @@ pub enum Entries {
     /// Where a project's shell scripts start some of its entry scripts, the
     /// others (and the modules only they import) are advice, unless
     /// something else of the project names them; so are the functions that
-    /// nothing in the project calls.
+    /// nothing in the project calls, and the branches whose test fails with
+    /// the options of every run the shell scripts start.
     Launched,
     /// Every entry script counts as run: every finding keeps its severity.
     All,
@@ -171,8 +172,8 @@ pub struct ScanArgs {
     #[arg(long, value_enum)]
     pub migration: Option<Migration>,
     /// Which entry scripts count as run: `launched` makes findings in scripts that no launch
-    /// script (or document) of their project starts, and in functions nothing calls, advice;
-    /// `all` keeps every severity [default: launched].
+    /// script (or document) of their project starts, in functions nothing calls and in branches
+    /// no launch takes, advice; `all` keeps every severity [default: launched].
     #[arg(long, value_enum)]
     pub entries: Option<Entries>,
     /// The torch_npu version the advice is for [default: 2.1].

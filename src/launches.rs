@@ -71,6 +71,10 @@ pub struct Launches {
     /// By display path, the module-level functions that nothing in the
     /// project calls, among those that hold findings.
     pub uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
+    /// By display path, in path and line order: the branches that hold
+    /// findings and that no run of the launch scripts takes
+    /// ([`crate::configurations`]).
+    pub untaken: Vec<(String, crate::configurations::Untaken)>,
 }
 
 /// Finds which of `entries` (display paths of one project's entry scripts)
@@ -119,7 +123,13 @@ pub fn find(
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
-    Launches { launched: launched.into_iter().collect(), unlaunched: unlaunched.into_iter().collect(), files, uncalled }
+    Launches {
+        launched: launched.into_iter().collect(),
+        unlaunched: unlaunched.into_iter().collect(),
+        files,
+        uncalled,
+        untaken: Vec::new(),
+    }
 }
 
 /// By display path, the module-level functions of the project's Python

@@ -25,6 +25,7 @@ pub mod baseline;
 pub mod cache;
 pub mod cli;
 pub mod config;
+pub mod configurations;
 pub mod diff;
 pub mod encoding;
 pub mod error;

@@ -4,6 +4,8 @@
 use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
 use crate::cli::{Entries, Migration};
 use crate::config::Setting;
+use crate::configurations;
+use crate::configurations::Launch;
 use crate::finding::{FileProblem, Finding, ProblemKind, SharedText};
 use crate::launches::{self, Launches};
 use crate::migration::Assumed;
@@ -17,6 +19,8 @@ use crate::rules::model::{Scope, NAMED_UNCONDITIONALLY};
 use crate::rules::render::render_with;
 use crate::rules::schema::SitesRole;
 use crate::rules::slots::MAX_SCOPE_NODES;
+use crate::semantic::option_defs;
+use crate::semantic::options::{self, Gate};
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::source::{read_source, LineIndex};
 use crate::suppress::{self, Directive};
@@ -86,6 +90,9 @@ pub struct ScanFacts {
     processes: HashMap<String, Vec<bool>>,
     /// By project, the file names its files spell out.
     named: Vec<NamedFiles>,
+    /// By project, then display path: the branches no run of the project's
+    /// launch scripts takes ([`crate::configurations`]).
+    untaken: Vec<HashMap<String, Vec<configurations::Untaken>>>,
 }
 
 impl ScanFacts {
@@ -107,6 +114,13 @@ impl ScanFacts {
     /// The file names that project `project`'s files spell out.
     pub fn named_files(&self, project: usize) -> Option<&NamedFiles> {
         self.named.get(project)
+    }
+
+    /// The branch of file `path` of project `project` around `line` that no
+    /// run of the project's launch scripts takes, if any.
+    pub fn untaken(&self, project: usize, path: &str, line: usize) -> Option<&configurations::Untaken> {
+        let branches = self.untaken.get(project)?.get(path)?;
+        branches.iter().find(|b| (b.lines.0..=b.lines.1).contains(&line))
     }
 }
 
@@ -172,8 +186,10 @@ impl KeptOutcome {
             return KeptOutcome::Full(Box::new(o));
         }
         let a = o.analysis;
-        let adds = !a.facts.is_empty() || !a.counts.is_empty() || !a.named_files.is_empty();
-        let tally = adds.then(|| Box::new(Tally { facts: a.facts, counts: a.counts, named_files: a.named_files }));
+        let adds = !a.facts.is_empty() || !a.counts.is_empty() || !a.named_files.is_empty() || !a.launches.is_empty();
+        let tally = adds.then(|| {
+            Box::new(Tally { facts: a.facts, counts: a.counts, named_files: a.named_files, launches: a.launches })
+        });
         KeptOutcome::Quiet { project: o.project, content: o.content, tally }
     }
 
@@ -207,6 +223,19 @@ impl KeptOutcome {
             KeptOutcome::Full(o) => Some(&o.analysis.named_files),
         }
     }
+
+    /// The Python scripts a shell script starts.
+    fn launches(&self) -> &[Launch] {
+        match self {
+            KeptOutcome::Quiet { tally, .. } => tally.as_ref().map_or(&[], |t| &t.launches),
+            KeptOutcome::Full(o) => &o.analysis.launches,
+        }
+    }
+
+    /// The branches around the file's findings that test options.
+    fn gates(&self) -> &[Gate] {
+        self.full().map_or(&[], |o| &o.analysis.gates)
+    }
 }
 
 /// A quiet file's project facts and summary counts.
@@ -217,6 +246,8 @@ pub struct Tally {
     counts: Vec<usize>,
     /// The file names it spells out.
     named_files: Names,
+    /// For a shell script: the Python scripts it starts.
+    launches: Vec<Launch>,
 }
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -296,6 +327,7 @@ pub fn cache_entries(
                     facts: t.facts.clone(),
                     counts: t.counts.clone(),
                     named_files: t.named_files.clone(),
+                    launches: t.launches.clone(),
                     ..FileAnalysis::default()
                 });
                 let parts = Parts { directives: &[], analysis: &analysis, problem: None };
@@ -407,6 +439,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         out.directives = suppress::in_shell(text);
         out.analysis = engine.analyse_shell(text, &LineIndex::new(text), &out.path);
         out.analysis.named_files = named_files::in_shell(text, &engine.shell_named_extensions);
+        out.analysis.launches = configurations::launches_in(text);
         out.analysis.findings.extend(path_findings);
         return out;
     }
@@ -437,6 +470,12 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
             }
             let mut analysis = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
             analysis.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+            // A notebook's cells are not started with options.
+            let finding_lines: Vec<usize> = match notebook {
+                Some(_) => Vec::new(),
+                None => analysis.findings.iter().map(|(f, _)| f.line).collect(),
+            };
+            analysis.gates = options::around(tree.root_node(), text, &finding_lines);
             if let Some(line) = analysis.cut_at_line {
                 partial.push(format!(
                     "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
@@ -540,7 +579,63 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
         let own = || (0..n_facts).map(|f| outcomes[i].facts().get(f).copied().unwrap_or(false)).collect();
         processes.entry(files[i].display().to_string()).or_insert_with(own);
     }
-    ScanFacts { projects, processes, named }
+    let untaken = (0..n_projects).map(|p| untaken_in(walked, outcomes, p)).collect();
+    ScanFacts { projects, processes, named, untaken }
+}
+
+/// The branches of project `project` that no run of its launch scripts
+/// takes. Only a project whose launch scripts start some of its scripts and
+/// that has findings in branches that test options is looked at; its
+/// Python files are read again then, for the options they define.
+fn untaken_in(
+    walked: &WalkResult,
+    outcomes: &[KeptOutcome],
+    project: usize,
+) -> HashMap<String, Vec<configurations::Untaken>> {
+    let members = || walked.files.iter().zip(outcomes).filter(move |(f, _)| f.project == project);
+    let gates: Vec<(String, &[Gate])> =
+        members().filter(|(_, o)| !o.gates().is_empty()).map(|(f, o)| (f.display().into_owned(), o.gates())).collect();
+    if gates.is_empty() {
+        return HashMap::new();
+    }
+    let python: Vec<&ScanFile> = members().map(|(f, _)| f).filter(|f| f.kind == FileKind::Python).collect();
+    let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
+    let launches: Vec<&Launch> = members()
+        .flat_map(|(_, o)| o.launches())
+        .filter(|l| paths.iter().any(|p| configurations::starts(l, p)))
+        .collect();
+    let Some(dir) = walked.projects.get(project).filter(|_| !launches.is_empty()) else { return HashMap::new() };
+    // What each launch's process runs: its script and the modules it imports;
+    // kept as which launches reach each file with gates, and whether any reaches a file.
+    let node: HashMap<&str, usize> = paths.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
+    let gated: HashMap<usize, usize> =
+        gates.iter().enumerate().filter_map(|(k, (path, _))| Some((*node.get(path.as_str())?, k))).collect();
+    let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); gates.len()];
+    let mut run_anywhere = vec![false; paths.len()];
+    let mut graph = processes::ImportGraph::new(python.clone(), &dir.display);
+    for (i, launch) in launches.iter().enumerate() {
+        let mut seen = vec![false; paths.len()];
+        for root in (0..paths.len()).filter(|&j| configurations::starts(launch, &paths[j])) {
+            graph.search(root, |j| {
+                seen[j] = true;
+                false
+            });
+        }
+        for j in (0..paths.len()).filter(|&j| seen[j]) {
+            run_anywhere[j] = true;
+            gated.get(&j).into_iter().for_each(|&k| reaching[k].push(i));
+        }
+    }
+    // Only what the launched processes run defines their options.
+    let definitions: Vec<option_defs::Definitions> = (0..python.len())
+        .into_par_iter()
+        .filter(|&j| run_anywhere[j])
+        .filter_map(|j| Some(option_defs::in_file(&read_source(&python[j].path(), python[j].kind).ok()?.text)))
+        .filter(|d| !d.is_empty())
+        .collect();
+    let gates: Vec<(&str, &[Gate], &[usize])> =
+        gates.iter().zip(&reaching).map(|((p, g), r)| (p.as_str(), *g, r.as_slice())).collect();
+    configurations::untaken(&gates, &definitions, &launches)
 }
 
 /// The facts that findings of `o` ask about for the file's process.
@@ -720,16 +815,25 @@ pub fn merge(
         let functions = per_project.get(f.project).and_then(|p| p.launches.uncalled.get(f.path.as_str()));
         functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
     };
-    let advise = |f: &mut Finding| {
-        if unlaunched_files.contains(f.path.as_str()) || uncalled(f) {
+    // The branches no launch takes that hold findings, by project, for the report.
+    let mut untaken: BTreeSet<(usize, String, configurations::Untaken)> = BTreeSet::new();
+    let mut advise = |f: &mut Finding| {
+        let branch = (entries == Entries::Launched).then(|| facts.untaken(f.project, &f.path, f.line)).flatten();
+        if let Some(b) = branch {
+            untaken.insert((f.project, f.path.to_string(), b.clone()));
+        }
+        if unlaunched_files.contains(f.path.as_str()) || uncalled(f) || branch.is_some() {
             // Code that no process runs blocks nothing either.
             (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
         } else if let Some(p) = per_project.get(f.project) {
             p.migration.apply(f, unmigrated_files.contains(f.path.as_str()));
         }
     };
-    result.findings.iter_mut().for_each(advise);
+    result.findings.iter_mut().for_each(&mut advise);
     result.suppressed.iter_mut().for_each(|(f, _)| advise(f));
+    for (project, path, branch) in untaken {
+        per_project.get_mut(project).into_iter().for_each(|p| p.launches.untaken.push((path.clone(), branch.clone())));
+    }
     result.projects = per_project;
     result
 }

@@ -64,7 +64,18 @@ struct JsonProject<'a> {
     unlaunched_entries: &'a [String],
     /// Functions nothing in the project calls that hold findings (advice too).
     uncalled_functions: Vec<UncalledFunction<'a>>,
+    /// Branches that hold findings and that no run of the launch scripts takes (advice too).
+    untaken_branches: Vec<UntakenBranch<'a>>,
     verdict: super::summary::Verdict,
+}
+
+/// A branch no run of the launch scripts takes.
+#[derive(Serialize)]
+struct UntakenBranch<'a> {
+    path: &'a str,
+    line: usize,
+    end_line: usize,
+    test: &'a str,
 }
 
 #[derive(Serialize)]
@@ -123,6 +134,12 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                 uncalled_functions: super::next_steps::uncalled_functions(p)
                     .into_iter()
                     .map(|(path, f)| UncalledFunction { path, name: &f.name, line: f.first })
+                    .collect(),
+                untaken_branches: p
+                    .launches
+                    .untaken
+                    .iter()
+                    .map(|(path, b)| UntakenBranch { path, line: b.line, end_line: b.lines.1, test: &b.test })
                     .collect(),
                 verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
             })

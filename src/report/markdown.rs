@@ -32,26 +32,21 @@ pub fn render(report: &Report) -> String {
         [] => {}
         [p] => {
             let _ = writeln!(out, "Migration style: {}.\n", cell(&p.migration.describe()));
-            if !p.launches.unlaunched.is_empty() {
-                let names: Vec<String> = p.launches.unlaunched.iter().map(|e| format!("`{}`", cell(e))).collect();
-                let _ = writeln!(
-                    out,
-                    "Entry scripts that nothing in the project starts (their findings are advice): {}.\n",
-                    names.join(", ")
-                );
-            }
-            let functions = super::next_steps::uncalled_functions(p);
-            if !functions.is_empty() {
-                let names: Vec<String> = functions
-                    .iter()
-                    .map(|(path, f)| format!("`{}` (`{}:{}`)", cell(&f.name), cell(path), f.first))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "Functions that nothing in the project calls (their findings are advice): {}.\n",
-                    names.join(", ")
-                );
-            }
+            let advice = |out: &mut String, what: &str, names: Vec<String>| {
+                if !names.is_empty() {
+                    let _ = writeln!(out, "{what} (their findings are advice): {}.\n", names.join(", "));
+                }
+            };
+            let scripts = p.launches.unlaunched.iter().map(|e| format!("`{}`", cell(e))).collect();
+            advice(&mut out, "Entry scripts that nothing in the project starts", scripts);
+            let functions = super::next_steps::uncalled_functions(p)
+                .into_iter()
+                .map(|(path, f)| format!("`{}` (`{}:{}`)", cell(&f.name), cell(path), f.first))
+                .collect();
+            advice(&mut out, "Functions that nothing in the project calls", functions);
+            let branches =
+                p.launches.untaken.iter().map(|(path, b)| format!("`{}` (`{}:{}`)", cell(&b.test), cell(path), b.line));
+            advice(&mut out, "Branches that no run of the launch scripts takes", branches.collect());
         }
         projects => {
             let _ = writeln!(out, "| project | migration style | automatic migration |\n|---|---|---|");

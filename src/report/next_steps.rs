@@ -102,7 +102,8 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         if unlaunched > 0 {
             let are = if unlaunched == 1 { "is" } else { "are" };
             let step = format!(
-                "{} {are} in code that nothing runs (no launch script starts it, or nothing calls it): advice, one line per rule below \
+                "{} {are} in code that nothing runs (no launch script starts it or takes its branch, or nothing calls it): \
+                 advice, one line per rule below \
                  (`--entries all` lists each).",
                 plural(unlaunched, "finding")
             );
@@ -150,6 +151,26 @@ fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, pai
         );
     }
     render_uncalled(out, project, indent, paint);
+    render_untaken(out, project, indent, paint);
+}
+
+/// Says which branches that hold findings no run of the launch scripts takes.
+fn render_untaken(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
+    let branches = &project.launches.untaken;
+    if branches.is_empty() {
+        return;
+    }
+    let named = first_few(branches.iter().map(|(path, b)| format!("{path}:{} `{}`", b.line, b.test)));
+    let (fails, its) = if branches.len() == 1 { ("fails", "its") } else { ("fail", "their") };
+    let _ = writeln!(
+        out,
+        "{indent}{} {} that {} findings {fails} with the options of every run the launch scripts start ({}), so \
+         {its} findings are advice too (`--entries all` keeps their severity).",
+        paint.bold("Branches:"),
+        plural(branches.len(), "branch test"),
+        if branches.len() == 1 { "guards" } else { "guard" },
+        visible(&named)
+    );
 }
 
 /// The first [`LISTED`] of `items`, joined with commas, and how many more there are.

@@ -138,6 +138,10 @@ pub struct FileAnalysis {
     /// The file names (or patterns) the file spells out, with the extensions
     /// of [`Engine::named_extensions`].
     pub named_files: crate::named_files::Names,
+    /// The branches around its findings whose tests read command-line options.
+    pub gates: Vec<crate::semantic::options::Gate>,
+    /// For a shell script: the Python scripts it starts, with their arguments.
+    pub launches: Vec<crate::configurations::Launch>,
 }
 
 impl FileAnalysis {
@@ -152,6 +156,8 @@ impl FileAnalysis {
         self.rows.shrink_to_fit();
         self.sites.shrink_to_fit();
         self.groups.shrink_to_fit();
+        self.gates.shrink_to_fit();
+        self.launches.shrink_to_fit();
     }
 }
 

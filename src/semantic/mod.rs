@@ -6,6 +6,8 @@ pub mod dispatch;
 pub mod flow;
 pub mod imports;
 pub mod memo;
+pub mod option_defs;
+pub mod options;
 pub mod steps;
 pub mod traverse;
 pub mod values;

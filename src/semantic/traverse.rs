@@ -156,6 +156,21 @@ pub fn any_descendant<'t>(node: Node<'t>, mut test: impl FnMut(Node<'t>) -> bool
     false
 }
 
+/// Visits `root` and its named descendants depth-first, without recursion
+/// and down to [`MAX_DEPTH`] levels, entering a node's children only where
+/// `visit` returns true.
+pub fn each_descendant<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+    let mut stack = vec![(root, 0)];
+    while let Some((n, depth)) = stack.pop() {
+        if visit(n) && depth < MAX_DEPTH {
+            let mut cursor = n.walk();
+            let children: Vec<Node<'t>> = n.named_children(&mut cursor).collect();
+            // Reversed onto the stack, so that they come off in source order.
+            stack.extend(children.into_iter().rev().map(|c| (c, depth + 1)));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ pub fn unparen(mut node: Node) -> Node {
 }
 
 /// A literal value as Python would evaluate it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Literal {
     /// `True`/`False`.
     Bool(bool),
