@@ -267,6 +267,9 @@ pub fn inside_with<'t>(globs: &NameGlobs, node: Node<'t>, cx: &Context<'_, 't>) 
 /// nor assigns (nor does a comprehension around the node).
 pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool {
     let Some(name) = simple_receiver(node, cx) else { return false };
+    if lambda_parameter(node, name, cx.src) {
+        return false;
+    }
     let frames = cx.frames_of(node);
     for frame in local(&frames) {
         match frame {
@@ -277,6 +280,27 @@ pub fn receiver_loop_invariant<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> bool
             }
             _ => {}
         }
+    }
+    false
+}
+
+/// `name` is a parameter of a lambda around `node` (`lambda t: t.to(device)`):
+/// a new value on every call. Lambdas open no frame, so they are looked for
+/// on the way up, as far as the statement around `node`.
+fn lambda_parameter(node: Node, name: &str, src: &str) -> bool {
+    let mut up = node.parent();
+    while let Some(p) = up.filter(|p| !p.kind_name().ends_with("statement") && p.kind_name() != "block") {
+        if p.kind_name() == "lambda" {
+            let mut cursor = p.walk();
+            let parameters = p
+                .field(Field::Parameters)
+                .into_iter()
+                .flat_map(|ps| ps.named_children(&mut cursor).collect::<Vec<_>>());
+            if parameters.map(|param| param.field(Field::Name).unwrap_or(param)).any(|id| text(id, src) == name) {
+                return true;
+            }
+        }
+        up = p.parent();
     }
     false
 }
