@@ -5,7 +5,11 @@
 //! project's shell scripts start some of its entry scripts, an entry script
 //! that nothing of the project names (no shell script, no other Python
 //! file, notebook or document, no `python -m` line) is taken as not
-//! launched; it and the modules only it imports are reported as advice.
+//! launched; it and the modules only it imports are reported as advice. An
+//! import statement does not start a script: it runs the module, so where
+//! other code imports a script nothing starts, the module's code runs but
+//! its `if __name__ == "__main__":` block (a model file's self-test) does
+//! not, and the findings there are advice too.
 //!
 //! Two kinds of entry script are taken as meant to run whatever the launch
 //! scripts say: one the port edited for the NPU (it names `npu` or
@@ -71,6 +75,10 @@ pub struct Launches {
     /// By display path, the module-level functions that nothing in the
     /// project calls, among those that hold findings.
     pub uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
+    /// By display path, the first and last line of the `if __name__ ==
+    /// "__main__":` block of each entry script nothing starts: only running
+    /// the file as a script runs it, even where other code imports the module.
+    pub main_blocks: HashMap<String, (usize, usize)>,
     /// By display path, in path and line order: the branches that hold
     /// findings and that no run of the launch scripts takes
     /// ([`crate::configurations`]).
@@ -109,11 +117,13 @@ pub fn find(
     let functions = functions_with_findings(files, finding_lines);
     let callers = crate::uncalled::Callers::new(&functions);
     // The project's texts are read only when there is something to decide.
-    let (started, uncalled) = match candidates.is_empty() && functions.is_empty() {
-        true => (HashSet::new(), HashMap::new()),
+    let texts = match candidates.is_empty() && functions.is_empty() {
+        true => ProjectTexts::default(),
         false => read_project(files, dir, excluded, &candidates, &tests, &callers),
     };
+    let ProjectTexts { started, mut main_blocks, uncalled } = texts;
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
+    main_blocks.retain(|path, _| unlaunched.contains(path));
     let files = match unlaunched.is_empty() {
         true => HashSet::new(),
         false => {
@@ -128,6 +138,7 @@ pub fn find(
         unlaunched: unlaunched.into_iter().collect(),
         files,
         uncalled,
+        main_blocks,
         untaken: Vec::new(),
     }
 }
@@ -194,50 +205,63 @@ fn read_project(
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
     callers: &crate::uncalled::Callers,
-) -> (HashSet<String>, HashMap<String, Vec<crate::uncalled::Function>>) {
+) -> ProjectTexts {
     let names = ScriptNames::new(candidates, dir);
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
     // What one text says: the candidates it starts, whether it runs a test runner, what it calls.
-    let read = |path: &str, commands: bool, text: &str| {
-        let mut started = names.named_in(text);
+    let read = |path: &str, kind: Option<FileKind>, commands: bool, text: &str| {
+        let mut started = names.named_in(text, matches!(kind, Some(FileKind::Python | FileKind::Notebook)));
+        let mut main_blocks = Vec::new();
         // A script's own text names it in its usage line; it counts only as an NPU port or an application.
         if let Some(&i) = own.get(path) {
             started.retain(|&j| j != i);
             if runs_by_itself(text) {
                 started.push(i);
             }
+            main_blocks.extend(main_block(text).filter(|_| kind == Some(FileKind::Python)).map(|b| (i, b)));
         }
-        (
-            started.into_iter().collect::<BTreeSet<usize>>(),
-            commands && TEST_RUNNER.is_match(text),
-            callers.seen_in(text),
-        )
+        let started = started.into_iter().collect::<BTreeSet<usize>>();
+        (started, main_blocks, commands && TEST_RUNNER.is_match(text), callers.seen_in(text))
     };
     let scanned = files
         .par_iter()
         .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
         .filter_map(|f| {
-            Some(read(&f.display(), f.kind == FileKind::Shell, &read_source(&f.path(), f.kind).ok()?.text))
+            let text = read_source(&f.path(), f.kind).ok()?.text;
+            Some(read(&f.display(), Some(f.kind), f.kind == FileKind::Shell, &text))
         });
     let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
         let commands = p.file_name().is_some_and(|n| n == "Makefile")
             || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
         // A document in another encoding (a GBK README) still names scripts in ASCII.
-        Some(read("", commands, &String::from_utf8_lossy(&std::fs::read(p).ok()?)))
+        Some(read("", None, commands, &String::from_utf8_lossy(&std::fs::read(p).ok()?)))
     });
     // Added up as they are read: the texts are never all held at once.
-    let nothing = || (BTreeSet::new(), false, callers.nothing_seen());
-    let (named, runner_named, seen) =
-        scanned.chain(docs).reduce(nothing, |(mut all, runner, seen), (named, r, calls)| {
+    let nothing = || (BTreeSet::new(), Vec::new(), false, callers.nothing_seen());
+    let (named, blocks, runner_named, seen) =
+        scanned.chain(docs).reduce(nothing, |(mut all, mut all_blocks, runner, seen), (named, blocks, r, calls)| {
             all.extend(named);
-            (all, runner || r, seen.and(calls))
+            all_blocks.extend(blocks);
+            (all, all_blocks, runner || r, seen.and(calls))
         });
     let by_index: Vec<&String> = candidates.iter().collect();
     let mut started: HashSet<String> = named.into_iter().map(|i: usize| by_index[i].clone()).collect();
     if runner_named {
         started.extend(tests.iter().cloned());
     }
-    (started, callers.uncalled(&seen))
+    let main_blocks = blocks.into_iter().map(|(i, b)| (by_index[i].clone(), b)).collect();
+    ProjectTexts { started, main_blocks, uncalled: callers.uncalled(&seen) }
+}
+
+/// What [`read_project`] finds in a project's texts.
+#[derive(Default)]
+struct ProjectTexts {
+    /// The candidates that something starts.
+    started: HashSet<String>,
+    /// By display path, the `__main__` block of each candidate that has one.
+    main_blocks: HashMap<String, (usize, usize)>,
+    /// By display path, the functions that nothing calls.
+    uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
 }
 
 /// Documents whose lines may be commands that run the tests: CI workflows
@@ -306,18 +330,46 @@ impl ScriptNames {
         ScriptNames { automaton: aho_corasick::AhoCorasick::new(&patterns).ok(), owner }
     }
 
-    /// The scripts (indexes) that `text` names as whole names.
-    fn named_in(&self, text: &str) -> Vec<usize> {
+    /// The scripts (indexes) that `text` names as whole names; in Python
+    /// code (`python`), not on the lines that import them: importing a
+    /// script's module runs it as a module, not as a script.
+    fn named_in(&self, text: &str, python: bool) -> Vec<usize> {
         let Some(automaton) = &self.automaton else { return Vec::new() };
         let mut named: Vec<usize> = automaton
             .find_overlapping_iter(text)
             .filter(|m| whole_name(text.as_bytes(), m.start(), m.end()))
+            .filter(|m| !python || !on_import_line(text, m.start()))
             .map(|m| self.owner[m.pattern().as_usize()])
             .collect();
         named.sort_unstable();
         named.dedup();
         named
     }
+}
+
+/// Whether the line of `text` holding byte `at` is an import statement
+/// (`from tools.train import main`, `import train`).
+fn on_import_line(text: &str, at: usize) -> bool {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].trim_start();
+    line.starts_with("import ") || line.starts_with("from ")
+}
+
+/// The first and last line of the `if __name__ == "__main__":` block at
+/// the top level of a Python text, if it has one: the lines up to the next
+/// statement at the top level.
+fn main_block(text: &str) -> Option<(usize, usize)> {
+    static GUARD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^if\s*\(?\s*(__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__)\s*\)?\s*:"#,
+        )
+        .expect("a valid pattern")
+    });
+    let lines: Vec<&str> = text.lines().collect();
+    let guard = lines.iter().position(|l| GUARD.is_match(l))?;
+    let top_level = |l: &&str| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']) && !l.starts_with("else");
+    let next = lines[guard + 1..].iter().position(top_level).map_or(lines.len(), |n| guard + 1 + n);
+    Some((guard + 1, next))
 }
 
 /// Whether the name found at `at..end` of `text` stands alone, not inside a
@@ -337,12 +389,25 @@ mod tests {
 
     /// Whether `text` names the script `p/tools/train.py` of project `p`.
     fn names_trainer(text: &str) -> bool {
-        ScriptNames::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text) == [0]
+        ScriptNames::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text, true) == [0]
+    }
+
+    #[test]
+    fn the_main_block_runs_to_the_next_top_level_statement() {
+        let text = "import x\n\nif __name__ == '__main__':\n    main()\n\n    # done\nelse:\n    pass\nprint(1)\n";
+        assert_eq!(main_block(text), Some((3, 8)));
+        assert_eq!(
+            main_block("def f():\n    if __name__ == \"__main__\":\n        pass\n"),
+            None,
+            "not at the top level"
+        );
+        assert_eq!(main_block("if ('__main__' == __name__):\n    run()\n"), Some((1, 2)));
     }
 
     #[test]
     fn a_name_counts_only_whole() {
         assert!(names_trainer("python3 tools/train.py --cfg x"));
+        assert!(!names_trainer("from tools.train import main"), "an import runs the module, not the script");
         assert!(names_trainer("run `train.py`."));
         assert!(!names_trainer("python pretrain.py"));
         assert!(!names_trainer("python train.pyc"));

@@ -811,9 +811,13 @@ pub fn merge(
     result.findings.iter().for_each(|f| finding_lines.entry(f.path.as_str()).or_default().push(f.line));
     let (unmigrated_files, unlaunched_files) =
         decide_processes(&mut per_project, walked, &facts, migration, entries, &finding_lines);
-    let uncalled = |f: &Finding| {
-        let functions = per_project.get(f.project).and_then(|p| p.launches.uncalled.get(f.path.as_str()));
+    // Functions nothing calls, and `__main__` blocks of scripts nothing starts.
+    let nothing_runs = |f: &Finding| {
+        let launches = per_project.get(f.project).map(|p| &p.launches);
+        let functions = launches.and_then(|l| l.uncalled.get(f.path.as_str()));
+        let main_block = launches.and_then(|l| l.main_blocks.get(f.path.as_str()));
         functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
+            || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
     };
     // The branches no launch takes that hold findings, by project, for the report.
     let mut untaken: BTreeSet<(usize, String, configurations::Untaken)> = BTreeSet::new();
@@ -822,7 +826,7 @@ pub fn merge(
         if let Some(b) = branch {
             untaken.insert((f.project, f.path.to_string(), b.clone()));
         }
-        if unlaunched_files.contains(f.path.as_str()) || uncalled(f) || branch.is_some() {
+        if unlaunched_files.contains(f.path.as_str()) || nothing_runs(f) || branch.is_some() {
             // Code that no process runs blocks nothing either.
             (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
         } else if let Some(p) = per_project.get(f.project) {

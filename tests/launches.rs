@@ -12,7 +12,8 @@
 //! count), and only `train.py` imports `upstream_utils.py`; `common.py` is
 //! imported by `train_8p.py` too, and its `dump_for_comparison` is called
 //! by nothing. `tests/test_layers.py` is a test module, and no command runs
-//! a test runner.
+//! a test runner. `model_zoo.py` is imported by `train_8p.py` and started by
+//! nothing: its `__main__` self-test runs nowhere.
 
 mod common;
 
@@ -70,6 +71,10 @@ fn only_code_that_nothing_starts_becomes_advice() {
         row("eval.py", "TX010", "info", true, false),
         row("eval.py", "TX001", "info", true, false),
         row("evaluate.py", "TX001", "warning", false, false),
+        // Imported by the trainer: its module code runs, its `__main__` self-test does not.
+        row("model_zoo.py", "TX001", "warning", false, false),
+        row("model_zoo.py", "TX001", "info", true, false),
+        row("model_zoo.py", "TX001", "info", true, false),
         row("modelarts/train_start.py", "TX001", "warning", false, false),
         row("tests/test_layers.py", "TX001", "info", true, false),
         row("tools/export.py", "TX001", "warning", false, false),
@@ -88,6 +93,7 @@ fn only_code_that_nothing_starts_becomes_advice() {
         project["unlaunched_entries"],
         serde_json::json!([
             "fixtures/launches/eval.py",
+            "fixtures/launches/model_zoo.py",
             "fixtures/launches/tests/test_layers.py",
             "fixtures/launches/train.py"
         ])
@@ -131,9 +137,10 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
     let out = run.stdout;
     assert!(
         out.contains(
-            "Entry scripts: 2 started by the project's launch scripts; nothing in it starts 3 others \
-             (fixtures/launches/eval.py, fixtures/launches/tests/test_layers.py, fixtures/launches/train.py), so \
-             findings in code only they run are advice (`--entries all` keeps their severity)."
+            "Entry scripts: 2 started by the project's launch scripts; nothing in it starts 4 others \
+             (fixtures/launches/eval.py, fixtures/launches/model_zoo.py, fixtures/launches/tests/test_layers.py, \
+             fixtures/launches/train.py), so findings in code only they run and in their `__main__` blocks are \
+             advice (`--entries all` keeps their severity)."
         ),
         "{out}"
     );
@@ -145,10 +152,10 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
         "{out}"
     );
     assert!(
-        out.contains("TX001 [info] x4 cuda-call in 4 files: in code that no launch script of the project runs"),
+        out.contains("TX001 [info] x6 cuda-call in 5 files: in code that no launch script of the project runs"),
         "{out}"
     );
-    assert!(out.contains("7 findings are in code that nothing runs"), "{out}");
+    assert!(out.contains("9 findings are in code that nothing runs"), "{out}");
     assert!(!out.contains("fixtures/launches/train.py:14"), "grouped, not listed one by one:\n{out}");
     // The scripts nothing starts are not among those told to import transfer_to_npu.
     let turn_on = out.lines().find(|l| l.contains("Turn it on:")).unwrap_or_default();
@@ -165,7 +172,8 @@ fn the_markdown_report_names_the_scripts_too() {
     assert!(
         run.stdout.contains(
             "Entry scripts that nothing in the project starts (their findings are advice): \
-             `fixtures/launches/eval.py`, `fixtures/launches/tests/test_layers.py`, `fixtures/launches/train.py`."
+             `fixtures/launches/eval.py`, `fixtures/launches/model_zoo.py`, `fixtures/launches/tests/test_layers.py`, \
+             `fixtures/launches/train.py`."
         ),
         "{}",
         run.stdout
@@ -214,9 +222,9 @@ fn tests_run_where_a_command_runs_the_test_runner() {
         let report: Value = serde_json::from_str(&run.stdout).unwrap();
         report["projects"][0]["unlaunched_entries"].clone()
     };
-    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "tests/test_layers.py", "train.py"]));
+    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"]));
     std::fs::write(dir.join("README.md"), format!("{readme}\nRun the tests:\n\n    pytest tests/ -x\n")).unwrap();
-    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "train.py"]));
+    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "model_zoo.py", "train.py"]));
 }
 
 #[test]
@@ -240,12 +248,15 @@ fn documents_the_scan_leaves_out_start_nothing() {
         let report: Value = serde_json::from_str(&run.stdout).unwrap();
         report["projects"][0]["unlaunched_entries"].clone()
     };
-    assert_eq!(unlaunched(&[]), serde_json::json!(["eval.py", "tests/test_layers.py", "train.py"]));
+    assert_eq!(unlaunched(&[]), serde_json::json!(["eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"]));
     assert_eq!(
         unlaunched(&["--exclude", "docs/"]),
-        serde_json::json!(["demo.py", "eval.py", "tests/test_layers.py", "train.py"])
+        serde_json::json!(["demo.py", "eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
     );
     // A .gitignore counts as it does for the files scanned, in a git repository or not.
     std::fs::write(dir.join(".gitignore"), "docs/\n").unwrap();
-    assert_eq!(unlaunched(&[]), serde_json::json!(["demo.py", "eval.py", "tests/test_layers.py", "train.py"]));
+    assert_eq!(
+        unlaunched(&[]),
+        serde_json::json!(["demo.py", "eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
+    );
 }

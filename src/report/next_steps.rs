@@ -137,14 +137,14 @@ fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, pai
     let l = &project.launches;
     if !l.unlaunched.is_empty() {
         let named = first_few(l.unlaunched.iter().cloned());
-        let (scripts, they) = match l.unlaunched.len() {
-            1 => (named, "it runs"),
-            n => (format!("{n} others ({named})"), "they run"),
+        let (scripts, they, their) = match l.unlaunched.len() {
+            1 => (named, "it runs", "its"),
+            n => (format!("{n} others ({named})"), "they run", "their"),
         };
         let _ = writeln!(
             out,
             "{indent}{} {} started by the project's launch scripts; nothing in it starts {}, so findings in code \
-             only {they} are advice (`--entries all` keeps their severity).",
+             only {they} and in {their} `__main__` blocks are advice (`--entries all` keeps their severity).",
             paint.bold("Entry scripts:"),
             l.launched.len(),
             visible(&scripts)
