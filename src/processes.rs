@@ -246,11 +246,35 @@ impl<'f> ModuleIndex<'f> {
     fn resolve(&self, i: usize, names: &[String]) -> Vec<usize> {
         let (own, init) = self.module(i);
         let package = if init { &own[..] } else { &own[..own.len().saturating_sub(1)] };
-        let mut to: Vec<usize> =
-            names.iter().flat_map(|n| self.resolve_one(&own, package, n)).filter(|&j| j != i).collect();
+        let mut to: Vec<usize> = names
+            .iter()
+            .flat_map(|n| {
+                let found = self.resolve_one(&own, package, n);
+                // Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first.
+                let depth = n.trim_start_matches('.').split('.').count();
+                let packages: Vec<usize> = found.iter().flat_map(|&j| self.packages_of(j, depth)).collect();
+                found.into_iter().chain(packages)
+            })
+            .filter(|&j| j != i)
+            .collect();
         to.sort_unstable();
         to.dedup();
         to
+    }
+
+    /// The `__init__.py` files of the packages that an import of file `j` by
+    /// a dotted name of `depth` parts runs on the way (`a.b.c`: `a`, `a.b`).
+    fn packages_of(&self, j: usize, depth: usize) -> Vec<usize> {
+        let (parts, _) = self.module(j);
+        let outer = parts.len().saturating_sub(depth);
+        (outer + 1..parts.len())
+            .flat_map(|k| {
+                let package = parts[..k].join(".");
+                let is_init = |i: &usize| self.module(*i).1;
+                let found = self.lookup(&self.by_path, &package, |found| found.join(".") == package);
+                found.into_iter().filter(is_init).collect::<Vec<usize>>()
+            })
+            .collect()
     }
 
     /// The files that `name` may be, for an importer whose module path is
@@ -348,7 +372,8 @@ mod tests {
         // A module beside the importer wins over one at the root.
         assert_eq!(names(resolve(at("p/pkg/model.py"), "utils")), ["p/pkg/utils.py"]);
         assert_eq!(names(resolve(at("p/train.py"), "utils")), ["p/utils.py"]);
-        assert_eq!(names(resolve(at("p/train.py"), "pkg.model")), ["p/pkg/model.py"]);
+        // Importing a module of a package runs the package's `__init__.py` too.
+        assert_eq!(names(resolve(at("p/train.py"), "pkg.model")), ["p/pkg/__init__.py", "p/pkg/model.py"]);
         assert_eq!(names(resolve(at("p/train.py"), "pkg")), ["p/pkg/__init__.py"]);
         // Relative imports count their dots from the importer's package.
         assert_eq!(names(resolve(at("p/pkg/sub/deep.py"), "..model")), ["p/pkg/model.py"]);
@@ -356,6 +381,7 @@ mod tests {
         assert_eq!(names(resolve(at("p/pkg/model.py"), ".sub.deep")), ["p/pkg/sub/deep.py"]);
         // Another directory on the path: the file whose module path ends with the name.
         assert_eq!(names(resolve(at("p/train.py"), "lib.layers")), ["p/vendor/lib/layers.py"]);
+        assert_eq!(names(resolve(at("p/train.py"), "pkg.sub.deep")), ["p/pkg/__init__.py", "p/pkg/sub/deep.py"]);
         // Not the project's: a library.
         assert!(resolve(at("p/train.py"), "torch.nn").is_empty());
     }
