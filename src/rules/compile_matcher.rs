@@ -125,6 +125,9 @@ impl Compiler {
             let m = self.matcher(d).map_err(within("callee_definition"))?;
             preds.push(Pred::CalleeDefinition(Box::new(m)));
         }
+        if let Some(c) = &s.from_callers {
+            preds.push(Pred::FromCallers(Box::new(self.matcher(c).map_err(within("from_callers"))?)));
+        }
         if let Some(m) = &s.function_has {
             preds.push(Pred::FunctionHas(Box::new(self.matcher(m).map_err(within("function_has"))?)));
         }
@@ -468,6 +471,7 @@ fn cost(p: &Pred) -> u8 {
         | Pred::Binding(_) => 2,
         Pred::Contains(_)
         | Pred::CalleeDefinition(_)
+        | Pred::FromCallers(_)
         | Pred::FlowsInto(_)
         | Pred::FunctionHas(_)
         | Pred::Preceded(_)

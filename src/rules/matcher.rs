@@ -417,6 +417,13 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         }
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::CalleeDefinition(m) => cx.model.definitions_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
+        Pred::FromCallers(m) => {
+            let passed = (node.kind_name() == "identifier")
+                .then(|| cx.function_of(node))
+                .flatten()
+                .and_then(|f| cx.model.caller_arguments(f, cx.text(node), node.start_byte(), cx.src));
+            passed.is_some_and(|values| values.iter().all(|&v| eval(m, unparen(v), cx, st)))
+        }
         Pred::ShellAssignmentsOnly => true,
         // Decided once the project's file names are known.
         Pred::NamedInProject(_) | Pred::BuiltOnlyWithCuda(_) => {

@@ -327,6 +327,8 @@ pub enum Pred {
     Binding(Box<Matcher>),
     /// The call's function, defined in the same file, matches.
     CalleeDefinition(Box<Matcher>),
+    /// The name is a parameter of its function, and every value the file's calls pass for it matches.
+    FromCallers(Box<Matcher>),
     /// An enclosing node matches.
     Ancestor(Box<Matcher>),
     /// With a `file` anchor: a Python string or shell line of the project

@@ -261,6 +261,7 @@ fn single_nested(p: &Pred) -> Option<(&'static str, &Matcher)> {
         Pred::Contains(m) => ("contains", m),
         Pred::Binding(m) => ("binding", m),
         Pred::CalleeDefinition(m) => ("callee_definition", m),
+        Pred::FromCallers(m) => ("from_callers", m),
         Pred::Ancestor(m) => ("ancestor", m),
         Pred::FunctionHas(m) => ("function_has", m),
         Pred::Preceded(m) => ("preceded_in_function", m),

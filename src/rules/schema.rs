@@ -214,6 +214,8 @@ pub struct MatcherSpec {
     pub binding: Option<Box<MatcherSpec>>,
     /// The node calls a function the file defines, and its definition matches.
     pub callee_definition: Option<Box<MatcherSpec>>,
+    /// The node is a parameter of its function, and what every call in the file passes for it matches.
+    pub from_callers: Option<Box<MatcherSpec>>,
     /// The nearest enclosing node that matches (searching up to the module).
     pub ancestor: Option<Box<MatcherSpec>>,
     /// In shell scripts, whether reads (`$X`) match as well as assignments (default true).

@@ -193,34 +193,56 @@ impl<'t> FileModel<'t> {
     /// Whether `value` is the default of a parameter of a function that this
     /// file calls, and every such call passes that parameter (by keyword, or
     /// by position where it may be passed so): the default is not used here.
-    pub fn callers_pass(&self, value: Node<'t>, src: &str) -> bool {
+    pub fn callers_pass(&self, value: Node<'t>, src: &'t str) -> bool {
         let Some(param) =
             value.parent().filter(|p| matches!(p.kind_name(), "default_parameter" | "typed_default_parameter"))
         else {
             return false;
         };
-        let Some(params) = param.parent().filter(|p| p.kind_name() == "parameters") else { return false };
-        let Some(def) = params.parent().filter(|d| d.kind_name() == "function_definition") else { return false };
-        let (Some(name), Some(fname)) = (param.field(Field::Name), def.field(Field::Name)) else { return false };
+        let Some(def) = param.parent().and_then(|ps| ps.parent()) else { return false };
+        self.passed_by_callers(def, param, src).is_some()
+    }
+
+    /// When `name`, read at byte `at` inside `function`, is one of its
+    /// parameters that it does not bind again before, and every call of the
+    /// function in this file passes it: the values those calls pass.
+    pub fn caller_arguments(&self, function: Node<'t>, name: &str, at: usize, src: &'t str) -> Option<Vec<Node<'t>>> {
+        let rebound = self.bindings.get(&(function.id(), name)).is_some_and(|b| b.iter().any(|n| n.start_byte() < at));
+        let params = function.field(Field::Parameters).filter(|_| !rebound)?;
+        let param = params.named_children(&mut params.walk()).find(|p| parameter_name(*p, src) == Some(name))?;
+        self.passed_by_callers(function, param, src)
+    }
+
+    /// The values every call in this file of `def` passes for its parameter
+    /// `param` (by keyword, or by position where it may be passed so); `None`
+    /// when nothing calls it or some call may not pass it (`*args`, `**kwargs`).
+    fn passed_by_callers(&self, def: Node<'t>, param: Node<'t>, src: &'t str) -> Option<Vec<Node<'t>>> {
+        let params = def.field(Field::Parameters).filter(|_| def.kind_name() == "function_definition")?;
+        let (name, fname) = (parameter_name(param, src)?, text(def.field(Field::Name)?, src));
         let listed: Vec<Node<'t>> = params.named_children(&mut params.walk()).collect();
-        let Some(index) = listed.iter().position(|p| p.id() == param.id()) else { return false };
+        let index = listed.iter().position(|p| p.id() == param.id())?;
         // After `*` or `*args` a parameter can only be passed by keyword.
         let keyword_only =
             listed[..index].iter().any(|p| matches!(p.kind_name(), "list_splat_pattern" | "keyword_separator"));
         let takes_self = listed.first().is_some_and(|p| matches!(text(*p, src), "self" | "cls"));
-        let callers: Vec<&steps::LocalCall<'t>> =
-            self.local_calls.iter().filter(|c| c.name == text(fname, src)).collect();
-        !callers.is_empty()
-            && callers.iter().all(|c| {
+        let callers: Vec<&steps::LocalCall<'t>> = self.local_calls.iter().filter(|c| c.name == fname).collect();
+        if callers.is_empty() {
+            return None;
+        }
+        callers
+            .iter()
+            .map(|c| {
                 // `self.f(...)` fills `self` itself.
                 let through_self = c.call.field(Field::Function).is_some_and(|f| f.kind_name() == "attribute");
                 let position = (!keyword_only).then(|| index - usize::from(takes_self && through_self));
                 // A call that unpacks `*args` or `**kwargs` is not known to pass it.
                 let args = calls::CallArgs::of(c.call, src);
-                !args.star
-                    && !args.double_star
-                    && matches!(args.get(Some(text(name, src)), position), calls::ArgState::Present(_))
+                match args.get(Some(name), position) {
+                    calls::ArgState::Present(v) if !args.star && !args.double_star => Some(v),
+                    _ => None,
+                }
             })
+            .collect()
     }
 
     /// The last value bound to `name` (or `self.attr`) in `scope`, else at
@@ -233,6 +255,17 @@ impl<'t> FileModel<'t> {
             .and_then(last_before)
             .or_else(|| self.bindings.get(&(MODULE_SCOPE, name)).and_then(last_before))
     }
+}
+
+/// The name a parameter binds (`x`, `x=1`, `x: int`, `x: int = 1`).
+fn parameter_name<'s>(param: Node, src: &'s str) -> Option<&'s str> {
+    let name = match param.kind_name() {
+        "identifier" => param,
+        "default_parameter" | "typed_default_parameter" => param.field(Field::Name)?,
+        "typed_parameter" => param.named_child(0).filter(|n| n.kind_name() == "identifier")?,
+        _ => return None,
+    };
+    Some(text(name, src))
 }
 
 enum Frame {
