@@ -169,7 +169,7 @@ fn is_redirection(word: &str) -> bool {
 /// The words of a command, quotes removed, `\` line continuations as spaces.
 fn split_words(command: &str) -> Vec<String> {
     let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
-    let mut chars = command.chars().peekable();
+    let mut chars = command.chars();
     while let Some(c) = chars.next() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
