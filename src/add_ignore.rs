@@ -137,11 +137,13 @@ fn edit_file(
     let python = !path.to_string_lossy().ends_with(".sh");
     let kind = if python { FileKind::Python } else { FileKind::Shell };
     let not_text = |e: ReadError| AddIgnoreError::NotText { path: path.to_path_buf(), reason: e.to_string() };
-    let SourceText { text, encoding } = crate::source::decode(original.clone(), kind).map_err(not_text)?;
+    let source = crate::source::decode(original.clone(), kind).map_err(not_text)?;
+    let encoding = source.encoding;
     let not_reversible = || AddIgnoreError::NotReversible { path: path.to_path_buf(), encoding: encoding.name() };
-    if encoding.encode(&text).as_deref() != Some(&original[..]) {
+    if !source.gives_back(&original) {
         return Err(not_reversible());
     }
+    let SourceText { text, .. } = source;
     let tree = if python { parse_python(&text) } else { None };
     let directives = match &tree {
         Some(tree) => crate::suppress::in_python(tree.root_node(), &text),

@@ -349,14 +349,15 @@ impl<'a> Options<'a> {
                 Some((flag, value)) => (flag, Some(value.to_string())),
                 None => (word, None),
             };
-            let def = self.flag(flag).and_then(|dest| Some((dest, self.by_dest.get(dest).copied().flatten()?)));
+            let dest = self.flag(flag);
             let next_is_value = words.get(i).is_some_and(|w| !w.starts_with('-') || w.parse::<f64>().is_ok());
-            let Some((dest, def)) = def else {
-                // An option this project does not define: skip the value it may take.
+            let (Some(dest), Some(def)) = (dest, dest.and_then(|d| self.by_dest.get(d).copied().flatten())) else {
+                // An option this project does not define (or defines twice,
+                // differently): skip the value it may take.
                 if inline.is_none() && next_is_value {
                     i += 1;
                 }
-                if let Some(dest) = self.flag(flag) {
+                if let Some(dest) = dest {
                     run.given.insert(dest.to_string(), None);
                 }
                 continue;

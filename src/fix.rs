@@ -140,13 +140,12 @@ fn fix_file(
     wanted: &Wanted,
 ) -> Result<Option<(FixedFile, FileOutcome)>, FixError> {
     let original = std::fs::read(file.path()).map_err(FixError::Unreadable)?;
-    let SourceText { mut text, encoding } = decode(original.clone(), file.kind).map_err(FixError::Undecodable)?;
-    // Edits are written back in the file's own encoding; one that does not
-    // give back the very bytes it read (GB18030's few lossy mappings) is not
-    // trusted to leave the rest of the file as it was.
-    if encoding.encode(&text).as_deref() != Some(&original[..]) {
-        return Err(FixError::NotReversible { encoding: encoding.name() });
+    let source = decode(original.clone(), file.kind).map_err(FixError::Undecodable)?;
+    // Edits are written back in the file's own encoding.
+    if !source.gives_back(&original) {
+        return Err(FixError::NotReversible { encoding: source.encoding.name() });
     }
+    let SourceText { mut text, encoding } = source;
     let doc = Document::of(file.kind);
     let parse_started = std::time::Instant::now();
     let errors_before = doc.syntax_errors(&text)?;

@@ -90,9 +90,6 @@ pub struct ScanFacts {
     processes: HashMap<String, Vec<bool>>,
     /// By project, the file names its files spell out.
     named: Vec<NamedFiles>,
-    /// By project, then display path: the branches no run of the project's
-    /// launch scripts takes ([`crate::configurations`]).
-    untaken: Vec<HashMap<String, Vec<configurations::Untaken>>>,
 }
 
 impl ScanFacts {
@@ -114,13 +111,6 @@ impl ScanFacts {
     /// The file names that project `project`'s files spell out.
     pub fn named_files(&self, project: usize) -> Option<&NamedFiles> {
         self.named.get(project)
-    }
-
-    /// The branch of file `path` of project `project` around `line` that no
-    /// run of the project's launch scripts takes, if any.
-    pub fn untaken(&self, project: usize, path: &str, line: usize) -> Option<&configurations::Untaken> {
-        let branches = self.untaken.get(project)?.get(path)?;
-        branches.iter().find(|b| (b.lines.0..=b.lines.1).contains(&line))
     }
 }
 
@@ -579,8 +569,7 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
         let own = || (0..n_facts).map(|f| outcomes[i].facts().get(f).copied().unwrap_or(false)).collect();
         processes.entry(files[i].display().to_string()).or_insert_with(own);
     }
-    let untaken = (0..n_projects).map(|p| untaken_in(walked, outcomes, p)).collect();
-    ScanFacts { projects, processes, named, untaken }
+    ScanFacts { projects, processes, named }
 }
 
 /// The branches of project `project` that no run of its launch scripts
@@ -710,6 +699,11 @@ pub fn merge(
 ) -> ScanOutcome {
     let projects = &walked.projects;
     let facts = scan_facts(walked, &outcomes, engine);
+    // By project, then display path: the branches no run of its launch scripts takes.
+    let untaken_branches: Vec<HashMap<String, Vec<configurations::Untaken>>> = match entries {
+        Entries::Launched => (0..projects.len()).map(|p| untaken_in(walked, &outcomes, p)).collect(),
+        Entries::All => Vec::new(),
+    };
     let role = |i: usize| engine.set.sites.get(i).and_then(|s| s.role);
     let mut per_project: Vec<ProjectOutcome> = projects
         .iter()
@@ -822,7 +816,8 @@ pub fn merge(
     // The branches no launch takes that hold findings, by project, for the report.
     let mut untaken: BTreeSet<(usize, String, configurations::Untaken)> = BTreeSet::new();
     let mut advise = |f: &mut Finding| {
-        let branch = (entries == Entries::Launched).then(|| facts.untaken(f.project, &f.path, f.line)).flatten();
+        let in_file = untaken_branches.get(f.project).and_then(|p| p.get(f.path.as_str()));
+        let branch = in_file.and_then(|bs| bs.iter().find(|b| (b.lines.0..=b.lines.1).contains(&f.line)));
         if let Some(b) = branch {
             untaken.insert((f.project, f.path.to_string(), b.clone()));
         }
@@ -836,7 +831,9 @@ pub fn merge(
     result.findings.iter_mut().for_each(&mut advise);
     result.suppressed.iter_mut().for_each(|(f, _)| advise(f));
     for (project, path, branch) in untaken {
-        per_project.get_mut(project).into_iter().for_each(|p| p.launches.untaken.push((path.clone(), branch.clone())));
+        if let Some(p) = per_project.get_mut(project) {
+            p.launches.untaken.push((path, branch));
+        }
     }
     result.projects = per_project;
     result

@@ -64,6 +64,16 @@ pub fn read_source(path: &Path, kind: FileKind) -> Result<SourceText, ReadError>
     decode(bytes, kind)
 }
 
+impl SourceText {
+    /// Whether writing the text back in its encoding gives exactly
+    /// `original`, the bytes it was read from: only then may an edit of the
+    /// text be written without touching the rest of the file (GB18030 reads
+    /// a lone `0x80` as `€` but writes `€` as two bytes).
+    pub fn gives_back(&self, original: &[u8]) -> bool {
+        self.encoding.encode(&self.text).as_deref() == Some(original)
+    }
+}
+
 /// Checks the raw bytes of a file of `kind` and turns them into [`SourceText`].
 pub fn decode(bytes: Vec<u8>, kind: FileKind) -> Result<SourceText, ReadError> {
     if bytes.contains(&0) {

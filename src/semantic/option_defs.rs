@@ -76,8 +76,9 @@ pub enum Conversion {
 /// What the Python file with text `src` says about options; it is parsed
 /// only when it defines options or sets their defaults from a mapping.
 pub fn in_file(src: &str) -> Definitions {
-    let mut out =
-        Definitions { stored: stored_in(src), replaces_values: replaces_values(src), ..Definitions::default() };
+    let namespaces = parsed_names(src);
+    let stored = stored_in(src, &namespaces);
+    let mut out = Definitions { stored, replaces_values: replaces_values(src), ..Definitions::default() };
     let sets_defaults = src.contains("set_defaults(**");
     if !src.contains("add_argument") && !sets_defaults {
         return out;
@@ -89,7 +90,6 @@ pub fn in_file(src: &str) -> Definitions {
         }
         return out;
     };
-    let namespaces = parsed_names(src);
     super::traverse::each_descendant(tree.root_node(), |node| {
         if node.kind_name() == "call" {
             out.defined.extend(option_def(node, src));
@@ -176,9 +176,9 @@ const HOLDERS: &[&str] = &["cfg", "config", "conf", "configs", "opt_", "hyp", "h
 
 /// The attribute assignments of a file on objects named like parsed options
 /// (`args.x = 1`, `self.opt.x = ...`, `args.a, args.b = ...`,
-/// `setattr(args, "x", v)`), read from its lines.
-fn stored_in(src: &str) -> Vec<(String, Option<Literal>)> {
-    let namespaces = parsed_names(src);
+/// `setattr(args, "x", v)`), read from its lines; `namespaces` are the names
+/// the file binds to parsed options.
+fn stored_in(src: &str, namespaces: &[&str]) -> Vec<(String, Option<Literal>)> {
     let holds_options = |object: &str| {
         let last = object.rsplit('.').next().unwrap_or(object);
         NAMESPACES.contains(&last) || HOLDERS.contains(&last) || namespaces.contains(&last)
