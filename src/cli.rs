@@ -117,7 +117,7 @@ impl Migration {
 pub enum Entries {
     /// Where a project's shell scripts start some of its entry scripts, the
     /// others (and the modules only they import) are advice, unless
-    /// something else of the project names them; so are the functions that
+    /// a command elsewhere in the project (a README step, a CI job) starts them; so are the functions that
     /// nothing in the project calls, and the branches whose test fails with
     /// the options of every run the shell scripts start.
     Launched,

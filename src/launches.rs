@@ -4,7 +4,8 @@
 //! TensorRT tools untouched, and no NPU process ever runs them. When a
 //! project's shell scripts start some of its entry scripts, an entry script
 //! that nothing of the project names (no shell script, no other Python
-//! file, notebook or document, no `python -m` line) is taken as not
+//! file, notebook or document runs it: a mention in a comment, docstring
+//! or prose does not) is taken as not
 //! launched; it and the modules only it imports are reported as advice. An
 //! import statement does not start a script: it runs the module, so where
 //! other code imports a script nothing starts, the module's code runs but
@@ -210,7 +211,7 @@ fn read_project(
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
     // What one text says: the candidates it starts, whether it runs a test runner, what it calls.
     let read = |path: &str, kind: Option<FileKind>, commands: bool, text: &str| {
-        let mut started = names.named_in(text, matches!(kind, Some(FileKind::Python | FileKind::Notebook)));
+        let mut started = names.named_in(text, TextKind::of(kind));
         let mut main_blocks = Vec::new();
         // A script's own text names it in its usage line; it counts only as an NPU port or an application.
         if let Some(&i) = own.get(path) {
@@ -330,15 +331,23 @@ impl ScriptNames {
         ScriptNames { automaton: aho_corasick::AhoCorasick::new(&patterns).ok(), owner }
     }
 
-    /// The scripts (indexes) that `text` names as whole names; in Python
-    /// code (`python`), not on the lines that import them: importing a
-    /// script's module runs it as a module, not as a script.
-    fn named_in(&self, text: &str, python: bool) -> Vec<usize> {
+    /// The scripts (indexes) that `text`, a text of `kind`, names as whole
+    /// names where a command could start them ([`starts_there`]).
+    fn named_in(&self, text: &str, kind: TextKind) -> Vec<usize> {
         let Some(automaton) = &self.automaton else { return Vec::new() };
-        let mut named: Vec<usize> = automaton
-            .find_overlapping_iter(text)
-            .filter(|m| whole_name(text.as_bytes(), m.start(), m.end()))
-            .filter(|m| !python || !on_import_line(text, m.start()))
+        let mentions: Vec<_> =
+            automaton.find_overlapping_iter(text).filter(|m| whole_name(text.as_bytes(), m.start(), m.end())).collect();
+        if mentions.is_empty() {
+            return Vec::new();
+        }
+        // Where Python's triple quotes stand, found once for all the mentions.
+        let triple_quotes: Vec<(usize, &str)> = match kind {
+            TextKind::Python => text.match_indices("\"\"\"").chain(text.match_indices("'''")).collect(),
+            _ => Vec::new(),
+        };
+        let mut named: Vec<usize> = mentions
+            .iter()
+            .filter(|m| starts_there(text, m.start(), kind, &triple_quotes))
             .map(|m| self.owner[m.pattern().as_usize()])
             .collect();
         named.sort_unstable();
@@ -347,12 +356,82 @@ impl ScriptNames {
     }
 }
 
-/// Whether the line of `text` holding byte `at` is an import statement
-/// (`from tools.train import main`, `import train`).
-fn on_import_line(text: &str, at: usize) -> bool {
-    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line = text[start..].trim_start();
-    line.starts_with("import ") || line.starts_with("from ")
+/// The kinds of text that may name a script, each read its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextKind {
+    /// A Python module: its code may start a script (`subprocess`, `os.system`).
+    Python,
+    /// A shell script: its commands start scripts.
+    Shell,
+    /// A document, configuration file or notebook: its command lines
+    /// (README steps, CI `run:` lines, `!python` cells) start scripts.
+    Document,
+}
+
+impl TextKind {
+    fn of(kind: Option<FileKind>) -> TextKind {
+        match kind {
+            Some(FileKind::Python) => TextKind::Python,
+            Some(FileKind::Shell) => TextKind::Shell,
+            _ => TextKind::Document,
+        }
+    }
+}
+
+/// Whether a script's name at byte `at` of `text` (a text of `kind`) is
+/// where a command could start it. Mentions that start nothing do not
+/// count: in Python, an import line (importing a script's module runs it as
+/// a module, not as a script), a comment or a docstring ("write your own
+/// loop like `tools/plain_train_net.py`"); in a shell script, a comment;
+/// in a document, a line with no command before the name (prose, a link,
+/// a URL in a list of upstream sources).
+fn starts_there(text: &str, at: usize, kind: TextKind, triple_quotes: &[(usize, &str)]) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..at];
+    match kind {
+        TextKind::Python => {
+            let line = before.trim_start();
+            let import = line.starts_with("import ") || line.starts_with("from ");
+            !(import || in_comment(before) || in_triple_quotes(triple_quotes, at))
+        }
+        TextKind::Shell => !in_comment(before),
+        // A pipe stage (`| tok.py`) runs the script by its name.
+        TextKind::Document => before.ends_with("./") || before.trim_end().ends_with('|') || RUN_WORD.is_match(before),
+    }
+}
+
+/// A word that runs a script when a line says it before the script's name:
+/// an interpreter (`python3`, `$(PYTHON)`, `bash`), a launcher (`torchrun`,
+/// `accelerate launch`, `mpirun`), a notebook's `%run` or a prompt's `$`;
+/// in Chinese documents (Huawei's READMEs), "run", "execute" or "start".
+static RUN_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?i)(?:^|[\s`'"(\[;&|=!%])(?:python[\w.]*|py|sh|bash|zsh|source|exec|nohup|torchrun|deepspeed|accelerate|mpirun|srun|horovodrun|launch|run|streamlit|uvicorn|gunicorn|-m)(?:[^\w-]|$)|^\s*[$>!%]|运行|执行|启动"#,
+    )
+    .expect("a valid pattern")
+});
+
+/// Whether the end of `line_before` (a line up to some point) is inside a
+/// `#` comment: a `#` outside quotes comes before it.
+fn in_comment(line_before: &str) -> bool {
+    let mut quote: Option<char> = None;
+    for c in line_before.chars() {
+        match (quote, c) {
+            (None, '#') => return true,
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether byte `at` of a Python text is inside a triple-quoted string (a
+/// docstring): an odd number of one kind of `triple_quotes` (the text's
+/// `"""` and `'''`, by position) stand before it.
+fn in_triple_quotes(triple_quotes: &[(usize, &str)], at: usize) -> bool {
+    let opened = |quote: &str| triple_quotes.iter().filter(|(i, q)| *i < at && *q == quote).count();
+    opened("\"\"\"") % 2 == 1 || opened("'''") % 2 == 1
 }
 
 /// The first and last line of the `if __name__ == "__main__":` block at
@@ -389,7 +468,7 @@ mod tests {
 
     /// Whether `text` names the script `p/tools/train.py` of project `p`.
     fn names_trainer(text: &str) -> bool {
-        ScriptNames::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text, true) == [0]
+        ScriptNames::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text, TextKind::Python) == [0]
     }
 
     #[test]
@@ -416,6 +495,33 @@ mod tests {
         assert!(!names_trainer("python -m tools.train_net"));
         assert!(!names_trainer("python -m tools.train.sub"));
         assert!(names_trainer("see tools.train."));
+    }
+
+    /// Whether `text`, a text of `kind`, starts the script `p/tools/train.py`.
+    fn starts_trainer(text: &str, kind: TextKind) -> bool {
+        ScriptNames::new(&BTreeSet::from(["p/tools/train.py".to_string()]), "p").named_in(text, kind) == [0]
+    }
+
+    #[test]
+    fn only_a_command_starts_a_script() {
+        let python = TextKind::Python;
+        assert!(starts_trainer("subprocess.run(['python', 'tools/train.py'])\n", python));
+        assert!(starts_trainer("os.system(f'python train.py --lr {lr}')  # run it\n", python));
+        assert!(!starts_trainer("x = 1  # as in train.py\n", python));
+        assert!(!starts_trainer("def f():\n    \"\"\"Write a loop like `tools/train.py`.\"\"\"\n", python));
+        assert!(starts_trainer("\"\"\"Doc.\"\"\"\nCMD = 'python train.py'\n", python), "after a docstring closes");
+        assert!(!starts_trainer("#!/bin/bash\n# python3 tools/train.py --amp\n", TextKind::Shell));
+        assert!(starts_trainer("nohup python3 tools/train.py --amp &\n", TextKind::Shell));
+        let document = TextKind::Document;
+        assert!(starts_trainer("    python3 tools/train.py --cfg a.yaml\n", document));
+        assert!(starts_trainer("$ ./tools/train.py\n", document));
+        assert!(starts_trainer("      - run: torchrun --nproc_per_node 8 tools/train.py\n", document));
+        assert!(starts_trainer("Run `tools/train.py` to train.\n", document));
+        assert!(starts_trainer("\"!python train.py --epochs 1\\n\",\n", document), "a notebook cell");
+        assert!(starts_trainer("    | normalize.py | train.py \\\n", document), "a pipe stage");
+        assert!(starts_trainer("或运行`tools/train.py`文件\n", document), "Huawei's READMEs say \"run\" in Chinese");
+        assert!(!starts_trainer("One such loop is in [tools/train.py](../../tools/train.py).\n", document));
+        assert!(!starts_trainer("| code | https://github.com/o/r/blob/main/tools/train.py | |\n", document));
     }
 
     #[test]
