@@ -8,8 +8,11 @@
 //! (see [`crate::launches`]).
 //!
 //! Only the function's own project is read (a nested project with its own
-//! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, an import, a
-//! reference in a dictionary or registry, a string, a comment, a document.
+//! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, a
+//! reference in a dictionary or registry, a string, a comment, a document;
+//! an import under its own name is no mention (`from utils import
+//! load_state` calls nothing; a caller mentions the name again), an import
+//! under another name is (`import load_state as ls`: callers say `ls`).
 //! A function is also taken as called when some string literal of the project
 //! starts its name and is then joined with something
 //! (`globals()[f"emulate_int{bits}_{method}"]`, `"train_" + mode`,
@@ -136,7 +139,7 @@ impl<'f> Callers<'f> {
         let mut seen = self.nothing_seen();
         if let Some(words) = &self.words {
             for m in words.find_overlapping_iter(text) {
-                if is_whole_word(text, m.start(), m.end()) {
+                if is_whole_word(text, m.start(), m.end()) && !only_imports(text, m.start(), m.end()) {
                     seen.mentions[m.pattern().as_usize()] += 1;
                 }
             }
@@ -189,6 +192,18 @@ fn builds_name(text: &str, start: usize, end: usize) -> bool {
     let placeholder = rest.starts_with(['{', '%']);
     let added = rest.starts_with(['"', '\'']) && rest[1..].trim_start_matches([' ', '\t']).starts_with('+');
     quoted && (placeholder || added)
+}
+
+/// Whether the name at `start..end` of `text` is imported on a one-line
+/// import statement under its own name (`from utils import load_state`):
+/// importing a function calls nothing, and a caller of it mentions it
+/// again. Under another name (`import load_state as ls`) the callers
+/// mention the other name, so that import counts as a call.
+fn only_imports(text: &str, start: usize, end: usize) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].trim_start();
+    let renamed = text[end..].trim_start_matches([' ', '\t']).starts_with("as ");
+    (line.starts_with("from ") || line.starts_with("import ")) && !renamed
 }
 
 /// Whether `text[start..end]` is not part of a longer identifier.
@@ -248,11 +263,14 @@ mod tests {
                    def pres_check(a):\n    return a\n\n\
                    def load_tensor(p):\n    return p\n";
         functions.insert("ops.py".to_string(), top_level_functions(ops));
-        let train = "from ops import emulate\n# load_tensor is kept for debugging\nemulate(1, 8, 'tensor')\n\
+        let train =
+            "from ops import emulate, pres_check\n# load_tensor is kept for debugging\nemulate(1, 8, 'tensor')\n\
                      state = {'pres': 1, 'model': 2}\n";
         let dead = uncalled(&functions, &[ops, train]);
         let names: Vec<&str> = dead["ops.py"].iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["pres_check"]);
+        assert_eq!(names, ["pres_check"], "imported, never called");
+        let renamed = "from ops import pres_check as check\ncheck(1)\n";
+        assert!(!uncalled(&functions, &[ops, train, renamed]).contains_key("ops.py"), "called under another name");
         let joined =
             ["x = globals()['pres_' + kind]\n", "x = globals()[\"pres_%s\" % kind]\n", "f = 'pres_{}'.format(k)\n"];
         for text in joined {
