@@ -118,8 +118,10 @@ pub enum Entries {
     /// Where a project's shell scripts start some of its entry scripts, the
     /// others (and the modules only they import) are advice, unless
     /// a command elsewhere in the project (a README step, a CI job) starts them; so are the functions that
-    /// nothing in the project calls, and the branches whose test fails with
-    /// the options of every run the shell scripts start.
+    /// nothing in the project calls, the branches whose test fails with
+    /// the options of every run the shell scripts start, and (in any
+    /// project) the tests a skip limits to hosts with CUDA, where the file
+    /// runs without transfer_to_npu.
     Launched,
     /// Every entry script counts as run: every finding keeps its severity.
     All,

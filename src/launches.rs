@@ -84,6 +84,10 @@ pub struct Launches {
     /// findings and that no run of the launch scripts takes
     /// ([`crate::configurations`]).
     pub untaken: Vec<(String, crate::configurations::Untaken)>,
+    /// By display path, in path and line order: the first line of each test
+    /// that holds findings and runs only where CUDA is, in files that run
+    /// without `transfer_to_npu` ([`crate::semantic::cuda_only`]).
+    pub cuda_only_tests: Vec<(String, usize)>,
 }
 
 /// Finds which of `entries` (display paths of one project's entry scripts)
@@ -141,6 +145,7 @@ pub fn find(
         uncalled,
         main_blocks,
         untaken: Vec::new(),
+        cuda_only_tests: Vec::new(),
     }
 }
 

@@ -466,6 +466,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
                 None => analysis.findings.iter().map(|(f, _)| f.line).collect(),
             };
             analysis.gates = options::around(tree.root_node(), text, &finding_lines);
+            analysis.cuda_only_tests = crate::semantic::cuda_only::tests(tree.root_node(), text, &finding_lines);
             if let Some(line) = analysis.cut_at_line {
                 partial.push(format!(
                     "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
@@ -732,8 +733,10 @@ pub fn merge(
         projects: Vec::new(),
     };
     let mut groups: std::collections::BTreeMap<(usize, String), (String, usize)> = Default::default();
+    // By display path, the tests that run only where CUDA is.
+    let mut cuda_only_tests: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     for kept in outcomes {
-        let o = match kept {
+        let mut o = match kept {
             KeptOutcome::Quiet { project, tally, .. } => {
                 result.files_scanned += 1;
                 if let Some(p) = per_project.get_mut(project) {
@@ -749,6 +752,9 @@ pub fn merge(
         result.files_scanned += usize::from(o.scanned);
         if let Some(p) = per_project.get_mut(o.project) {
             p.files_scanned += usize::from(o.scanned);
+        }
+        if !o.analysis.cuda_only_tests.is_empty() {
+            cuda_only_tests.insert(o.path.to_string(), std::mem::take(&mut o.analysis.cuda_only_tests));
         }
         let applied = file_findings(&o, &facts, engine);
         result.problems.extend(o.problem.map(|p| *p));
@@ -805,7 +811,8 @@ pub fn merge(
     result.findings.iter().for_each(|f| finding_lines.entry(f.path.as_str()).or_default().push(f.line));
     let (unmigrated_files, unlaunched_files) =
         decide_processes(&mut per_project, walked, &facts, migration, entries, &finding_lines);
-    // Functions nothing calls, and `__main__` blocks of scripts nothing starts.
+    // Functions nothing calls, `__main__` blocks of scripts nothing starts,
+    // and tests an NPU host skips: without `transfer_to_npu` CUDA is never available.
     let nothing_runs = |f: &Finding| {
         let launches = per_project.get(f.project).map(|p| &p.launches);
         let functions = launches.and_then(|l| l.uncalled.get(f.path.as_str()));
@@ -813,6 +820,15 @@ pub fn merge(
         functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
             || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
     };
+    let skipped_test = |f: &Finding| {
+        let project = per_project.get(f.project);
+        let without_transfer = project.is_some_and(|p| p.migration.style != crate::migration::Style::Automatic)
+            || unmigrated_files.contains(f.path.as_str());
+        let tests = cuda_only_tests.get(f.path.as_str()).filter(|_| entries == Entries::Launched && without_transfer);
+        tests.and_then(|ts| ts.iter().find(|t| (t.0..=t.1).contains(&f.line))).map(|t| t.0)
+    };
+    // The tests an NPU host skips that hold findings, by project, for the report.
+    let mut skipped: BTreeSet<(usize, String, usize)> = BTreeSet::new();
     // The branches no launch takes that hold findings, by project, for the report.
     let mut untaken: BTreeSet<(usize, String, configurations::Untaken)> = BTreeSet::new();
     let mut advise = |f: &mut Finding| {
@@ -821,7 +837,11 @@ pub fn merge(
         if let Some(b) = branch {
             untaken.insert((f.project, f.path.to_string(), b.clone()));
         }
-        if unlaunched_files.contains(f.path.as_str()) || nothing_runs(f) || branch.is_some() {
+        let test = skipped_test(f);
+        if let Some(line) = test {
+            skipped.insert((f.project, f.path.to_string(), line));
+        }
+        if unlaunched_files.contains(f.path.as_str()) || nothing_runs(f) || branch.is_some() || test.is_some() {
             // Code that no process runs blocks nothing either.
             (f.unlaunched, f.blocker, f.severity) = (true, false, crate::finding::Severity::Info);
         } else if let Some(p) = per_project.get(f.project) {
@@ -833,6 +853,11 @@ pub fn merge(
     for (project, path, branch) in untaken {
         if let Some(p) = per_project.get_mut(project) {
             p.launches.untaken.push((path, branch));
+        }
+    }
+    for (project, path, line) in skipped {
+        if let Some(p) = per_project.get_mut(project) {
+            p.launches.cuda_only_tests.push((path, line));
         }
     }
     result.projects = per_project;

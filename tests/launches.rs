@@ -151,10 +151,7 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
         ),
         "{out}"
     );
-    assert!(
-        out.contains("TX001 [info] x6 cuda-call in 5 files: in code that no launch script of the project runs"),
-        "{out}"
-    );
+    assert!(out.contains("TX001 [info] x6 cuda-call in 5 files: in code that nothing runs on the NPU"), "{out}");
     assert!(out.contains("9 findings are in code that nothing runs"), "{out}");
     assert!(!out.contains("fixtures/launches/train.py:14"), "grouped, not listed one by one:\n{out}");
     // The scripts nothing starts are not among those told to import transfer_to_npu.

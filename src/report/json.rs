@@ -66,6 +66,8 @@ struct JsonProject<'a> {
     uncalled_functions: Vec<UncalledFunction<'a>>,
     /// Branches that hold findings and that no run of the launch scripts takes (advice too).
     untaken_branches: Vec<UntakenBranch<'a>>,
+    /// Tests that hold findings and run only where CUDA is: an NPU host skips them (advice too).
+    cuda_only_tests: Vec<Place<'a>>,
     verdict: super::summary::Verdict,
 }
 
@@ -140,6 +142,12 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                     .untaken
                     .iter()
                     .map(|(path, b)| UntakenBranch { path, line: b.line, end_line: b.lines.1, test: &b.test })
+                    .collect(),
+                cuda_only_tests: p
+                    .launches
+                    .cuda_only_tests
+                    .iter()
+                    .map(|(path, line)| Place { path, line: *line })
                     .collect(),
                 verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
             })

@@ -47,6 +47,8 @@ pub fn render(report: &Report) -> String {
             let branches =
                 p.launches.untaken.iter().map(|(path, b)| format!("`{}` (`{}:{}`)", cell(&b.test), cell(path), b.line));
             advice(&mut out, "Branches that no run of the launch scripts takes", branches.collect());
+            let tests = p.launches.cuda_only_tests.iter().map(|(path, line)| format!("`{}:{line}`", cell(path)));
+            advice(&mut out, "Tests that run only where CUDA is, which an NPU host skips", tests.collect());
         }
         projects => {
             let _ = writeln!(out, "| project | migration style | automatic migration |\n|---|---|---|");

@@ -102,7 +102,8 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         if unlaunched > 0 {
             let are = if unlaunched == 1 { "is" } else { "are" };
             let step = format!(
-                "{} {are} in code that nothing runs (no launch script starts it or takes its branch, or nothing calls it): \
+                "{} {are} in code that nothing runs (no launch script starts it or takes its branch, nothing calls it, \
+                 or it is a test an NPU host skips): \
                  advice, one line per rule below \
                  (`--entries all` lists each).",
                 plural(unlaunched, "finding")
@@ -130,9 +131,10 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
     }
 }
 
-/// Says which entry scripts of `project` no launch script runs, and which
-/// of its functions that hold findings nothing calls, if any: the findings
-/// in their code are advice.
+/// Says which entry scripts of `project` no launch script runs, which of
+/// its functions that hold findings nothing calls, which branches no run
+/// takes and which tests an NPU host skips, if any: the findings in their
+/// code are advice.
 fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
     let l = &project.launches;
     if !l.unlaunched.is_empty() {
@@ -152,6 +154,26 @@ fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, pai
     }
     render_uncalled(out, project, indent, paint);
     render_untaken(out, project, indent, paint);
+    render_cuda_only_tests(out, project, indent, paint);
+}
+
+/// Says which tests that hold findings an NPU host skips, for want of CUDA.
+fn render_cuda_only_tests(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
+    let tests = &project.launches.cuda_only_tests;
+    if tests.is_empty() {
+        return;
+    }
+    let named = first_few(tests.iter().map(|(path, line)| format!("{path}:{line}")));
+    let (holds, runs, its) = if tests.len() == 1 { ("holds", "runs", "its") } else { ("hold", "run", "their") };
+    let _ = writeln!(
+        out,
+        "{indent}{} {} that {holds} findings {runs} only where CUDA is available ({}): an NPU host without \
+         transfer_to_npu skips {}, so {its} findings are advice too (`--entries all` keeps their severity).",
+        paint.bold("Tests:"),
+        plural(tests.len(), "test"),
+        visible(&named),
+        if tests.len() == 1 { "it" } else { "them" }
+    );
 }
 
 /// Says which branches that hold findings no run of the launch scripts takes.

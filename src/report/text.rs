@@ -56,7 +56,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
         let (advice, listed): (Vec<&Finding>, Vec<&Finding>) = findings.into_iter().partition(|f| f.is_advice());
         let (unlaunched, advisory): (Vec<&Finding>, Vec<&Finding>) = advice.into_iter().partition(|f| f.unlaunched);
         render_advice(&mut out, &advisory, "handled by transfer_to_npu at run time", paint);
-        render_advice(&mut out, &unlaunched, "in code that no launch script of the project runs", paint);
+        render_advice(&mut out, &unlaunched, "in code that nothing runs on the NPU", paint);
         for f in listed {
             render_finding(&mut out, f, paint);
         }

@@ -142,6 +142,9 @@ pub struct FileAnalysis {
     pub gates: Vec<crate::semantic::options::Gate>,
     /// For a shell script: the Python scripts it starts, with their arguments.
     pub launches: Vec<crate::configurations::Launch>,
+    /// The lines of the tests around its findings that run only where CUDA
+    /// is ([`crate::semantic::cuda_only`]).
+    pub cuda_only_tests: Vec<(usize, usize)>,
 }
 
 impl FileAnalysis {
@@ -157,6 +160,7 @@ impl FileAnalysis {
         self.sites.shrink_to_fit();
         self.groups.shrink_to_fit();
         self.gates.shrink_to_fit();
+        self.cuda_only_tests.shrink_to_fit();
         self.launches.shrink_to_fit();
     }
 }

@@ -2,6 +2,7 @@
 //! module-level definitions, bindings, docstrings and what each loop does.
 
 pub mod calls;
+pub mod cuda_only;
 pub mod dispatch;
 pub mod flow;
 pub mod imports;
