@@ -316,8 +316,46 @@ fn documents(dir: &str, excluded: &Excluded) -> Vec<std::path::PathBuf> {
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
         .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_DOC_BYTES))
         .map(ignore::DirEntry::into_path)
-        .filter(|p| is_doc(p))
+        .filter(|p| is_doc(p) && !inert_ci(p))
         .collect()
+}
+
+/// Where a CI service looks for its configuration, relative to the root of
+/// the repository: a directory of jobs, or a file at the top.
+const CI_DIRS: &[&str] = &[".github", ".circleci", ".buildkite"];
+const CI_FILES: &[&str] = &[
+    ".travis.yml",
+    ".gitlab-ci.yml",
+    "azure-pipelines.yml",
+    "appveyor.yml",
+    ".appveyor.yml",
+    ".drone.yml",
+    "bitbucket-pipelines.yml",
+    "Jenkinsfile",
+];
+
+/// Whether the document at `path` is a CI configuration that no CI service
+/// reads: CI services read theirs only at the root of the repository, and
+/// this one sits in a directory below it (a port keeps upstream's
+/// `.circleci/config.yml` or `.travis.yml` in its own directory of a larger
+/// repository). The repository is the nearest directory above holding
+/// `.git`; with none (an exported tree), nothing is known and the file counts.
+fn inert_ci(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let ci_root = match path
+        .ancestors()
+        .skip(1)
+        .find(|a| a.file_name().and_then(|n| n.to_str()).is_some_and(|n| CI_DIRS.contains(&n)))
+    {
+        Some(ci_dir) => ci_dir.parent(),
+        None if CI_FILES.contains(&name) => path.parent(),
+        None => return false,
+    };
+    let Some(ci_root) = ci_root.map(|r| std::path::absolute(r).unwrap_or_else(|_| r.to_path_buf())) else {
+        return false;
+    };
+    let repository = ci_root.ancestors().find(|a| a.join(".git").exists());
+    repository.is_some_and(|repo| repo != ci_root)
 }
 
 /// The names of a set of scripts, searched in one pass over a text.
@@ -562,6 +600,28 @@ mod tests {
         assert!(!is_test_module("p/test/train_full_8p.py"));
         assert!(!is_test_module("p/testing.py"));
         assert!(!is_test_module("p/latest_model.py"));
+    }
+
+    #[test]
+    fn ci_configuration_below_the_repository_root_runs_nothing() {
+        let root = std::env::temp_dir().join(format!("npu-mem-inert-ci-{}", std::process::id()));
+        let file = |rel: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "script: pytest tests/\n").unwrap();
+            p
+        };
+        let (top, port, travis) =
+            (file("repo/.circleci/config.yml"), file("repo/port/.circleci/config.yml"), file("repo/port/.travis.yml"));
+        let workflow = file("repo/port/.github/workflows/ci.yml");
+        let readme = file("repo/port/README.md");
+        let exported = file("tree/port/.travis.yml");
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        assert!(!inert_ci(&top), "at the root of the repository");
+        assert!(inert_ci(&port) && inert_ci(&travis) && inert_ci(&workflow), "below it");
+        assert!(!inert_ci(&readme), "not a CI configuration");
+        assert!(!inert_ci(&exported), "no repository: nothing known");
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]
