@@ -4,7 +4,8 @@
 //! calls, a second NMS beside the one the model uses); what they hold never
 //! runs. In a project whose launch scripts start its entry scripts (an
 //! application, not a library whose users call its functions), a module-level
-//! function whose name nothing in the project mentions but its own `def` is such code
+//! function whose name nothing in the project mentions but its own lines (its
+//! `def`, a recursive call) is such code
 //! (see [`crate::launches`]).
 //!
 //! Only the function's own project is read (a nested project with its own
@@ -36,6 +37,9 @@ pub struct Function {
     pub first: usize,
     /// Its last line of code.
     pub last: usize,
+    /// How often its own lines mention its name: its `def`, and the calls
+    /// of a recursive function, which call it only once something else has.
+    pub own_mentions: usize,
 }
 
 impl Function {
@@ -65,7 +69,7 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
                 .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""));
             let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
             if let Some(name) = name.filter(|n| may_be_dead(n) && !decorated) {
-                open = Some(Function { name: name.to_string(), first: i + 1, last: i + 1 });
+                open = Some(Function { name: name.to_string(), first: i + 1, last: i + 1, own_mentions: 0 });
             }
             previous_margin = Some(line);
         } else if let Some(f) = open.as_mut() {
@@ -75,7 +79,16 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
         }
     }
     out.extend(open);
+    for f in &mut out {
+        let own = lines[f.first - 1..f.last].iter().map(|l| mentions(l, &f.name)).sum();
+        f.own_mentions = own;
+    }
     out
+}
+
+/// How often `text` mentions `name` as a whole word.
+fn mentions(text: &str, name: &str) -> usize {
+    text.match_indices(name).filter(|(at, _)| is_whole_word(text, *at, at + name.len())).count()
 }
 
 /// Names that something outside the project's text runs: `main` (a console
@@ -159,10 +172,14 @@ impl<'f> Callers<'f> {
     /// of the project say together (`total`, [`Callers::seen_in`] of each
     /// text added up).
     pub fn uncalled(&self, total: &Seen) -> HashMap<String, Vec<Function>> {
-        // Each definition mentions its name once.
+        // Each definition mentions its name in its own lines: its `def`, its recursive calls.
         let mut defined = vec![0usize; self.names.len()];
         let index = |name: &str| self.names.binary_search(&name).ok();
-        self.functions.values().flatten().filter_map(|f| index(&f.name)).for_each(|i| defined[i] += 1);
+        for f in self.functions.values().flatten() {
+            if let Some(i) = index(&f.name) {
+                defined[i] += f.own_mentions;
+            }
+        }
         let dead = |f: &Function| index(&f.name).is_some_and(|i| total.mentions[i] <= defined[i] && !total.built[i]);
         self.functions
             .iter()
@@ -261,20 +278,24 @@ mod tests {
         let ops = "def emulate_int8_tensor(w):\n    return w\n\n\
                    def emulate(w, bits, method):\n    return globals()[f\"emulate_int{bits}_{method}\"](w)\n\n\
                    def pres_check(a):\n    return a\n\n\
-                   def load_tensor(p):\n    return p\n";
+                   def load_tensor(p):\n    return p\n\n\
+                   def walk(m):\n    for c in m.children():\n        walk(c)\n";
         functions.insert("ops.py".to_string(), top_level_functions(ops));
         let train =
             "from ops import emulate, pres_check\n# load_tensor is kept for debugging\nemulate(1, 8, 'tensor')\n\
                      state = {'pres': 1, 'model': 2}\n";
-        let dead = uncalled(&functions, &[ops, train]);
-        let names: Vec<&str> = dead["ops.py"].iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["pres_check"], "imported, never called");
-        let renamed = "from ops import pres_check as check\ncheck(1)\n";
-        assert!(!uncalled(&functions, &[ops, train, renamed]).contains_key("ops.py"), "called under another name");
+        let dead = |texts: &[&str]| -> Vec<String> {
+            uncalled(&functions, texts)
+                .get("ops.py")
+                .map_or(Vec::new(), |fs| fs.iter().map(|f| f.name.clone()).collect())
+        };
+        assert_eq!(dead(&[ops, train]), ["pres_check", "walk"], "imported, never called; called only by itself");
+        let renamed = "from ops import pres_check as check\ncheck(1)\nwalk(model)\n";
+        assert_eq!(dead(&[ops, train, renamed]), Vec::<String>::new(), "called under another name; called");
         let joined =
             ["x = globals()['pres_' + kind]\n", "x = globals()[\"pres_%s\" % kind]\n", "f = 'pres_{}'.format(k)\n"];
         for text in joined {
-            assert!(!uncalled(&functions, &[ops, train, text]).contains_key("ops.py"), "{text}");
+            assert_eq!(dead(&[ops, train, text]), ["walk"], "{text}");
         }
     }
 }
