@@ -106,17 +106,62 @@ pub fn find(
     graph: &mut LazyGraph,
     finding_lines: &HashMap<&str, Vec<usize>>,
 ) -> Launches {
+    // Where some shell scripts are written for the NPU, only they (and what
+    // they run) start NPU runs; the others are the original's recipes.
+    // Launchers that start none of the entry scripts (a Docker start script
+    // naming the NPU devices) say nothing of which scripts run.
+    // The README steps of the project's top directory: the port's own
+    // instructions (the original's documents below it have their own).
+    let documents = || {
+        let entries = std::fs::read_dir(if dir.is_empty() { "." } else { dir }).into_iter().flatten().flatten();
+        let readme = |p: &Path| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.to_ascii_lowercase().starts_with("readme"))
+        };
+        let read = |p: std::path::PathBuf| {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).ok()?).into_owned();
+            Some((p.display().to_string().trim_start_matches("./").to_string(), text))
+        };
+        entries.map(|e| e.path()).filter(|p| p.is_file() && readme(p)).filter_map(read).collect()
+    };
+    let is_command = |text: &str, at: usize| starts_there(text, at, TextKind::Document, &[]);
+    let mut npu_launchers = crate::npu_launchers::closure(files, dir, documents, is_command);
+    let by_npu_launchers: Option<BTreeSet<String>> = npu_launchers.as_ref().map(|scripts| {
+        let python: BTreeSet<String> =
+            files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
+        let names = ScriptNames::new(&python, dir);
+        let by_index: Vec<&String> = python.iter().collect();
+        let named = scripts.iter().flat_map(|(_, text)| names.named_in(text, TextKind::Shell));
+        named.map(|i| by_index[i].clone()).collect()
+    });
+    let by_npu_launchers =
+        by_npu_launchers.filter(|named: &BTreeSet<String>| named.iter().any(|n| entries.contains(n)));
+    if by_npu_launchers.is_none() {
+        npu_launchers = None;
+    }
+    let started_by_shell = |path: &str| match &by_npu_launchers {
+        Some(named) => named.contains(path),
+        None => shell_names.names(path),
+    };
     let (launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
-        entries.iter().cloned().partition(|e| shell_names.names(e) || platform_started(e));
+        entries.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
     if launched.is_empty() {
         return Launches::default();
     }
+    // The shell scripts that start no NPU run: the original's recipes.
+    let inert_shell: HashSet<String> = match &npu_launchers {
+        Some(scripts) => {
+            let npu: HashSet<&str> = scripts.iter().map(|(p, _)| p.as_str()).collect();
+            let shell = files.iter().filter(|f| f.kind == FileKind::Shell).map(|f| f.display().into_owned());
+            shell.filter(|p| !npu.contains(p.as_str())).collect()
+        }
+        None => HashSet::new(),
+    };
     // Test modules are started by a test runner, which is a launcher too.
     let tests: BTreeSet<String> = files
         .iter()
         .filter(|f| f.kind == FileKind::Python && is_test_module(&f.display()))
         .map(|f| f.display().into_owned())
-        .filter(|t| !launched.contains(t) && !shell_names.names(t))
+        .filter(|t| !launched.contains(t) && !started_by_shell(t))
         .collect();
     candidates.extend(tests.iter().cloned());
     let functions = functions_with_findings(files, finding_lines);
@@ -124,12 +169,12 @@ pub fn find(
     // The project's texts are read only when there is something to decide.
     let texts = match candidates.is_empty() && functions.is_empty() {
         true => ProjectTexts::default(),
-        false => read_project(files, dir, excluded, &candidates, &tests, &callers),
+        false => read_project(files, dir, excluded, &inert_shell, &candidates, &tests, &callers),
     };
     let ProjectTexts { started, mut main_blocks, uncalled } = texts;
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
     main_blocks.retain(|path, _| unlaunched.contains(path));
-    let files = match unlaunched.is_empty() {
+    let mut files = match unlaunched.is_empty() {
         true => HashSet::new(),
         false => {
             let graph = graph.get();
@@ -138,6 +183,7 @@ pub fn find(
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
+    files.extend(inert_shell);
     Launches {
         launched: launched.into_iter().collect(),
         unlaunched: unlaunched.into_iter().collect(),
@@ -208,6 +254,7 @@ fn read_project(
     files: &[&ScanFile],
     dir: &str,
     excluded: &Excluded,
+    inert_shell: &HashSet<String>,
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
     callers: &crate::uncalled::Callers,
@@ -232,6 +279,7 @@ fn read_project(
     let scanned = files
         .par_iter()
         .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
+        .filter(|f| !inert_shell.contains(f.display().as_ref()))
         .filter_map(|f| {
             let text = read_source(&f.path(), f.kind).ok()?.text;
             Some(read(&f.display(), Some(f.kind), f.kind == FileKind::Shell, &text))

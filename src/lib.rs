@@ -37,6 +37,7 @@ pub mod launches;
 pub mod migration;
 pub mod named_files;
 pub mod notebook;
+pub mod npu_launchers;
 pub mod output;
 pub mod parse;
 pub mod processes;
