@@ -108,36 +108,10 @@ pub fn find(
 ) -> Launches {
     // Where some shell scripts are written for the NPU, only they (and what
     // they run) start NPU runs; the others are the original's recipes.
-    // Launchers that start none of the entry scripts (a Docker start script
-    // naming the NPU devices) say nothing of which scripts run.
-    // The README steps of the project's top directory: the port's own
-    // instructions (the original's documents below it have their own).
-    let documents = || {
-        let entries = std::fs::read_dir(if dir.is_empty() { "." } else { dir }).into_iter().flatten().flatten();
-        let readme = |p: &Path| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.to_ascii_lowercase().starts_with("readme"))
-        };
-        let read = |p: std::path::PathBuf| {
-            let text = String::from_utf8_lossy(&std::fs::read(&p).ok()?).into_owned();
-            Some((p.display().to_string().trim_start_matches("./").to_string(), text))
-        };
-        entries.map(|e| e.path()).filter(|p| p.is_file() && readme(p)).filter_map(read).collect()
+    let (by_npu_launchers, inert_shell) = match npu_runs(files, dir, entries) {
+        Some((started, inert)) => (Some(started), inert),
+        None => (None, HashSet::new()),
     };
-    let is_command = |text: &str, at: usize| starts_there(text, at, TextKind::Document, &[]);
-    let mut npu_launchers = crate::npu_launchers::closure(files, dir, documents, is_command);
-    let by_npu_launchers: Option<BTreeSet<String>> = npu_launchers.as_ref().map(|scripts| {
-        let python: BTreeSet<String> =
-            files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
-        let names = ScriptNames::new(&python, dir);
-        let by_index: Vec<&String> = python.iter().collect();
-        let named = scripts.iter().flat_map(|(_, text)| names.named_in(text, TextKind::Shell));
-        named.map(|i| by_index[i].clone()).collect()
-    });
-    let by_npu_launchers =
-        by_npu_launchers.filter(|named: &BTreeSet<String>| named.iter().any(|n| entries.contains(n)));
-    if by_npu_launchers.is_none() {
-        npu_launchers = None;
-    }
     let started_by_shell = |path: &str| match &by_npu_launchers {
         Some(named) => named.contains(path),
         None => shell_names.names(path),
@@ -147,15 +121,6 @@ pub fn find(
     if launched.is_empty() {
         return Launches::default();
     }
-    // The shell scripts that start no NPU run: the original's recipes.
-    let inert_shell: HashSet<String> = match &npu_launchers {
-        Some(scripts) => {
-            let npu: HashSet<&str> = scripts.iter().map(|(p, _)| p.as_str()).collect();
-            let shell = files.iter().filter(|f| f.kind == FileKind::Shell).map(|f| f.display().into_owned());
-            shell.filter(|p| !npu.contains(p.as_str())).collect()
-        }
-        None => HashSet::new(),
-    };
     // Test modules are started by a test runner, which is a launcher too.
     let tests: BTreeSet<String> = files
         .iter()
@@ -193,6 +158,46 @@ pub fn find(
         untaken: Vec::new(),
         cuda_only_tests: Vec::new(),
     }
+}
+
+/// Where the project's NPU launch scripts start some of `entries`
+/// ([`crate::npu_launchers`]): the Python files they start, and the shell
+/// scripts that start no NPU run (the original's recipes), by display path.
+/// `None` where no shell script names the NPU, or the ones that do start
+/// no entry script (a Docker start script naming the NPU devices).
+fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Option<(BTreeSet<String>, HashSet<String>)> {
+    // The README steps of the project's top directory: the port's own
+    // instructions (the original's documents below it have their own).
+    let documents = || {
+        let readme = |p: &Path| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let small = p.metadata().is_ok_and(|m| m.is_file() && m.len() <= MAX_DOC_BYTES);
+            name.to_ascii_lowercase().starts_with("readme") && small
+        };
+        let read = |p: std::path::PathBuf| {
+            let text = String::from_utf8_lossy(&std::fs::read(&p).ok()?).into_owned();
+            Some((p.display().to_string().trim_start_matches("./").to_string(), text))
+        };
+        let listed = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path());
+        listed.filter(|p| readme(p)).filter_map(read).collect()
+    };
+    let is_command = |text: &str, at: usize| starts_there(text, at, TextKind::Document, &[]);
+    let scripts = crate::npu_launchers::closure(files, dir, documents, is_command)?;
+    let python: BTreeSet<String> =
+        files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
+    let names = ScriptNames::new(&python, dir);
+    let by_index: Vec<&String> = python.iter().collect();
+    let started: BTreeSet<String> = scripts
+        .iter()
+        .flat_map(|(_, text)| names.named_in(text, TextKind::Shell))
+        .map(|i| by_index[i].clone())
+        .collect();
+    if !started.iter().any(|s| entries.contains(s)) {
+        return None;
+    }
+    let npu: HashSet<&str> = scripts.iter().map(|(p, _)| p.as_str()).collect();
+    let shell = files.iter().filter(|f| f.kind == FileKind::Shell).map(|f| f.display().into_owned());
+    Some((started, shell.filter(|p| !npu.contains(p.as_str())).collect()))
 }
 
 /// By display path, the module-level functions of the project's Python
