@@ -811,8 +811,7 @@ pub fn merge(
     result.findings.iter().for_each(|f| finding_lines.entry(f.path.as_str()).or_default().push(f.line));
     let (unmigrated_files, unlaunched_files) =
         decide_processes(&mut per_project, walked, &facts, migration, entries, &finding_lines);
-    // Functions nothing calls, `__main__` blocks of scripts nothing starts,
-    // and tests an NPU host skips: without `transfer_to_npu` CUDA is never available.
+    // Functions nothing calls, and `__main__` blocks of scripts nothing starts.
     let nothing_runs = |f: &Finding| {
         let launches = per_project.get(f.project).map(|p| &p.launches);
         let functions = launches.and_then(|l| l.uncalled.get(f.path.as_str()));
@@ -820,6 +819,8 @@ pub fn merge(
         functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
             || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
     };
+    // The test around a finding that an NPU host skips, by the line of its
+    // `def`: without `transfer_to_npu` CUDA is never available there.
     let skipped_test = |f: &Finding| {
         let project = per_project.get(f.project);
         let without_transfer = project.is_some_and(|p| p.migration.style != crate::migration::Style::Automatic)
