@@ -63,26 +63,42 @@ pub fn closure(
     }
     let mut reached: BTreeSet<usize> =
         (0..scripts.len()).filter(|&i| npu_dirs.contains(parent(&scripts[i].0))).collect();
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, (path, _)) in scripts.iter().enumerate() {
-        by_name.entry(file_name(path)).or_default().push(i);
-    }
     let paths: Vec<&str> = scripts.iter().map(|(p, _)| p.as_str()).collect();
+    let names = ScriptsByName::new(&paths)?;
     // README steps that run a shell script (`cd framework && sh start.sh`).
     for (doc, text) in documents() {
         let commands = |at: usize| is_command(&text, at);
-        reached.extend(called(&doc, &text, dir, &by_name, &paths, &commands));
+        reached.extend(called(&doc, &text, dir, &names, &paths, &commands));
     }
     let mut todo: Vec<usize> = reached.iter().copied().collect();
     while let Some(i) = todo.pop() {
         let (caller, text) = &scripts[i];
-        for j in called(caller, text, dir, &by_name, &paths, &|_| true) {
+        for j in called(caller, text, dir, &names, &paths, &|_| true) {
             if reached.insert(j) {
                 todo.push(j);
             }
         }
     }
     Some(scripts.into_iter().enumerate().filter(|(i, _)| reached.contains(i)).map(|(_, s)| s).collect())
+}
+
+/// The file names of a project's shell scripts, searched in one pass over
+/// a text, with the scripts (indexes) that bear each.
+struct ScriptsByName {
+    automaton: aho_corasick::AhoCorasick,
+    scripts: Vec<Vec<usize>>,
+}
+
+impl ScriptsByName {
+    /// `None` when the names cannot be searched (too many for the automaton).
+    fn new(paths: &[&str]) -> Option<Self> {
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, path) in paths.iter().enumerate() {
+            by_name.entry(file_name(path)).or_default().push(i);
+        }
+        let (names, scripts): (Vec<&str>, Vec<Vec<usize>>) = by_name.into_iter().unzip();
+        Some(ScriptsByName { automaton: aho_corasick::AhoCorasick::new(names).ok()?, scripts })
+    }
 }
 
 /// The scripts (indexes into `paths`) that the script or document at
@@ -92,34 +108,33 @@ fn called(
     caller: &str,
     text: &str,
     dir: &str,
-    by_name: &HashMap<&str, Vec<usize>>,
+    names: &ScriptsByName,
     paths: &[&str],
     runs_there: &dyn Fn(usize) -> bool,
 ) -> Vec<usize> {
     let cd_dirs: Vec<&str> = CD.captures_iter(text).filter_map(|c| literal_tail(c.get(1)?.as_str())).collect();
     let caller_dir = parent(caller);
     let mut out = Vec::new();
-    for (name, scripts) in by_name {
-        for (at, _) in text.match_indices(name) {
-            if !whole_file_name(text, at, at + name.len()) || !runs_there(at) {
-                continue;
-            }
-            let written = path_before(text, at);
-            let found: Vec<usize> = match literal_tail(written) {
-                // A path: the script whose path ends so.
-                Some(tail) => scripts.iter().copied().filter(|&j| ends_with_dir(parent(paths[j]), tail)).collect(),
-                // A bare name: beside the caller, where it `cd`s, or at the top.
-                None => scripts
-                    .iter()
-                    .copied()
-                    .filter(|&j| {
-                        let d = parent(paths[j]);
-                        d == caller_dir || d == dir || cd_dirs.iter().any(|c| ends_with_dir(d, c))
-                    })
-                    .collect(),
-            };
-            out.extend(if found.is_empty() { scripts.clone() } else { found });
+    for m in names.automaton.find_overlapping_iter(text) {
+        let (at, scripts) = (m.start(), &names.scripts[m.pattern().as_usize()]);
+        if !whole_file_name(text, at, m.end()) || !runs_there(at) {
+            continue;
         }
+        let written = path_before(text, at);
+        let found: Vec<usize> = match literal_tail(written) {
+            // A path: the script whose path ends so.
+            Some(tail) => scripts.iter().copied().filter(|&j| ends_with_dir(parent(paths[j]), tail)).collect(),
+            // A bare name: beside the caller, where it `cd`s, or at the top.
+            None => scripts
+                .iter()
+                .copied()
+                .filter(|&j| {
+                    let d = parent(paths[j]);
+                    d == caller_dir || d == dir || cd_dirs.iter().any(|c| ends_with_dir(d, c))
+                })
+                .collect(),
+        };
+        out.extend(if found.is_empty() { scripts.clone() } else { found });
     }
     out
 }
@@ -208,12 +223,9 @@ mod tests {
             "p/tools/dist_train.sh",
             "p/scripts/prepare.sh",
         ];
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, p) in paths.iter().enumerate() {
-            by_name.entry(file_name(p)).or_default().push(i);
-        }
+        let names = ScriptsByName::new(&paths).expect("searchable names");
         let calls = |caller: &str, text: &str| {
-            let mut c = called(caller, &without_comments(text), "p", &by_name, &paths, &|_| true);
+            let mut c = called(caller, &without_comments(text), "p", &names, &paths, &|_| true);
             c.sort_unstable();
             c.dedup();
             c.into_iter().map(|i| paths[i]).collect::<Vec<_>>()
