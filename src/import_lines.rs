@@ -14,7 +14,7 @@
 pub fn imported_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut in_string: Option<&str> = None;
-    let mut lines = text.lines();
+    let mut lines = crate::source::python_lines(text);
     while let Some(line) = lines.next() {
         let code = line.trim_start();
         if let Some(quote) = in_string {

@@ -540,7 +540,7 @@ fn main_block(text: &str) -> Option<(usize, usize)> {
         )
         .expect("a valid pattern")
     });
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = crate::source::python_lines(text).collect();
     let guard = lines.iter().position(|l| GUARD.is_match(l))?;
     let top_level = |l: &&str| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']) && !l.starts_with("else");
     let next = lines[guard + 1..].iter().position(top_level).map_or(lines.len(), |n| guard + 1 + n);

@@ -40,7 +40,9 @@ pub fn parse_python(text: &str) -> Option<Tree> {
         // Called every hundred parser operations; `true` cancels.
         let mut past_deadline = |_: &tree_sitter::ParseState| Instant::now() > deadline;
         let options = ParseOptions::new().progress_callback(&mut past_deadline);
-        let bytes = text.as_bytes();
+        // Python reads a lone `\r` as a line break; tree-sitter does not.
+        let python = crate::source::python_line_ends(text);
+        let bytes = python.as_bytes();
         let tree = parser.parse_with_options(&mut |at, _| bytes.get(at..).unwrap_or_default(), None, Some(options));
         if tree.is_none() {
             // A cancelled parse leaves state behind; the next file starts afresh.

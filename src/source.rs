@@ -105,7 +105,7 @@ impl LineIndex {
     /// Indexes the line starts of `text`.
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(line_ends(text.as_bytes()).map(|i| i + 1));
         let ascii: Vec<bool> = (0..starts.len())
             .map(|i| {
                 let end = starts.get(i + 1).copied().unwrap_or(text.len());
@@ -209,6 +209,52 @@ pub fn excerpt_of(line: &str) -> String {
     }
 }
 
+/// The offsets of the bytes that end lines as Python reads them: `\n`, and
+/// a `\r` that no `\n` follows (files saved with classic Mac OS line ends,
+/// which Python reads as line breaks: Ascend ModelZoo holds hundreds).
+pub fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let ends = |(i, b): (usize, &u8)| *b == b'\n' || (*b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+    bytes.iter().enumerate().filter(move |&(i, b)| ends((i, b))).map(|(i, _)| i)
+}
+
+/// Whether `text` has a line end that only Python sees: a lone `\r`.
+pub fn has_lone_cr(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    // `contains` on bytes is a memchr: the common case costs one fast pass.
+    bytes.contains(&b'\r') && line_ends(bytes).any(|i| bytes[i] == b'\r')
+}
+
+/// `text` with each lone `\r` read as `\n`, as Python reads it: the same
+/// length, so byte offsets into it are offsets into `text`. Borrowed when
+/// there is none (almost always).
+pub fn python_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
+    if !has_lone_cr(text) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for i in line_ends(text.as_bytes()) {
+        bytes[i] = b'\n';
+    }
+    // Only ASCII bytes changed, so the text is still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| text.to_string()))
+}
+
+/// The lines of `text` as Python reads them, without their line ends; like
+/// `str::lines`, no empty line after a final line end.
+pub fn python_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = line_ends(text.as_bytes());
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = ends.next().unwrap_or(text.len());
+        let line = &text[start..end];
+        start = end + 1;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    })
+}
+
 /// How many characters start in `bytes` (UTF-8 continuation bytes do not).
 fn char_starts(bytes: &[u8]) -> usize {
     bytes.iter().filter(|b| (**b as i8) >= -0x40).count()
@@ -217,6 +263,21 @@ fn char_starts(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{LineIndex, CHAR_BLOCK};
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_as_in_python() {
+        let text = "a\rb\r\nc\nd\r";
+        let lines: Vec<&str> = super::python_lines(text).collect();
+        assert_eq!(lines, ["a", "b", "c", "d"]);
+        assert_eq!(super::python_lines("a\n\nb").collect::<Vec<_>>(), "a\n\nb".lines().collect::<Vec<_>>());
+        assert_eq!(super::python_line_ends(text), "a\nb\r\nc\nd\n");
+        assert!(super::has_lone_cr(text));
+        assert!(!super::has_lone_cr("a\r\nb\n"));
+        let index = LineIndex::new(text);
+        assert_eq!(index.position(text, 2).line, 2, "b is on line 2");
+        assert_eq!(index.position(text, 5).line, 3, "c is on line 3");
+        assert_eq!(index.line_text(text, 2), "b");
+    }
 
     #[test]
     fn offset_inverts_position() {

@@ -61,7 +61,8 @@ pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
         }
     }
     comments.sort_unstable();
-    directives_in(text, &comments)
+    // Lines as Python counts them (a lone `\r` ends one); the same offsets.
+    directives_in(&crate::source::python_line_ends(text), &comments)
 }
 
 /// Every suppression in the comments of a shell script. A `#` starts a

@@ -52,7 +52,7 @@ impl Function {
 /// The module-level, undecorated functions of a Python file's text that
 /// may be dead (not `main`, not a test, not a special name).
 pub fn top_level_functions(text: &str) -> Vec<Function> {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = crate::source::python_lines(text).collect();
     let mut out: Vec<Function> = Vec::new();
     let mut open: Option<Function> = None;
     // The last line that starts at the margin: a decorator, also one whose

@@ -422,3 +422,20 @@ fn a_gbk_launch_script_is_fixed_unless_its_encoding_would_change_other_bytes() {
     assert_eq!(std::fs::read(dir.join("lossy.sh")).unwrap(), script(b"\x80"), "{}", run.stderr);
     assert!(run.stderr.contains("lossy.sh") && run.stderr.contains("would not give the same bytes"), "{}", run.stderr);
 }
+
+#[test]
+fn classic_mac_line_ends_are_lines_and_survive_a_fix() {
+    // Python reads a lone CR as a line break; files saved so are common in real ports.
+    let dir = temp_dir("fix-lone-cr");
+    let text = "import torch\rx = torch.ones(2).cuda()  # npu-mem: ignore[TX001] -- kept\ry = torch.ones(3).cuda()\r";
+    std::fs::write(dir.join("mac.py"), text).unwrap();
+    let report = json_in(&dir, &["--target", "2.1"]);
+    assert_eq!(report["errors"], serde_json::json!([]), "no syntax error: {report}");
+    let tx001: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX001").collect();
+    assert_eq!(tx001.len(), 1, "the suppressed line stays quiet: {report}");
+    assert_eq!((tx001[0]["line"].as_u64(), tx001[0]["column"].as_u64()), (Some(3), Some(5)));
+    let fixed = npu_mem_in(&dir, &["scan", ".", "--fix", "--target", "2.1", "--fail-on", "never"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stderr);
+    let expected = "import torch\rimport torch_npu\rx = torch.ones(2).cuda()  # npu-mem: ignore[TX001] -- kept\ry = torch.ones(3).npu()\r";
+    assert_eq!(std::fs::read_to_string(dir.join("mac.py")).unwrap(), expected);
+}

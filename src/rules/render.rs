@@ -296,11 +296,11 @@ fn in_line_endings_of(src: &str, lines: &LineIndex, text: String) -> String {
     if !text.contains('\n') {
         return text;
     }
-    // The first line's break, from the index: its length is not looked at.
-    // Without any LF, the file is one line or uses lone CRs.
-    let newline = match lines.line_start(2) {
-        Some(next) if src[..next - 1].ends_with('\r') => "\r\n",
-        None if src.contains('\r') => "\r",
+    // The first line's break, from the index, which ends lines at a lone CR too.
+    let Some(next) = lines.line_start(2) else { return text };
+    let newline = match &src.as_bytes()[..next] {
+        [.., b'\r'] => "\r",
+        [.., b'\r', b'\n'] => "\r\n",
         _ => return text,
     };
     text.replace("\r\n", "\n").replace('\n', newline)

@@ -184,7 +184,7 @@ fn stored_in(src: &str, namespaces: &[&str]) -> Vec<(String, Option<Literal>)> {
         NAMESPACES.contains(&last) || HOLDERS.contains(&last) || namespaces.contains(&last)
     };
     let mut out: Vec<(String, Option<Literal>)> = Vec::new();
-    for line in src.lines() {
+    for line in crate::source::python_lines(src) {
         let line = line.trim_start();
         if let Some(rest) = line.strip_prefix("setattr(") {
             let mut parts = rest.split(',').map(str::trim);
@@ -254,7 +254,7 @@ fn replaces_values(src: &str) -> bool {
         NAMESPACES.contains(&object)
     };
     src.contains("parse_args(namespace=")
-        || src.lines().any(|l| {
+        || crate::source::python_lines(src).any(|l| {
             let l = l.trim_start();
             let dict_update = l.find(".__dict__.update(").is_some_and(|at| on_options(&l[..at]));
             let vars_update = l

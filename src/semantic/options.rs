@@ -112,7 +112,7 @@ pub fn around(root: Node, src: &str, finding_lines: &[usize]) -> Vec<Gate> {
 /// Identifiers this file binds to parsed options (`conf = parser.parse_args()`),
 /// besides the conventional [`NAMESPACES`].
 pub fn parsed_names(src: &str) -> Vec<&str> {
-    src.lines()
+    crate::source::python_lines(src)
         .filter(|l| l.contains("parse_args(") || l.contains("parse_known_args("))
         .filter_map(|l| {
             let (lhs, _) = l.split_once('=')?;
