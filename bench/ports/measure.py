@@ -390,6 +390,7 @@ def main():
     port_findings_all = []
     missed_rows = []
     inserted_rows = []
+    migration_rows = []
     for p in pairs:
         model = p["model"]
         tag = re.sub(r"[^A-Za-z0-9_.-]", "_", model)
@@ -439,6 +440,9 @@ def main():
                     hit_nontriv += 1
             for n, (pj, ptext, small) in sorted(mig.items()):
                 codes = by_line.get((urel, n))
+                migration_rows.append(dict(set=p["set"], model=model, orig=f"{urel}:{n}",
+                                           port=f"{p['port_dir']}/{prel}:{pj}",
+                                           codes=",".join(sorted(set(codes or []))) or "-"))
                 if codes:
                     hit_mig += 1
                     hit_codes.update(sorted(set(codes)))
@@ -507,6 +511,11 @@ def main():
                        fix_ratio=ratio(pp["fix_overlap"], pp["migration_lines"]),
                        hit_codes=",".join(f"{k}:{v}" for k, v in pp["hit_codes"].items()))
             f.write("\t".join(str(row[c]) for c in cols) + "\n")
+    # every migration line with the codes that hit it (locations only), for readings of the lines
+    with open(os.path.join(args.out, "migration-lines.tsv"), "w") as f:
+        f.write("set\tmodel\torig_location\tport_location\tcodes\n")
+        for r in migration_rows:
+            f.write(f"{r['set']}\t{r['model']}\t{r['orig']}\t{r['port']}\t{r['codes']}\n")
     # missed migration lines by category, with examples (locations only, no source)
     with open(os.path.join(args.out, "missed.tsv"), "w") as f:
         f.write("set\tmodel\tcategory\ttoken\torig_location\tport_location\n")
