@@ -422,6 +422,15 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         _ => None,
     };
     let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
+    if let Some(target) = link_saved_as_file(file.kind, text) {
+        let message = format!(
+            "holds only the path `{target}`: a symbolic link saved as a regular file (a checkout or archive that \
+             did not keep the link); skipped: restore the link, or scan the file it names"
+        );
+        out.problem = problem(ProblemKind::Skipped, message);
+        out.scanned = false;
+        return out;
+    }
     // A shell script is always read: it needs no parse, and what a launch
     // command passes can make a project fact true (`project_has`) without
     // any rule's trigger word in it.
@@ -906,6 +915,19 @@ fn decide_processes(
         }
     }
     (unmigrated_files, unlaunched_files)
+}
+
+/// The path a Python file holds when that path is all it holds
+/// (`../../asr1/local/data_prep.py`): a symbolic link that a checkout on a
+/// system without links, or an upload, turned into a file. Python would
+/// reject it as a syntax error.
+fn link_saved_as_file(kind: FileKind, text: &str) -> Option<&str> {
+    let target = text.trim();
+    let path_like = target.len() < 4096
+        && target.ends_with(".py")
+        && target.contains('/')
+        && !target.contains(|c: char| c.is_whitespace() || matches!(c, '(' | '=' | '#' | '"' | '\''));
+    (kind == FileKind::Python && path_like).then_some(target)
 }
 
 /// `per-file-ignores` from the configuration: glob -> codes; a glob without

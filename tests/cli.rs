@@ -72,6 +72,9 @@ fn hostile_files_are_reported_and_the_scan_goes_on() {
     std::fs::write(dir.join("nul.py"), b"import torch\x00\n").unwrap();
     std::fs::write(dir.join("empty.py"), b"").unwrap();
     std::fs::write(dir.join("broken.py"), "import torch\ndef f(:\n    y = x.cuda()\n").unwrap();
+    // A symbolic link that an upload saved as a file holding its target.
+    std::fs::write(dir.join("link.py"), "../../asr1/local/data_prep.py\n").unwrap();
+    std::fs::write(dir.join("division.py"), "import torch\nx = 1/2\n").unwrap();
     let deep = format!("import torch\nx = {}1{}\ny = torch.ones(1).cuda()\n", "(".repeat(5000), ")".repeat(5000));
     std::fs::write(dir.join("deep.py"), deep).unwrap();
     let lists = format!(
@@ -96,10 +99,13 @@ fn hostile_files_are_reported_and_the_scan_goes_on() {
     assert!(find("latin1.py")["message"].as_str().unwrap().contains("UTF-8"));
     assert!(find("nul.py")["message"].as_str().unwrap().contains("binary"));
     assert_eq!(find("broken.py")["kind"], "partial");
+    assert_eq!(find("link.py")["kind"], "skipped");
+    assert!(find("link.py")["message"].as_str().unwrap().contains("symbolic link saved as a regular file"));
+    assert!(!errors.iter().any(|e| e["path"] == "division.py"), "{errors:?}");
     for deep in ["deep.py", "deep_lists.py"] {
         assert_eq!(find(deep)["kind"], "partial", "nesting beyond the analysed depth is reported");
     }
-    assert_eq!(errors.len(), 5, "{errors:?}");
+    assert_eq!(errors.len(), 6, "{errors:?}");
     let codes: Vec<(String, u64)> = report["findings"]
         .as_array()
         .unwrap()
@@ -117,7 +123,7 @@ fn hostile_files_are_reported_and_the_scan_goes_on() {
     // literal test has no depth bound (DL003 is for a non-literal count).
     assert!(codes.contains(&("deep_lists.py:DL002".to_string(), 2)), "{codes:?}");
     assert!(!codes.iter().any(|(c, _)| c == "deep_lists.py:DL003"), "a deep literal is a literal: {codes:?}");
-    assert_eq!(report["files_scanned"], 4, "empty, broken, deep and deep_lists are scanned");
+    assert_eq!(report["files_scanned"], 5, "empty, division, broken, deep and deep_lists are scanned");
     assert!(run.stderr.contains("latin1.py") && run.stderr.contains("nul.py"), "{}", run.stderr);
 }
 
