@@ -53,6 +53,7 @@ struct StoredFinding {
     byte_range: (usize, usize),
     source_line: String,
     fix_description: Option<String>,
+    only_under_automatic: bool,
 }
 
 /// One file's analysis as stored.
@@ -99,6 +100,7 @@ impl StoredOutcome {
                     byte_range: f.byte_range,
                     source_line: f.source_line.clone(),
                     fix_description: f.fix.as_ref().map(|x| x.description.clone()),
+                    only_under_automatic: f.only_under_automatic,
                 })
                 .collect(),
             facts: a.facts.clone(),
@@ -120,8 +122,12 @@ impl StoredOutcome {
             .findings
             .iter()
             .map(|s| {
-                let mut finding =
-                    Finding { byte_range: s.byte_range, source_line: s.source_line.clone(), ..s.finding.clone() };
+                let mut finding = Finding {
+                    byte_range: s.byte_range,
+                    source_line: s.source_line.clone(),
+                    only_under_automatic: s.only_under_automatic,
+                    ..s.finding.clone()
+                };
                 if let (Some(fix), Some(description)) = (finding.fix.as_mut(), &s.fix_description) {
                     fix.description = description.clone();
                 }

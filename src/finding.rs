@@ -243,6 +243,10 @@ pub struct Finding {
     pub auto_migrated: bool,
     /// Whether the pattern blocks automatic migration.
     pub blocker: bool,
+    /// Whether the pattern breaks only under automatic migration (the rule's
+    /// `only_under_automatic`): elsewhere the finding is info.
+    #[serde(skip)]
+    pub only_under_automatic: bool,
     /// Whether the finding is advice only: its project is on automatic
     /// migration, which handles it at run time (its severity is then `info`).
     #[serde(default)]

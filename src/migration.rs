@@ -124,10 +124,16 @@ impl Assumed {
     /// Makes `f` advice when its project is on automatic migration and the
     /// rule's pattern is one `transfer_to_npu` handles: severity `info`,
     /// marked advisory. Its fix stays. A finding in a file that only runs
-    /// without `transfer_to_npu` (`unmigrated`) is left as it is.
+    /// without `transfer_to_npu` (`unmigrated`) is left as it is. A pattern
+    /// that only `transfer_to_npu` breaks is info where it does not run:
+    /// it still blocks turning automatic migration on.
     pub fn apply(&self, f: &mut Finding, unmigrated: bool) {
-        if self.style == Style::Automatic && f.auto_migrated && !f.blocker && !unmigrated {
+        let automatic = self.style == Style::Automatic && !unmigrated;
+        if automatic && f.auto_migrated && !f.blocker {
             f.advisory = true;
+            f.severity = Severity::Info;
+        }
+        if f.only_under_automatic && !automatic {
             f.severity = Severity::Info;
         }
     }

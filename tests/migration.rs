@@ -414,3 +414,23 @@ fn a_project_vendored_inside_another_shares_its_facts() {
     let paths: Vec<String> = findings(&report).into_iter().map(|(path, ..)| path).collect();
     assert_eq!(paths, ["otherlib/otherlib/hooks.py"], "the vendored copy runs with the project's Ascend apex");
 }
+
+#[test]
+fn a_pattern_only_automatic_migration_breaks_is_info_without_it_and_still_blocks_it() {
+    let dir = temp_dir("migration-jit-save");
+    let export =
+        "import torch\n\n\ndef export(model, path):\n    scripted = torch.jit.script(model)\n    scripted.save(path)\n";
+    std::fs::write(dir.join("export.py"), export).unwrap();
+    let tx015 = |args: &[&str]| {
+        let run =
+            npu_mem_in(&dir, &[&["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"], args].concat());
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let f = report["findings"].as_array().unwrap().iter().find(|f| f["code"] == "TX015").cloned();
+        f.map(|f| (f["severity"].as_str().unwrap().to_string(), f["blocker"].as_bool().unwrap()))
+    };
+    assert_eq!(tx015(&[]), Some(("info".to_string(), true)), "manual: scripting works, advice that blocks");
+    assert_eq!(tx015(&["--migration", "auto"]), Some(("warning".to_string(), true)), "automatic: the save fails");
+    let (out, code) = text(&dir, &["."]);
+    assert_eq!(code, 0, "info does not fail the default gate: {out}");
+    assert!(out.contains("Automatic migration (transfer_to_npu): blocked by 1 finding (TX015 x1)"), "{out}");
+}

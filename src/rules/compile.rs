@@ -250,6 +250,7 @@ impl Compiler {
             message: r.message,
             auto_migrated: r.auto_migrated,
             blocker: r.blocker,
+            only_under_automatic: r.only_under_automatic,
             overrides: r.overrides,
             target,
             triggers: r.triggers,

@@ -501,6 +501,8 @@ pub struct Rule {
     pub auto_migrated: bool,
     /// Blocks automatic migration.
     pub blocker: bool,
+    /// Breaks only under automatic migration (info elsewhere).
+    pub only_under_automatic: bool,
     /// Codes this rule's findings replace on the same node.
     pub overrides: Vec<String>,
     /// Versions it applies to.
@@ -549,6 +551,7 @@ impl Rule {
             message,
             auto_migrated: self.auto_migrated,
             blocker: self.blocker,
+            only_under_automatic: self.only_under_automatic,
             advisory: false,
             unlaunched: false,
             fix: None,

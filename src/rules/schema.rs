@@ -86,6 +86,11 @@ pub struct RuleSpec {
     /// Blocks automatic migration.
     #[serde(default)]
     pub blocker: bool,
+    /// The pattern is right as written and only `transfer_to_npu` breaks it:
+    /// where a project does not use automatic migration, the finding is
+    /// info, and it still blocks automatic migration in the report's verdict.
+    #[serde(default)]
+    pub only_under_automatic: bool,
     /// Where this predicate-only matcher holds, `transfer_to_npu` handles
     /// the finding after all: it is `auto_migrated` and not a blocker.
     #[serde(default)]
