@@ -161,7 +161,8 @@ pub fn find(
 }
 
 /// Where the project's NPU launch scripts start some of `entries`
-/// ([`crate::npu_launchers`]): the Python files they start, and the shell
+/// ([`crate::npu_launchers`]): the Python files they start (by path or
+/// module, or by a command the project installs, [`crate::console_scripts`]), and the shell
 /// scripts that start no NPU run (the original's recipes), by display path.
 /// `None` where no shell script names the NPU, or the ones that do start
 /// no entry script (a Docker start script naming the NPU devices).
@@ -187,10 +188,13 @@ fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Optio
         files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
     let names = ScriptNames::new(&python, dir);
     let by_index: Vec<&String> = python.iter().collect();
+    // Scripts run by path, and modules run by the commands the project installs (`fairseq-train`).
+    let commands = crate::console_scripts::of_project(dir, &python);
     let started: BTreeSet<String> = scripts
         .iter()
         .flat_map(|(_, text)| names.named_in(text, TextKind::Shell))
         .map(|i| by_index[i].clone())
+        .chain(scripts.iter().flat_map(|(_, text)| crate::console_scripts::started_in(text, &commands)))
         .collect();
     if !started.iter().any(|s| entries.contains(s)) {
         return None;

@@ -26,6 +26,7 @@ pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod configurations;
+pub mod console_scripts;
 pub mod diff;
 pub mod encoding;
 pub mod error;

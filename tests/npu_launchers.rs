@@ -61,3 +61,25 @@ fn without_a_script_that_names_the_npu_every_shell_script_launches() {
     assert_eq!(report["projects"][0]["unlaunched_entries"], serde_json::json!([]));
     assert!(report["findings"].as_array().unwrap().iter().all(|f| f["unlaunched"] == false));
 }
+
+/// `fixtures/console_scripts`: the NPU launch script starts `toy-train`, a
+/// command that setup.py's `console_scripts` declares for
+/// `toycli.train:cli_main`; nothing runs the unit tests.
+#[test]
+fn a_command_the_project_installs_starts_its_module() {
+    let report = common::scan_json(&["--no-cache", "fixtures/console_scripts"]);
+    let project = &report["projects"][0];
+    let strip = |list: &serde_json::Value| -> Vec<String> {
+        let list = list.as_array().expect("a list");
+        list.iter().map(|e| e.as_str().unwrap().trim_start_matches("fixtures/console_scripts/").to_string()).collect()
+    };
+    assert_eq!(strip(&project["launched_entries"]), ["toycli/train.py"]);
+    assert_eq!(strip(&project["unlaunched_entries"]), ["tests/test_train.py"]);
+    let severity = |path: &str| {
+        let findings = report["findings"].as_array().unwrap();
+        let f = findings.iter().find(|f| f["path"].as_str().unwrap().ends_with(path)).expect("a finding");
+        (f["severity"].as_str().unwrap().to_string(), f["unlaunched"] == true)
+    };
+    assert_eq!(severity("toycli/train.py"), ("warning".to_string(), false));
+    assert_eq!(severity("tests/test_train.py"), ("info".to_string(), true));
+}

@@ -1,0 +1,109 @@
+//! The commands a project installs, and the modules they run. A package's
+//! `console_scripts` (setup.py, setup.cfg) or `[project.scripts]`
+//! (pyproject.toml) turn `fairseq-train = fairseq_cli.train:cli_main` into
+//! a command; launch scripts then start `fairseq-train`, never the file
+//! `fairseq_cli/train.py`. Huawei's fairseq ports (Scaling-nmt, M2M-100,
+//! Data2vec) train that way.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// One `name = module:function` declaration.
+static DECLARATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"(?m)["']?([A-Za-z0-9][\w.-]*)["']?\s*=\s*["']?([A-Za-z_][\w.]*)\s*:\s*[A-Za-z_][\w.]*"#)
+        .expect("a valid pattern")
+});
+
+/// The commands the packaging files in the project directory `dir` (as
+/// displayed, `.` for the working directory) declare, each with the file
+/// among `python` (display paths) whose module it runs; declarations whose
+/// module is not a file of the project are left out.
+pub fn of_project(dir: &str, python: &BTreeSet<String>) -> Vec<(String, String)> {
+    let read = |name: &str| std::fs::read_to_string(Path::new(dir).join(name)).unwrap_or_default();
+    let mut declared = Vec::new();
+    // setup.py and setup.cfg: in the `console_scripts` list or section.
+    for text in [read("setup.py"), read("setup.cfg")] {
+        if let Some(at) = text.find("console_scripts") {
+            declared.extend(declarations(section(&text[at..])));
+        }
+    }
+    // pyproject.toml: `[project.scripts]` or Poetry's `[tool.poetry.scripts]`.
+    let pyproject = read("pyproject.toml");
+    for table in ["[project.scripts]", "[tool.poetry.scripts]"] {
+        if let Some(at) = pyproject.find(table) {
+            declared.extend(declarations(section(&pyproject[at + table.len()..])));
+        }
+    }
+    declared.into_iter().filter_map(|(name, module)| Some((name, module_file(dir, &module, python)?))).collect()
+}
+
+/// The declarations up to the end of a list, a setup.cfg section or a TOML
+/// table: the next `]` that closes a line, or a line that opens a section.
+fn section(text: &str) -> &str {
+    let end = text.find("\n[").into_iter().chain(text.find(']')).min().unwrap_or(text.len());
+    &text[..end]
+}
+
+/// `(command, module)` of each declaration in `text`.
+fn declarations(text: &str) -> Vec<(String, String)> {
+    DECLARATION.captures_iter(text).map(|c| (c[1].to_string(), c[2].to_string())).collect()
+}
+
+/// The file of `module` in the project `dir`: `pkg/mod.py` or
+/// `pkg/mod/__init__.py`, at the top or under `src/`.
+fn module_file(dir: &str, module: &str, python: &BTreeSet<String>) -> Option<String> {
+    let relative = module.replace('.', "/");
+    let prefix = if dir == "." { String::new() } else { format!("{dir}/") };
+    [format!("{relative}.py"), format!("{relative}/__init__.py")]
+        .into_iter()
+        .flat_map(|r| [format!("{prefix}{r}"), format!("{prefix}src/{r}")])
+        .find(|candidate| python.contains(candidate))
+}
+
+/// Where `text`, a shell script, runs one of `commands` (as returned by
+/// [`of_project`]): a simple command that starts with its name, maybe after
+/// `nohup`, `exec`, `time`, `env` or variable assignments. The files those
+/// commands run.
+pub fn started_in(text: &str, commands: &[(String, String)]) -> Vec<String> {
+    static COMMAND_START: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?m)(?:^|[;&|(`]|\$\()\s*(?:(?:nohup|exec|time|env|sudo)\s+|\w+=\S*\s+)*([A-Za-z0-9][\w.-]*)"#,
+        )
+        .expect("a valid pattern")
+    });
+    let words: BTreeSet<&str> =
+        COMMAND_START.captures_iter(text).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+    commands.iter().filter(|(name, _)| words.contains(name.as_str())).map(|(_, file)| file.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_are_read_from_each_packaging_format() {
+        let setup_py = "setup(\n  entry_points={\n    \"console_scripts\": [\n      \"fairseq-train = fairseq_cli.train:cli_main\",\n      'tool=pkg.tool:main',\n    ],\n  },\n  version='1.0',\n)\n";
+        assert_eq!(
+            declarations(section(&setup_py[setup_py.find("console_scripts").unwrap()..])),
+            [("fairseq-train".into(), "fairseq_cli.train".into()), ("tool".into(), "pkg.tool".into())]
+        );
+        let cfg = "[options.entry_points]\nconsole_scripts =\n    run-it = app.cli:main\n[flake8]\nx = a:b\n";
+        assert_eq!(
+            declarations(section(&cfg[cfg.find("console_scripts").unwrap()..])),
+            [("run-it".into(), "app.cli".into())]
+        );
+        let toml = "[project.scripts]\nyolo = \"ultralytics.cfg:entrypoint\"\n\n[tool.other]\nz = \"q:r\"\n";
+        let at = toml.find("[project.scripts]").unwrap() + "[project.scripts]".len();
+        assert_eq!(declarations(section(&toml[at..])), [("yolo".into(), "ultralytics.cfg".into())]);
+    }
+
+    #[test]
+    fn a_command_starts_its_module_only_where_a_command_starts() {
+        let commands = vec![("fairseq-train".to_string(), "fairseq_cli/train.py".to_string())];
+        let started = |text: &str| started_in(text, &commands).len();
+        assert_eq!(started("nohup fairseq-train data-bin \\\n  --arch big > log 2>&1 &\n"), 1);
+        assert_eq!(started("cd x && CUDA_VISIBLE_DEVICES=0 fairseq-train data\n"), 1);
+        assert_eq!(started("echo use fairseq-train to train\n"), 0);
+        assert_eq!(started("python3 train.py --tool fairseq-train\n"), 0);
+    }
+}
