@@ -341,16 +341,24 @@ static TEST_RUNNER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
     .expect("a valid pattern")
 });
 
-/// Whether a script's own text says it is meant to run: it names the NPU
-/// (the port edited it), or it is an application a person starts.
+/// Whether a script's own text says it is meant to run: it uses the NPU
+/// (the port edited it), or it is an application a person starts. An
+/// `import torch_npu` alone is no sign: Huawei added one, under a check of
+/// the torch version, to every Python file of many ports, scripts they never
+/// run included (720 such imports in ModelZoo `PyTorch/`).
 fn runs_by_itself(text: &str) -> bool {
     static MEANT_TO_RUN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"(?m)\bnpu\b|torch_npu|^\s*(?:import|from)\s+(?:gradio|streamlit|flask|fastapi|uvicorn|tornado)\b|\binput\(",
+            r"(?m)\bnpu\b|transfer_to_npu|^\s*(?:import|from)\s+(?:gradio|streamlit|flask|fastapi|uvicorn|tornado)\b|\binput\(",
         )
         .expect("a valid pattern")
     });
-    MEANT_TO_RUN.is_match(text)
+    let uses_torch_npu = |line: &str| {
+        let code = line.trim_start();
+        !(code.starts_with("import ") || code.starts_with("from ") || code.starts_with('#'))
+            && line.contains("torch_npu")
+    };
+    MEANT_TO_RUN.is_match(text) || (text.contains("torch_npu") && crate::source::python_lines(text).any(uses_torch_npu))
 }
 
 /// The documents of the project directory `dir` (as displayed) that may
@@ -626,7 +634,9 @@ mod tests {
 
     #[test]
     fn npu_code_and_applications_run_by_themselves() {
-        assert!(runs_by_itself("import torch_npu\n"));
+        assert!(!runs_by_itself("import torch\nif torch.__version__ >= '1.8':\n    import torch_npu\nx.cuda()\n"));
+        assert!(runs_by_itself("import torch_npu\ntorch_npu.npu_format_cast(x, 29)\n"));
+        assert!(runs_by_itself("from torch_npu.contrib import transfer_to_npu\n"));
         assert!(runs_by_itself("model.to('npu:0')\n"));
         assert!(runs_by_itself("    x = x.npu()\n"));
         assert!(runs_by_itself("import gradio as gr\n"));
