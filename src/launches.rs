@@ -90,8 +90,20 @@ pub struct Launches {
     pub cuda_only_tests: Vec<(String, usize)>,
 }
 
-/// Finds which of `entries` (display paths of one project's entry scripts)
-/// run: `files` are the project's files, `dir` its directory as displayed,
+/// A project's entry scripts, by display path: those with an `if __name__
+/// == "__main__":` guard, and scripts without one that parse their options
+/// at module level (Hilander's `train.py`), which count only where a launch
+/// script starts them or nothing imports them (a `config.py` that parses
+/// options is a module).
+pub struct EntryScripts<'a> {
+    /// Scripts with a `__main__` guard.
+    pub guarded: &'a BTreeSet<String>,
+    /// Scripts that parse options at module level, without a guard.
+    pub unguarded: &'a BTreeSet<String>,
+}
+
+/// Finds which of `entries` (one project's entry scripts) run: `files`
+/// are the project's files, `dir` its directory as displayed,
 /// `shell_names` the file names its shell scripts spell out, `graph` its
 /// import graph (read only when some entry is not launched); documents
 /// under `dir` that the scan excludes are not read. `finding_lines` holds
@@ -101,14 +113,15 @@ pub fn find(
     files: &[&ScanFile],
     dir: &str,
     excluded: &Excluded,
-    entries: &BTreeSet<String>,
+    entries: EntryScripts,
     shell_names: &NamedFiles,
     graph: &mut LazyGraph,
     finding_lines: &HashMap<&str, Vec<usize>>,
 ) -> Launches {
+    let all_entries: BTreeSet<String> = entries.guarded.union(entries.unguarded).cloned().collect();
     // Where some shell scripts are written for the NPU, only they (and what
     // they run) start NPU runs; the others are the original's recipes.
-    let (by_npu_launchers, inert_shell) = match npu_runs(files, dir, entries) {
+    let (by_npu_launchers, inert_shell) = match npu_runs(files, dir, &all_entries) {
         Some((started, inert)) => (Some(started), inert),
         None => (None, HashSet::new()),
     };
@@ -117,10 +130,17 @@ pub fn find(
         None => shell_names.names(path),
     };
     let (launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
-        entries.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
+        all_entries.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
     if launched.is_empty() {
         return Launches::default();
     }
+    // A script without a guard that something imports is a module.
+    let unguarded: Vec<String> = candidates.intersection(entries.unguarded).cloned().collect();
+    if !unguarded.is_empty() {
+        let imported = graph.get().imported(&unguarded.iter().cloned().collect());
+        candidates.retain(|c| !imported.contains(c));
+    }
+    let entries = &all_entries;
     // Test modules are started by a test runner, which is a launcher too.
     let tests: BTreeSet<String> = files
         .iter()

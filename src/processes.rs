@@ -88,6 +88,14 @@ impl<'f> ProjectGraph<'f> {
         paths.iter().filter_map(|p| self.index.get(p.as_str()).copied()).collect()
     }
 
+    /// Those of the files at `paths` (display paths) that some file of the
+    /// project imports.
+    pub fn imported(&self, paths: &BTreeSet<String>) -> HashSet<String> {
+        let wanted: HashSet<usize> = self.ids(paths).into_iter().collect();
+        let imported: HashSet<usize> = self.edges.iter().flatten().copied().filter(|j| wanted.contains(j)).collect();
+        imported.into_iter().map(|i| self.python[i].display().to_string()).collect()
+    }
+
     /// The files (display paths) that `roots` reach, themselves included,
     /// and that `others` do not.
     pub fn only_reached_from(&self, roots: &[usize], others: &[usize]) -> HashSet<String> {

@@ -73,6 +73,9 @@ pub struct ProjectOutcome {
     pub transfer_imports: Vec<(String, usize)>,
     /// Its entry scripts (sites of the `entry-scripts` lists), in path and line order.
     pub entry_scripts: Vec<(String, usize)>,
+    /// Scripts without a `__main__` guard that parse options at module
+    /// level (sites of the `unguarded-scripts` lists), in path and line order.
+    pub unguarded_scripts: Vec<(String, usize)>,
     /// Which entry scripts its launch scripts start, and which nothing names
     /// (see [`crate::launches`]); the files only those run are left out.
     pub launches: Launches,
@@ -723,6 +726,7 @@ pub fn merge(
             migration: Assumed::decide(migration, None),
             transfer_imports: Vec::new(),
             entry_scripts: Vec::new(),
+            unguarded_scripts: Vec::new(),
             launches: Launches::default(),
         })
         .collect();
@@ -801,6 +805,7 @@ pub fn merge(
             let listed = match (role(i), per_project.get_mut(o.project)) {
                 (Some(SitesRole::AutomaticMigration), Some(p)) => Some(&mut p.transfer_imports),
                 (Some(SitesRole::EntryScripts), Some(p)) => Some(&mut p.entry_scripts),
+                (Some(SitesRole::UnguardedScripts), Some(p)) => Some(&mut p.unguarded_scripts),
                 _ => None,
             };
             listed.into_iter().for_each(|l| l.push((path.clone(), line)));
@@ -894,6 +899,7 @@ fn decide_processes(
     for (i, p) in per_project.iter_mut().enumerate() {
         p.transfer_imports.sort();
         p.entry_scripts.sort();
+        p.unguarded_scripts.sort();
         let first = p.transfer_imports.first().map(|(path, line)| (path.as_str(), *line));
         p.migration = Assumed::decide(migration, first);
         let paths = |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
@@ -907,7 +913,9 @@ fn decide_processes(
         if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
             let files = &files_by_project[i];
             let (dir, excluded) = (&p.project.display, &walked.excluded);
-            p.launches = launches::find(files, dir, excluded, &entry_paths, shell_names, &mut graph, finding_lines);
+            let unguarded = paths(&p.unguarded_scripts);
+            let scripts = launches::EntryScripts { guarded: &entry_paths, unguarded: &unguarded };
+            p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
             unlaunched_files.extend(std::mem::take(&mut p.launches.files));
             // A script nothing starts needs no `transfer_to_npu` either.
             let unlaunched = &p.launches.unlaunched;

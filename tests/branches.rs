@@ -6,7 +6,7 @@
 //! `fixtures/branches`: `test/train_full_1p.sh` and `test/train_full_8p.sh`
 //! start `train.py` (which imports `tools/setup.py`) with `--device npu`
 //! (`--dev`, abbreviated, in one), `--amp` in one, `--resume` and `--lr $lr`
-//! in the other, through `torch.distributed.launch`; `finetune.sh` passes
+//! in the other, through `torch.distributed.launch`; `test/finetune.sh` passes
 //! `"$@"` on; `test/eval.sh` builds its command in a variable;
 //! `test/finetune_1p.sh` starts the two timm-style scripts, passing
 //! `--config` to one of them.

@@ -71,11 +71,16 @@ fn only_code_that_nothing_starts_becomes_advice() {
         row("eval.py", "TX010", "info", true, false),
         row("eval.py", "TX001", "info", true, false),
         row("evaluate.py", "TX001", "warning", false, false),
+        // A script without a `__main__` guard (options parsed at module level) that nothing starts.
+        row("export_onnx.py", "TX001", "info", true, false),
+        row("export_onnx.py", "TX001", "info", true, false),
         // Imported by the trainer: its module code runs, its `__main__` self-test does not.
         row("model_zoo.py", "TX001", "warning", false, false),
         row("model_zoo.py", "TX001", "info", true, false),
         row("model_zoo.py", "TX001", "info", true, false),
         row("modelarts/train_start.py", "TX001", "warning", false, false),
+        // Parses options at module level too, but the trainer imports it: a module.
+        row("options.py", "TX001", "warning", false, false),
         row("tests/test_layers.py", "TX001", "info", true, false),
         row("tools/export.py", "TX001", "warning", false, false),
         row("train.py", "TX008", "info", true, false),
@@ -93,6 +98,7 @@ fn only_code_that_nothing_starts_becomes_advice() {
         project["unlaunched_entries"],
         serde_json::json!([
             "fixtures/launches/eval.py",
+            "fixtures/launches/export_onnx.py",
             "fixtures/launches/model_zoo.py",
             "fixtures/launches/tests/test_layers.py",
             "fixtures/launches/train.py"
@@ -137,9 +143,9 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
     let out = run.stdout;
     assert!(
         out.contains(
-            "Entry scripts: 2 started by the project's launch scripts; nothing in it starts 4 others \
-             (fixtures/launches/eval.py, fixtures/launches/model_zoo.py, fixtures/launches/tests/test_layers.py, \
-             fixtures/launches/train.py), so findings in code only they run and in their `__main__` blocks are \
+            "Entry scripts: 2 started by the project's launch scripts; nothing in it starts 5 others \
+             (fixtures/launches/eval.py, fixtures/launches/export_onnx.py, fixtures/launches/model_zoo.py, \
+             fixtures/launches/tests/test_layers.py, fixtures/launches/train.py), so findings in code only they run and in their `__main__` blocks are \
              advice (`--entries all` keeps their severity)."
         ),
         "{out}"
@@ -151,8 +157,8 @@ fn the_report_names_the_scripts_and_groups_their_findings() {
         ),
         "{out}"
     );
-    assert!(out.contains("TX001 [info] x6 cuda-call in 5 files: in code that nothing runs on the NPU"), "{out}");
-    assert!(out.contains("9 findings are in code that nothing runs"), "{out}");
+    assert!(out.contains("TX001 [info] x8 cuda-call in 6 files: in code that nothing runs on the NPU"), "{out}");
+    assert!(out.contains("11 findings are in code that nothing runs"), "{out}");
     assert!(!out.contains("fixtures/launches/train.py:14"), "grouped, not listed one by one:\n{out}");
     // The scripts nothing starts are not among those told to import transfer_to_npu.
     let turn_on = out.lines().find(|l| l.contains("Turn it on:")).unwrap_or_default();
@@ -169,8 +175,8 @@ fn the_markdown_report_names_the_scripts_too() {
     assert!(
         run.stdout.contains(
             "Entry scripts that nothing in the project starts (their findings are advice): \
-             `fixtures/launches/eval.py`, `fixtures/launches/model_zoo.py`, `fixtures/launches/tests/test_layers.py`, \
-             `fixtures/launches/train.py`."
+             `fixtures/launches/eval.py`, `fixtures/launches/export_onnx.py`, `fixtures/launches/model_zoo.py`, \
+             `fixtures/launches/tests/test_layers.py`, `fixtures/launches/train.py`."
         ),
         "{}",
         run.stdout
@@ -219,9 +225,12 @@ fn tests_run_where_a_command_runs_the_test_runner() {
         let report: Value = serde_json::from_str(&run.stdout).unwrap();
         report["projects"][0]["unlaunched_entries"].clone()
     };
-    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"]));
+    assert_eq!(
+        unlaunched(&dir),
+        serde_json::json!(["eval.py", "export_onnx.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
+    );
     std::fs::write(dir.join("README.md"), format!("{readme}\nRun the tests:\n\n    pytest tests/ -x\n")).unwrap();
-    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "model_zoo.py", "train.py"]));
+    assert_eq!(unlaunched(&dir), serde_json::json!(["eval.py", "export_onnx.py", "model_zoo.py", "train.py"]));
 }
 
 #[test]
@@ -245,15 +254,18 @@ fn documents_the_scan_leaves_out_start_nothing() {
         let report: Value = serde_json::from_str(&run.stdout).unwrap();
         report["projects"][0]["unlaunched_entries"].clone()
     };
-    assert_eq!(unlaunched(&[]), serde_json::json!(["eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"]));
+    assert_eq!(
+        unlaunched(&[]),
+        serde_json::json!(["eval.py", "export_onnx.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
+    );
     assert_eq!(
         unlaunched(&["--exclude", "docs/"]),
-        serde_json::json!(["demo.py", "eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
+        serde_json::json!(["demo.py", "eval.py", "export_onnx.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
     );
     // A .gitignore counts as it does for the files scanned, in a git repository or not.
     std::fs::write(dir.join(".gitignore"), "docs/\n").unwrap();
     assert_eq!(
         unlaunched(&[]),
-        serde_json::json!(["demo.py", "eval.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
+        serde_json::json!(["demo.py", "eval.py", "export_onnx.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
     );
 }

@@ -132,7 +132,9 @@ fn render_summary(s: &SectionSummary, paint: Paint) -> String {
     }
     // The entry scripts are named in the opening, where they are needed; a
     // project can have hundreds.
-    let listed = |l: &&SiteList| !l.sites.is_empty() && l.role != Some(SitesRole::EntryScripts);
+    let listed = |l: &&SiteList| {
+        !l.sites.is_empty() && !matches!(l.role, Some(SitesRole::EntryScripts | SitesRole::UnguardedScripts))
+    };
     for list in s.sites.iter().filter(listed) {
         let _ = writeln!(out, "{}", paint.bold(&format!("In use: {}", list.label)));
         for site in &list.sites {

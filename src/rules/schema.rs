@@ -555,6 +555,9 @@ pub enum SitesRole {
     EntryScripts,
     /// Imports of `transfer_to_npu`: automatic migration is already on.
     AutomaticMigration,
+    /// Scripts without a `__main__` guard that parse options at module
+    /// level: entry scripts too, where nothing imports them.
+    UnguardedScripts,
 }
 
 /// `[[summary.group]]`: distinct `key` values of the matches, with `value` and a count.
