@@ -105,7 +105,8 @@ pub struct EntryScripts<'a> {
 /// Finds which of `entries` (one project's entry scripts) run: `files`
 /// are the project's files, `dir` its directory as displayed,
 /// `shell_names` the file names its shell scripts spell out, `graph` its
-/// import graph (read only when some entry is not launched); documents
+/// import graph (read only when some entry is not launched, or a script
+/// without a guard may be a module); documents
 /// under `dir` that the scan excludes are not read. `finding_lines` holds
 /// the lines of the scan's findings by display path: only functions that
 /// hold some are looked for callers.
@@ -118,10 +119,10 @@ pub fn find(
     graph: &mut LazyGraph,
     finding_lines: &HashMap<&str, Vec<usize>>,
 ) -> Launches {
-    let all_entries: BTreeSet<String> = entries.guarded.union(entries.unguarded).cloned().collect();
+    let scripts: BTreeSet<String> = entries.guarded.union(entries.unguarded).cloned().collect();
     // Where some shell scripts are written for the NPU, only they (and what
     // they run) start NPU runs; the others are the original's recipes.
-    let (by_npu_launchers, inert_shell) = match npu_runs(files, dir, &all_entries) {
+    let (by_npu_launchers, inert_shell) = match npu_runs(files, dir, &scripts) {
         Some((started, inert)) => (Some(started), inert),
         None => (None, HashSet::new()),
     };
@@ -130,17 +131,16 @@ pub fn find(
         None => shell_names.names(path),
     };
     let (launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
-        all_entries.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
+        scripts.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
     if launched.is_empty() {
         return Launches::default();
     }
     // A script without a guard that something imports is a module.
-    let unguarded: Vec<String> = candidates.intersection(entries.unguarded).cloned().collect();
+    let unguarded: BTreeSet<String> = candidates.intersection(entries.unguarded).cloned().collect();
     if !unguarded.is_empty() {
-        let imported = graph.get().imported(&unguarded.iter().cloned().collect());
+        let imported = graph.get().imported(&unguarded);
         candidates.retain(|c| !imported.contains(c));
     }
-    let entries = &all_entries;
     // Test modules are started by a test runner, which is a launcher too.
     let tests: BTreeSet<String> = files
         .iter()
@@ -164,7 +164,7 @@ pub fn find(
         false => {
             let graph = graph.get();
             let others: BTreeSet<String> =
-                entries.union(&tests).filter(|e| !unlaunched.contains(*e)).cloned().collect();
+                scripts.union(&tests).filter(|e| !unlaunched.contains(*e)).cloned().collect();
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
