@@ -157,7 +157,8 @@ fn edit_file(
     let mut skipped = Vec::new();
     let mut count = 0;
     let mut offset = 0;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
+    // Lines as the findings count them: a lone CR ends one, as in Python.
+    for (i, raw) in crate::source::python_lines_with_ends(&text).enumerate() {
         let line_no = i + 1;
         let body = raw.trim_end_matches(['\n', '\r']);
         let ending = &raw[body.len()..];

@@ -38,9 +38,16 @@ pub fn of_project(dir: &str, python: &BTreeSet<String>) -> Vec<(String, String)>
 }
 
 /// The declarations up to the end of a list, a setup.cfg section or a TOML
-/// table: the next `]` that closes a line, or a line that opens a section.
+/// table: a line that opens a section, or a `]` that a `,`, `)` or `}`
+/// follows (the list's end, not an extra's `[gpu]` or the `]` of an
+/// INI-style `[console_scripts]` header).
 fn section(text: &str) -> &str {
-    let end = text.find("\n[").into_iter().chain(text.find(']')).min().unwrap_or(text.len());
+    let closes_list = |at: &usize| {
+        let next = text[at + 1..].trim_start().chars().next();
+        next.is_none_or(|c| matches!(c, ',' | ')' | '}'))
+    };
+    let list_end = text.match_indices(']').map(|(at, _)| at).find(closes_list);
+    let end = text.find("\n[").into_iter().chain(list_end).min().unwrap_or(text.len());
     &text[..end]
 }
 
@@ -87,6 +94,12 @@ mod tests {
             declarations(section(&setup_py[setup_py.find("console_scripts").unwrap()..])),
             [("fairseq-train".into(), "fairseq_cli.train".into()), ("tool".into(), "pkg.tool".into())]
         );
+        let extras = "\"console_scripts\": [\"prep = p.prep:main [gpu]\", \"go = p.go:main\"],\n";
+        assert_eq!(declarations(section(extras)), [("prep".into(), "p.prep".into()), ("go".into(), "p.go".into())]);
+        let ini =
+            "entry_points=\"\"\"\n[console_scripts]\ntoy-train = toycli.cli:main\n[gui_scripts]\nv = a:b\n\"\"\",\n";
+        let at = ini.find("console_scripts").unwrap();
+        assert_eq!(declarations(section(&ini[at..])), [("toy-train".into(), "toycli.cli".into())]);
         let cfg = "[options.entry_points]\nconsole_scripts =\n    run-it = app.cli:main\n[flake8]\nx = a:b\n";
         assert_eq!(
             declarations(section(&cfg[cfg.find("console_scripts").unwrap()..])),

@@ -9,6 +9,10 @@ use std::process::Command;
 /// Lines added or changed per file (absolute paths); `None` means the whole file.
 pub struct ChangedLines {
     files: HashMap<PathBuf, Option<Vec<(usize, usize)>>>,
+    /// For files with lone CR line ends, read when a finding is looked up:
+    /// git's line of each of the lines findings count (git ends lines at
+    /// `\n` only, Python at a lone `\r` too). `None` for other files.
+    git_lines: std::cell::RefCell<HashMap<PathBuf, Option<Vec<usize>>>>,
 }
 
 /// Why `--diff-base` could not tell which lines changed.
@@ -156,7 +160,7 @@ impl ChangedLines {
             }
         }
         let files = files.into_iter().map(|(p, r)| (std::fs::canonicalize(&p).unwrap_or(p), r)).collect();
-        Ok(ChangedLines { files })
+        Ok(ChangedLines { files, git_lines: Default::default() })
     }
 
     /// Whether `f` is on an added or changed line.
@@ -165,9 +169,32 @@ impl ChangedLines {
         match self.files.get(&path) {
             None => false,
             Some(None) => true,
-            // In a notebook, the line of the finding's source string in the JSON.
-            Some(Some(ranges)) => ranges.iter().any(|(start, end)| (*start..=*end).contains(&f.region_in_file().0)),
+            Some(Some(ranges)) => {
+                // In a notebook, the line of the finding's source string in the JSON.
+                let line = f.region_in_file().0;
+                let line = if f.cell.is_none() { self.git_line(&path, line) } else { line };
+                ranges.iter().any(|(start, end)| (*start..=*end).contains(&line))
+            }
         }
+    }
+
+    /// The line git gives line `line` of the file at `path`: the same one,
+    /// except in a file with lone CR line ends.
+    fn git_line(&self, path: &Path, line: usize) -> usize {
+        let mut cache = self.git_lines.borrow_mut();
+        let lines = cache.entry(path.to_path_buf()).or_insert_with(|| {
+            let text = String::from_utf8_lossy(&std::fs::read(path).ok()?).into_owned();
+            crate::source::has_lone_cr(&text).then(|| {
+                let mut lf_before = 0;
+                let mut git = vec![1];
+                for end in crate::source::line_ends(text.as_bytes()) {
+                    lf_before += usize::from(text.as_bytes()[end] == b'\n');
+                    git.push(lf_before + 1);
+                }
+                git
+            })
+        });
+        lines.as_ref().and_then(|git| git.get(line.wrapping_sub(1)).copied()).unwrap_or(line)
     }
 }
 

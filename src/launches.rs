@@ -130,8 +130,11 @@ pub fn find(
         Some(named) => named.contains(path),
         None => shell_names.names(path),
     };
-    let (launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
+    let (mut launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
         scripts.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
+    // What the NPU launchers start runs, guard or not (the module of an
+    // installed command has none: its function is called directly).
+    launched.extend(by_npu_launchers.iter().flatten().cloned());
     if launched.is_empty() {
         return Launches::default();
     }
@@ -164,7 +167,7 @@ pub fn find(
         false => {
             let graph = graph.get();
             let others: BTreeSet<String> =
-                scripts.union(&tests).filter(|e| !unlaunched.contains(*e)).cloned().collect();
+                scripts.iter().chain(&tests).chain(&launched).filter(|e| !unlaunched.contains(*e)).cloned().collect();
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
@@ -514,7 +517,7 @@ impl TextKind {
 /// in a document, a line with no command before the name (prose, a link,
 /// a URL in a list of upstream sources).
 fn starts_there(text: &str, at: usize, kind: TextKind, triple_quotes: &[(usize, &str)]) -> bool {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::source::line_start_at(text, at);
     let before = &text[line_start..at];
     match kind {
         TextKind::Python => {

@@ -239,19 +239,41 @@ pub fn python_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| text.to_string()))
 }
 
-/// The lines of `text` as Python reads them, without their line ends; like
-/// `str::lines`, no empty line after a final line end.
-pub fn python_lines(text: &str) -> impl Iterator<Item = &str> {
+/// The lines of `text` as Python reads them, each with its line end (`\n`,
+/// `\r\n` or a lone `\r`), as `str::split_inclusive('\n')` gives them for
+/// files without lone CRs.
+pub fn python_lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     let mut ends = line_ends(text.as_bytes());
     std::iter::from_fn(move || {
         if start >= text.len() {
             return None;
         }
-        let end = ends.next().unwrap_or(text.len());
+        let end = ends.next().map_or(text.len(), |e| e + 1);
         let line = &text[start..end];
-        start = end + 1;
-        Some(line.strip_suffix('\r').unwrap_or(line))
+        start = end;
+        Some(line)
+    })
+}
+
+/// Where the line holding byte `at` of `text` starts, lines ended as
+/// Python ends them (a lone `\r` too).
+pub fn line_start_at(text: &str, at: usize) -> usize {
+    text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
+/// Where the line holding byte `at` of `text` ends: its `\n` or lone `\r`
+/// (the `\r` of a `\r\n` stays in the line), or the end of the text.
+pub fn line_end_at(text: &str, at: usize) -> usize {
+    line_ends(&text.as_bytes()[at..]).next().map_or(text.len(), |i| at + i)
+}
+
+/// The lines of `text` as Python reads them, without their line ends; like
+/// `str::lines`, no empty line after a final line end.
+pub fn python_lines(text: &str) -> impl Iterator<Item = &str> {
+    python_lines_with_ends(text).map(|line| {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        line.strip_suffix('\r').unwrap_or(line)
     })
 }
 
@@ -277,6 +299,14 @@ mod tests {
         assert_eq!(index.position(text, 2).line, 2, "b is on line 2");
         assert_eq!(index.position(text, 5).line, 3, "c is on line 3");
         assert_eq!(index.line_text(text, 2), "b");
+        let with_ends: Vec<&str> = super::python_lines_with_ends(text).collect();
+        assert_eq!(with_ends, ["a\r", "b\r\n", "c\n", "d\r"]);
+        assert_eq!(
+            super::python_lines_with_ends("x\ny").collect::<Vec<_>>(),
+            "x\ny".split_inclusive('\n').collect::<Vec<_>>()
+        );
+        assert_eq!((super::line_start_at(text, 2), super::line_end_at(text, 2)), (2, 4), "b's line holds its CR");
+        assert_eq!((super::line_start_at(text, 0), super::line_end_at(text, 0)), (0, 1));
     }
 
     #[test]

@@ -217,7 +217,7 @@ fn builds_name(text: &str, start: usize, end: usize) -> bool {
 /// again. Under another name (`import load_state as ls`) the callers
 /// mention the other name, so that import counts as a call.
 fn only_imports(text: &str, start: usize, end: usize) -> bool {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::source::line_start_at(text, start);
     let line = text[line_start..].trim_start();
     let renamed = text[end..].trim_start_matches([' ', '\t']).starts_with("as ");
     (line.starts_with("from ") || line.starts_with("import ")) && !renamed

@@ -59,3 +59,20 @@ fn a_gbk_module_gets_its_comments_in_gbk() {
     assert_eq!(std::fs::read(dir.join("t.py")).unwrap(), original.to_vec());
     assert!(run.stderr.contains("t.py") && run.stderr.contains("GBK"), "{}", run.stderr);
 }
+
+#[test]
+fn a_file_with_lone_cr_line_ends_gets_its_comments_on_the_findings_lines() {
+    let dir = common::temp_dir("add-ignore-lone-cr");
+    std::fs::write(dir.join("mac.py"), "import torch\rx = 1\ry = torch.ones(2).cuda()\r").unwrap();
+    std::fs::write(dir.join("mixed.py"), "import torch\nx = 1\ry = 2\ntorch.ones(2).cuda()\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--add-ignore", "later"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(read("mac.py"), "import torch\rx = 1\ry = torch.ones(2).cuda()  # npu-mem: ignore[TX001] -- later\r");
+    assert_eq!(
+        read("mixed.py"),
+        "import torch\nx = 1\ry = 2\ntorch.ones(2).cuda()  # npu-mem: ignore[TX001] -- later\n"
+    );
+    let after = npu_mem_in(&dir, &["scan", ".", "--fail-on", "info", "--format", "concise"]);
+    assert_eq!(after.code, 0, "{}", after.stdout);
+}

@@ -88,3 +88,17 @@ fn a_missing_base_in_a_shallow_clone_says_how_to_fetch_it() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("no such commit") && !run.stderr.contains("shallow"), "{}", run.stderr);
 }
+
+#[test]
+fn lines_of_a_file_with_lone_cr_ends_are_matched_as_git_counts_them() {
+    // Python and npu-mem end a line at a lone CR; git does not, so such a
+    // file is one line for git: a change anywhere touches every finding.
+    let dir = temp_dir("diff-lone-cr");
+    git(&dir, &["init", "-q"]);
+    std::fs::write(dir.join("mac.py"), "import torch\rx = 1\r").unwrap();
+    std::fs::write(dir.join("unix.py"), BASE).unwrap();
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    std::fs::write(dir.join("mac.py"), "import torch\rx = 1\ry = torch.zeros(2).cuda()\r").unwrap();
+    assert_eq!(changed_findings(&dir, &["."]), ["mac.py:3"]);
+}

@@ -62,9 +62,10 @@ fn without_a_script_that_names_the_npu_every_shell_script_launches() {
     assert!(report["findings"].as_array().unwrap().iter().all(|f| f["unlaunched"] == false));
 }
 
-/// `fixtures/console_scripts`: the NPU launch script starts `toy-train`, a
-/// command that setup.py's `console_scripts` declares for
-/// `toycli.train:cli_main`; nothing runs the unit tests.
+/// `fixtures/console_scripts`: the NPU launch script runs `tools/prepare.py`
+/// and starts `toy-train`, a command that setup.py's `console_scripts`
+/// declares for `toycli.train:cli_main` (a module without a `__main__`
+/// guard, which the unit test imports too); nothing runs the unit tests.
 #[test]
 fn a_command_the_project_installs_starts_its_module() {
     let report = common::scan_json(&["--no-cache", "fixtures/console_scripts"]);
@@ -73,7 +74,7 @@ fn a_command_the_project_installs_starts_its_module() {
         let list = list.as_array().expect("a list");
         list.iter().map(|e| e.as_str().unwrap().trim_start_matches("fixtures/console_scripts/").to_string()).collect()
     };
-    assert_eq!(strip(&project["launched_entries"]), ["toycli/train.py"]);
+    assert_eq!(strip(&project["launched_entries"]), ["tools/prepare.py", "toycli/train.py"]);
     assert_eq!(strip(&project["unlaunched_entries"]), ["tests/test_train.py"]);
     let severity = |path: &str| {
         let findings = report["findings"].as_array().unwrap();

@@ -345,7 +345,7 @@ fn remove_arg(arg: Node, src: &str) -> Option<(usize, usize, String)> {
             // Drop the whole line when the argument was all there was on it.
             let line_start = line_start_of(arg);
             // A line break after the closing parenthesis cannot make the rest of the line blank.
-            let line_end = src.get(end..list.end_byte()).and_then(|s| s.find('\n')).map(|i| end + i);
+            let line_end = Some(crate::source::line_end_at(src, end)).filter(|&le| le < list.end_byte());
             match line_end {
                 Some(le) if src[line_start..arg.start_byte()].trim().is_empty() && src[end..le].trim().is_empty() => {
                     (line_start, le + 1)
@@ -394,8 +394,8 @@ fn set_keyword(
             // After a trailing comma, the new line goes below the whole line,
             // so a comment there stays with the argument it is about.
             if let Some(comma) = last.next_sibling().filter(|n| n.kind_name() == ",") {
-                let rest = src.get(comma.end_byte()..list.end_byte()).unwrap_or_default();
-                if let Some(nl) = rest.find('\n').map(|i| comma.end_byte() + i) {
+                let line_end = crate::source::line_end_at(src, comma.end_byte());
+                if let Some(nl) = Some(line_end).filter(|&le| le < list.end_byte()) {
                     let at = if src[..nl].ends_with('\r') { nl - 1 } else { nl };
                     if at < list.end_byte() {
                         return Some((at, at, format!("\n{indent}{name}={value},")));

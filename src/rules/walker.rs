@@ -425,7 +425,7 @@ fn report_range<'t>(rule: &Rule, anchor: Node<'t>, st: &MatchState<'t>, cx: &Con
     };
     let range = |n: Node| (n.start_byte(), n.end_byte());
     let header = |n: Node| {
-        let line_end = cx.src[n.start_byte()..].find('\n').map_or(cx.src.len(), |i| n.start_byte() + i);
+        let line_end = crate::source::line_end_at(cx.src, n.start_byte());
         (n.start_byte(), line_end.min(n.end_byte()))
     };
     let args = || CallArgs::of(anchor, cx.src);
@@ -434,7 +434,7 @@ fn report_range<'t>(rule: &Rule, anchor: Node<'t>, st: &MatchState<'t>, cx: &Con
         ReportAt::Keyword(k) => range(args().keyword(k).unwrap_or(natural)),
         ReportAt::KeywordValue(k) => range(args().keyword(k).and_then(|kw| kw.field(Field::Value)).unwrap_or(natural)),
         ReportAt::Header => header(natural),
-        ReportAt::FileStart => (0, cx.src.find('\n').unwrap_or(cx.src.len())),
+        ReportAt::FileStart => (0, crate::source::line_end_at(cx.src, 0)),
         ReportAt::EnclosingLoop => {
             let frames = cx.frames_of(anchor);
             let found = local(&frames).find_map(|f| if let Frame::LoopBody(l) = f { Some(*l) } else { None });
