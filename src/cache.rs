@@ -256,8 +256,10 @@ impl Cache {
             .filter_map(|(path, s)| Some((path, serde_json::from_value(s.outcome).ok()?)))
             .collect();
         if entries.len() < total {
+            // A sealed entry that does not load was written by another layout of the analysis.
             note = Some(format!(
-                "{}: ignored {} of {total} cache entries that failed their checksum; they are rebuilt",
+                "{}: ignored {} of {total} cache entries that failed their checksum or could not be read; they are \
+                 rebuilt",
                 file.display(),
                 total - entries.len()
             ));

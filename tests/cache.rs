@@ -177,6 +177,20 @@ fn an_entry_edited_by_hand_fails_its_checksum_and_is_rebuilt() {
 }
 
 #[test]
+fn a_sealed_entry_that_cannot_be_read_is_rebuilt_and_said_so() {
+    let dir = project("cache-unreadable");
+    let cold = npu_mem_in(&dir, &["scan", "demo", "--format", "json", "--no-cache"]);
+    npu_mem_in(&dir, &["scan", "demo"]);
+    let (file, mut value) = stored(&dir);
+    let entry = value["entries"].as_object_mut().unwrap().values_mut().next().unwrap();
+    entry["outcome"].as_object_mut().unwrap().remove("findings");
+    store(&file, value, true);
+    let run = npu_mem_in(&dir, &["scan", "demo", "--format", "json"]);
+    assert_eq!(run.stdout, cold.stdout, "the entry is analysed again");
+    assert!(run.stderr.contains("ignored 1 of") && run.stderr.contains("could not be read"), "{}", run.stderr);
+}
+
+#[test]
 fn scanning_one_file_keeps_the_other_entries_and_old_ones_expire() {
     let dir = project("cache-merge");
     json(&dir, &[]);
