@@ -10,6 +10,13 @@
 //! gives: each imported module, and for `from M import n`, `M.n` too (`n`
 //! may be a submodule); relative names keep their dots.
 
+/// Whether a line of Python (or its part from where it starts) holds an
+/// import statement: it begins, after its indentation, with `import` or `from`.
+pub fn is_import_line(line: &str) -> bool {
+    let code = line.trim_start();
+    code.starts_with("import ") || code.starts_with("from ")
+}
+
 /// Every qualified name that the import statements of `text` import.
 pub fn imported_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
@@ -23,7 +30,7 @@ pub fn imported_names(text: &str) -> Vec<String> {
             }
             continue;
         }
-        if code.starts_with("import ") || code.starts_with("from ") {
+        if is_import_line(code) {
             let mut statement = strip_comment(code).to_string();
             // Continuation lines: an open parenthesis, or a trailing backslash.
             // The depth is kept as lines are added (counting the whole

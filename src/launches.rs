@@ -377,9 +377,7 @@ fn runs_by_itself(text: &str) -> bool {
         .expect("a valid pattern")
     });
     let uses_torch_npu = |line: &str| {
-        let code = line.trim_start();
-        !(code.starts_with("import ") || code.starts_with("from ") || code.starts_with('#'))
-            && line.contains("torch_npu")
+        !(crate::import_lines::is_import_line(line) || line.trim_start().starts_with('#')) && line.contains("torch_npu")
     };
     MEANT_TO_RUN.is_match(text) || (text.contains("torch_npu") && crate::source::python_lines(text).any(uses_torch_npu))
 }
@@ -521,8 +519,7 @@ fn starts_there(text: &str, at: usize, kind: TextKind, triple_quotes: &[(usize, 
     let before = &text[line_start..at];
     match kind {
         TextKind::Python => {
-            let line = before.trim_start();
-            let import = line.starts_with("import ") || line.starts_with("from ");
+            let import = crate::import_lines::is_import_line(before);
             !(import || in_comment(before) || in_triple_quotes(triple_quotes, at))
         }
         TextKind::Shell => !in_comment(before),

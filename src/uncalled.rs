@@ -218,9 +218,8 @@ fn builds_name(text: &str, start: usize, end: usize) -> bool {
 /// mention the other name, so that import counts as a call.
 fn only_imports(text: &str, start: usize, end: usize) -> bool {
     let line_start = crate::source::line_start_at(text, start);
-    let line = text[line_start..].trim_start();
     let renamed = text[end..].trim_start_matches([' ', '\t']).starts_with("as ");
-    (line.starts_with("from ") || line.starts_with("import ")) && !renamed
+    crate::import_lines::is_import_line(&text[line_start..]) && !renamed
 }
 
 /// Whether `text[start..end]` is not part of a longer identifier.
