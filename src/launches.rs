@@ -205,7 +205,7 @@ fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Optio
         let listed = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path());
         listed.filter(|p| readme(p)).filter_map(read).collect()
     };
-    let is_command = |text: &str, at: usize| starts_there(text, at, TextKind::Document, &[]);
+    let is_command = |text: &str, at: usize| starts_there(text, at, TextKind::Document, &Skipped::default());
     let scripts = crate::npu_launchers::closure(files, dir, documents, is_command)?;
     let python: BTreeSet<String> =
         files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
@@ -464,19 +464,17 @@ impl ScriptNames {
     /// names where a command could start them ([`starts_there`]).
     fn named_in(&self, text: &str, kind: TextKind) -> Vec<usize> {
         let Some(automaton) = &self.automaton else { return Vec::new() };
-        let mentions: Vec<_> =
-            automaton.find_overlapping_iter(text).filter(|m| whole_name(text.as_bytes(), m.start(), m.end())).collect();
+        let mentions: Vec<_> = automaton
+            .find_overlapping_iter(text)
+            .filter(|m| crate::named_files::whole_name(text.as_bytes(), m.start(), m.end()))
+            .collect();
         if mentions.is_empty() {
             return Vec::new();
         }
-        // Where Python's triple quotes stand, found once for all the mentions.
-        let triple_quotes: Vec<(usize, &str)> = match kind {
-            TextKind::Python => text.match_indices("\"\"\"").chain(text.match_indices("'''")).collect(),
-            _ => Vec::new(),
-        };
+        let skipped = Skipped::of(text, kind);
         let mut named: Vec<usize> = mentions
             .iter()
-            .filter(|m| starts_there(text, m.start(), kind, &triple_quotes))
+            .filter(|m| starts_there(text, m.start(), kind, &skipped))
             .map(|m| self.owner[m.pattern().as_usize()])
             .collect();
         named.sort_unstable();
@@ -507,6 +505,28 @@ impl TextKind {
     }
 }
 
+/// What [`starts_there`] looks up for every mention of one text, found once.
+#[derive(Default)]
+struct Skipped<'t> {
+    /// Where a Python text's triple quotes stand, by position.
+    triple_quotes: Vec<(usize, &'t str)>,
+    /// A shell script's comments.
+    shell_comments: crate::shell::Comments,
+}
+
+impl<'t> Skipped<'t> {
+    fn of(text: &'t str, kind: TextKind) -> Self {
+        match kind {
+            TextKind::Python => Skipped {
+                triple_quotes: text.match_indices("\"\"\"").chain(text.match_indices("'''")).collect(),
+                ..Skipped::default()
+            },
+            TextKind::Shell => Skipped { shell_comments: crate::shell::Comments::of(text), ..Skipped::default() },
+            TextKind::Document => Skipped::default(),
+        }
+    }
+}
+
 /// Whether a script's name at byte `at` of `text` (a text of `kind`) is
 /// where a command could start it. Mentions that start nothing do not
 /// count: in Python, an import line (importing a script's module runs it as
@@ -514,15 +534,15 @@ impl TextKind {
 /// loop like `tools/plain_train_net.py`"); in a shell script, a comment;
 /// in a document, a line with no command before the name (prose, a link,
 /// a URL in a list of upstream sources).
-fn starts_there(text: &str, at: usize, kind: TextKind, triple_quotes: &[(usize, &str)]) -> bool {
+fn starts_there(text: &str, at: usize, kind: TextKind, skipped: &Skipped) -> bool {
     let line_start = crate::source::line_start_at(text, at);
     let before = &text[line_start..at];
     match kind {
         TextKind::Python => {
             let import = crate::import_lines::is_import_line(before);
-            !(import || in_comment(before) || in_triple_quotes(triple_quotes, at))
+            !(import || in_comment(before) || in_triple_quotes(&skipped.triple_quotes, at))
         }
-        TextKind::Shell => !in_comment(before),
+        TextKind::Shell => !skipped.shell_comments.contain(at),
         // A pipe stage (`| tok.py`) runs the script by its name.
         TextKind::Document => before.ends_with("./") || before.trim_end().ends_with('|') || RUN_WORD.is_match(before),
     }
@@ -577,17 +597,6 @@ fn main_block(text: &str) -> Option<(usize, usize)> {
     let top_level = |l: &&str| !l.trim().is_empty() && !l.starts_with([' ', '\t', '#']) && !l.starts_with("else");
     let next = lines[guard + 1..].iter().position(top_level).map_or(lines.len(), |n| guard + 1 + n);
     Some((guard + 1, next))
-}
-
-/// Whether the name found at `at..end` of `text` stands alone, not inside a
-/// longer file or module name (`train.py` is not in `pretrain.py`,
-/// `my-train.py` or `train.pyc`, `tools.train` not in `tools.train_net`).
-fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
-    let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let before = at.checked_sub(1).map(|i| text[i]);
-    let after = text.get(end).copied();
-    !before.is_some_and(|c| name_byte(c) || c == b'-')
-        && !after.is_some_and(|c| name_byte(c) || (c == b'.' && text.get(end + 1).is_some_and(|&d| name_byte(d))))
 }
 
 #[cfg(test)]

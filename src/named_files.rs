@@ -58,10 +58,8 @@ pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
 
 /// The same for a shell script: every mention outside a `#` comment.
 pub fn in_shell(text: &str, extensions: &[String]) -> Names {
-    let files = names_in(text, extensions, |at| {
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        !shell_comment_before(&text[line_start..at])
-    });
+    let comments = crate::shell::Comments::of(text);
+    let files = names_in(text, extensions, |at| !comments.contain(at));
     Names { files, only_with_cuda: false }
 }
 
@@ -114,13 +112,6 @@ fn tests_cuda_to_build(root: Node, text: &str) -> bool {
 static CUDA_EXTENSION_CALL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\bCUDAExtension\s*\(").expect("valid regex"));
 
-/// Whether a `#` that starts a comment (at the start of a word) comes before
-/// the end of `line`; `$#` and `${#x}` do not start one.
-fn shell_comment_before(line: &str) -> bool {
-    let b = line.as_bytes();
-    (0..b.len()).any(|i| b[i] == b'#' && (i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t' || b[i - 1] == b';'))
-}
-
 /// The characters a named file (or its pattern) is made of.
 fn is_name_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'*' | b'{' | b'}' | b'%')
@@ -148,6 +139,17 @@ fn names_in(text: &str, extensions: &[String], keep: impl Fn(usize) -> bool) -> 
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether the name found at `at..end` of `text` stands alone, not inside a
+/// longer file or module name (`train.py` is not in `pretrain.py`,
+/// `my-train.py` or `train.pyc`, `tools.train` not in `tools.train_net`).
+pub fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
+    let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let before = at.checked_sub(1).map(|i| text[i]);
+    let after = text.get(end).copied();
+    !before.is_some_and(|c| name_byte(c) || c == b'-')
+        && !after.is_some_and(|c| name_byte(c) || (c == b'.' && text.get(end + 1).is_some_and(|&d| name_byte(d))))
 }
 
 /// The file names one project spells out, compiled for lookups.

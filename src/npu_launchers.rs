@@ -52,7 +52,7 @@ pub fn closure(
         .iter()
         .filter(|f| f.kind == FileKind::Shell)
         .filter_map(|f| Some((f.display().into_owned(), read_source(&f.path(), f.kind).ok()?.text)))
-        .map(|(path, text)| (path, without_comments(&text)))
+        .map(|(path, text)| (path, crate::shell::Comments::of(&text).blank(&text)))
         .collect();
     // The scripts that name the NPU, and those beside them: Huawei keeps a
     // port's launch scripts together (`test/`), not every one naming the NPU.
@@ -117,7 +117,7 @@ fn called(
     let mut out = Vec::new();
     for m in names.automaton.find_overlapping_iter(text) {
         let (at, scripts) = (m.start(), &names.scripts[m.pattern().as_usize()]);
-        if !whole_file_name(text, at, m.end()) || !runs_there(at) {
+        if !crate::named_files::whole_name(text.as_bytes(), at, m.end()) || !runs_there(at) {
             continue;
         }
         let written = path_before(text, at);
@@ -137,17 +137,6 @@ fn called(
         out.extend(if found.is_empty() { scripts.clone() } else { found });
     }
     out
-}
-
-/// The text with `#` comments removed (a `#` at the start of a word).
-fn without_comments(text: &str) -> String {
-    text.lines()
-        .map(|l| match l.find(" #").or_else(|| l.trim_start().starts_with('#').then_some(0)) {
-            Some(at) => &l[..at],
-            None => l,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The directory part written before byte `at` of `text` (`egs2/asr1/` of
@@ -189,15 +178,6 @@ fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Whether the file name at `at..end` of `text` is not part of a longer name.
-fn whole_file_name(text: &str, at: usize, end: usize) -> bool {
-    let name_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
-    let b = text.as_bytes();
-    let before = at > 0 && name_byte(b[at - 1]);
-    let after = b.get(end).is_some_and(|&c| name_byte(c));
-    !(before || after)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,7 +205,7 @@ mod tests {
         ];
         let names = ScriptsByName::new(&paths).expect("searchable names");
         let calls = |caller: &str, text: &str| {
-            let mut c = called(caller, &without_comments(text), "p", &names, &paths, &|_| true);
+            let mut c = called(caller, &crate::shell::Comments::of(text).blank(text), "p", &names, &paths, &|_| true);
             c.sort_unstable();
             c.dedup();
             c.into_iter().map(|i| paths[i]).collect::<Vec<_>>()

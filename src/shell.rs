@@ -5,6 +5,55 @@
 //! Comments and single-quoted text are skipped; this is a scanner for launch
 //! scripts, not a shell parser.
 
+/// Where a shell text's comments are: each `#` that starts a word outside
+/// quotes, to the end of its line (`$#`, `${#x}` and `a#b` start none).
+#[derive(Debug, Clone, Default)]
+pub struct Comments(Vec<std::ops::Range<usize>>);
+
+impl Comments {
+    /// Finds the comments of `text`.
+    pub fn of(text: &str) -> Self {
+        let b = text.as_bytes();
+        let mut out = Vec::new();
+        let mut quote: Option<u8> = None;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            match (quote, c) {
+                // In double quotes a backslash escapes; in single quotes nothing does.
+                (Some(b'"') | None, b'\\') => i += 1,
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'\'' | b'"') => quote = Some(c),
+                (None, b'#') if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(') => {
+                    let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                    out.push(i..end);
+                    i = end;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Comments(out)
+    }
+
+    /// Whether byte `at` is inside a comment.
+    pub fn contain(&self, at: usize) -> bool {
+        let after = self.0.partition_point(|r| r.start <= at);
+        after > 0 && self.0[after - 1].contains(&at)
+    }
+
+    /// `text` with every comment blanked out (same length, so byte offsets stay valid).
+    pub fn blank(&self, text: &str) -> String {
+        let mut out = text.to_string().into_bytes();
+        for r in &self.0 {
+            // A comment ends before a newline, and ASCII spaces keep the text UTF-8.
+            out[r.clone()].fill(b' ');
+        }
+        String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    }
+}
+
 /// One mention of an environment variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvMention {
@@ -418,6 +467,17 @@ mod tests {
             ("F".into(), Some("3".into())),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn comments_start_a_word_outside_quotes() {
+        let text = "a # one\necho $# ${#x} a#b '# no' \"# no\" \\# no\nb;# two\n";
+        let comments = Comments::of(text);
+        let starts: Vec<usize> =
+            (0..text.len()).filter(|&i| comments.contain(i) && !comments.contain(i.wrapping_sub(1))).collect();
+        assert_eq!(starts, [text.find("# one").unwrap(), text.find("# two").unwrap()]);
+        assert_eq!(comments.blank(text), text.replace("# one", "     ").replace("# two", "     "));
+        assert!(!comments.contain(text.len()));
     }
 
     fn command_texts(t: &str) -> Vec<(String, bool)> {
