@@ -68,12 +68,12 @@ pub fn closure(
     // README steps that run a shell script (`cd framework && sh start.sh`).
     for (doc, text) in documents() {
         let commands = |at: usize| is_command(&text, at);
-        reached.extend(called(&doc, &text, dir, &names, &paths, &commands));
+        reached.extend(called(&doc, false, &text, dir, &names, &paths, &commands));
     }
     let mut todo: Vec<usize> = reached.iter().copied().collect();
     while let Some(i) = todo.pop() {
         let (caller, text) = &scripts[i];
-        for j in called(caller, text, dir, &names, &paths, &|_| true) {
+        for j in called(caller, true, text, dir, &names, &paths, &|_| true) {
             if reached.insert(j) {
                 todo.push(j);
             }
@@ -101,11 +101,12 @@ impl ScriptsByName {
     }
 }
 
-/// The scripts (indexes into `paths`) that the script or document at
-/// `caller`, whose text without comments is `text`, runs by name where
-/// `runs_there` holds (at the byte of the name).
+/// The scripts (indexes into `paths`) that the script (`caller_is_script`)
+/// or document at `caller`, whose text without comments is `text`, runs by
+/// name where `runs_there` holds (at the byte of the name).
 fn called(
     caller: &str,
+    caller_is_script: bool,
     text: &str,
     dir: &str,
     names: &ScriptsByName,
@@ -114,6 +115,13 @@ fn called(
 ) -> Vec<usize> {
     let cd_dirs: Vec<&str> = CD.captures_iter(text).filter_map(|c| literal_tail(c.get(1)?.as_str())).collect();
     let caller_dir = parent(caller);
+    // `cd ..` or `cd $test_path_dir/..`: Huawei's launch scripts find their
+    // bearings from their own directory (`test/`) and step up from it to
+    // the port's top; a document's `cd ..` depends on where its reader is.
+    let up_dirs: Vec<String> = match caller_is_script {
+        true => CD.captures_iter(text).filter_map(|c| ancestor(caller_dir, levels_up(c.get(1)?.as_str())?)).collect(),
+        false => Vec::new(),
+    };
     let mut out = Vec::new();
     for m in names.automaton.find_overlapping_iter(text) {
         let (at, scripts) = (m.start(), &names.scripts[m.pattern().as_usize()]);
@@ -130,7 +138,10 @@ fn called(
                 .copied()
                 .filter(|&j| {
                     let d = parent(paths[j]);
-                    d == caller_dir || d == dir || cd_dirs.iter().any(|c| ends_with_dir(d, c))
+                    d == caller_dir
+                        || d == dir
+                        || cd_dirs.iter().any(|c| ends_with_dir(d, c))
+                        || up_dirs.iter().any(|u| u == d)
                 })
                 .collect(),
         };
@@ -164,6 +175,28 @@ fn literal_tail(written: &str) -> Option<&str> {
     trimmed.get(skip..).filter(|t| !t.is_empty())
 }
 
+/// How many directories up a `cd` target that ends in `..` goes (`..` and
+/// `$test_path_dir/..` one, `${cur}/../..` two), after whatever comes before
+/// them; `None` for a target that does not end in `..`.
+fn levels_up(target: &str) -> Option<usize> {
+    let ups = target.trim_end_matches('/').split('/').rev().take_while(|p| *p == "..").count();
+    (ups > 0).then_some(ups)
+}
+
+/// The directory `levels` above `dir` (as displayed, `.` for the top of
+/// the scan), if there is one.
+fn ancestor(dir: &str, levels: usize) -> Option<String> {
+    let mut d = dir;
+    for _ in 0..levels {
+        d = match d.rsplit_once('/') {
+            Some((up, _)) => up,
+            None if d != "." => ".",
+            None => return None,
+        };
+    }
+    Some(d.to_string())
+}
+
 /// Whether the directory `dir` (as displayed) is `tail` or ends with `/tail`.
 fn ends_with_dir(dir: &str, tail: &str) -> bool {
     dir == tail || dir.strip_suffix(tail).is_some_and(|rest| rest.ends_with('/'))
@@ -181,6 +214,16 @@ fn file_name(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cd_up_names_an_ancestor_of_the_caller() {
+        assert_eq!(levels_up("$test_path_dir/.."), Some(1));
+        assert_eq!(levels_up("../../"), Some(2));
+        assert_eq!(levels_up("../egs"), None);
+        assert_eq!(ancestor("p/egs/test", 1).as_deref(), Some("p/egs"));
+        assert_eq!(ancestor("test", 1).as_deref(), Some("."));
+        assert_eq!(ancestor("test", 2), None);
+    }
 
     #[test]
     fn the_literal_end_of_a_directory_is_what_follows_its_variables() {
@@ -205,7 +248,8 @@ mod tests {
         ];
         let names = ScriptsByName::new(&paths).expect("searchable names");
         let calls = |caller: &str, text: &str| {
-            let mut c = called(caller, &crate::shell::Comments::of(text).blank(text), "p", &names, &paths, &|_| true);
+            let mut c =
+                called(caller, true, &crate::shell::Comments::of(text).blank(text), "p", &names, &paths, &|_| true);
             c.sort_unstable();
             c.dedup();
             c.into_iter().map(|i| paths[i]).collect::<Vec<_>>()
@@ -218,6 +262,13 @@ mod tests {
         assert_eq!(calls(paths[0], "bash run.sh\n"), ["p/egs2/aishell/asr1/run.sh", "p/egs/wsj/asr1/run.sh"]);
         assert_eq!(calls(paths[0], "# bash tools/dist_train.sh\necho done # then run.sh\n"), Vec::<&str>::new());
         assert_eq!(calls(paths[0], "bash dist_train.sh.bak\n"), Vec::<&str>::new(), "a longer name");
+        // Huawei's template steps up from its own `test/` directory.
+        let stepped_up = "test_path_dir=${cur_path}\ncd $test_path_dir/..\nnohup bash run.sh --stage 4 &\n";
+        assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", stepped_up), ["p/egs/wsj/asr1/run.sh"]);
+        assert_eq!(
+            calls("p/egs2/aishell/asr1/test/a/b.sh", "cd ${cur}/../..\nbash run.sh\n"),
+            ["p/egs2/aishell/asr1/run.sh"]
+        );
     }
 
     #[test]
