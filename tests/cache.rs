@@ -81,7 +81,7 @@ fn a_warm_scan_reports_what_a_cold_one_does() {
     // ...and not once the file changes.
     let train = dir.join("demo/train.py");
     let source = std::fs::read_to_string(&train).unwrap();
-    std::fs::write(&train, source.replace("model.cuda()", "model.cuda()  # edited")).unwrap();
+    std::fs::write(&train, source.replace("model.to(local_rank)", "model.to(local_rank)  # edited")).unwrap();
     let edited = json(&dir, &[]);
     assert!(!marked_in(&edited, "demo/train.py"), "train.py is analysed again after the edit");
     assert!(marked_in(&edited, "demo/utils.py"), "utils.py still comes from the cache");
