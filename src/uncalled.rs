@@ -40,6 +40,8 @@ pub struct Function {
     /// How often its own lines mention its name: its `def`, and the calls
     /// of a recursive function, which call it only once something else has.
     pub own_mentions: usize,
+    /// Its lines: what it calls counts only while it is called itself.
+    pub body: String,
 }
 
 impl Function {
@@ -69,7 +71,13 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
                 .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""));
             let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
             if let Some(name) = name.filter(|n| may_be_dead(n) && !decorated) {
-                open = Some(Function { name: name.to_string(), first: i + 1, last: i + 1, own_mentions: 0 });
+                open = Some(Function {
+                    name: name.to_string(),
+                    first: i + 1,
+                    last: i + 1,
+                    own_mentions: 0,
+                    body: String::new(),
+                });
             }
             previous_margin = Some(line);
         } else if let Some(f) = open.as_mut() {
@@ -82,6 +90,7 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
     for f in &mut out {
         let own = lines[f.first - 1..f.last].iter().map(|l| mentions(l, &f.name)).sum();
         f.own_mentions = own;
+        f.body = lines[f.first - 1..f.last].join("\n");
     }
     out
 }
@@ -170,7 +179,9 @@ impl<'f> Callers<'f> {
     /// By file, the functions that nothing mentions other than their own
     /// definitions and nothing builds at run time, from what all the texts
     /// of the project say together (`total`, [`Callers::seen_in`] of each
-    /// text added up).
+    /// text added up). A mention inside a function found uncalled is no
+    /// call either (a helper whose only caller is dead is dead too), so the
+    /// search repeats until no more functions are found.
     pub fn uncalled(&self, total: &Seen) -> HashMap<String, Vec<Function>> {
         // Each definition mentions its name in its own lines: its `def`, its recursive calls.
         let mut defined = vec![0usize; self.names.len()];
@@ -180,11 +191,41 @@ impl<'f> Callers<'f> {
                 defined[i] += f.own_mentions;
             }
         }
-        let dead = |f: &Function| index(&f.name).is_some_and(|i| total.mentions[i] <= defined[i] && !total.built[i]);
-        self.functions
-            .iter()
-            .map(|(path, fs)| (path.clone(), fs.iter().filter(|f| dead(f)).cloned().collect::<Vec<_>>()))
-            .filter(|(_, fs)| !fs.is_empty())
+        // Mentions that sit in the lines of functions already found dead.
+        let mut in_dead = vec![0usize; self.names.len()];
+        let mut dead: HashMap<&str, Vec<&Function>> = HashMap::new();
+        loop {
+            let is_dead = |f: &Function| {
+                index(&f.name)
+                    .is_some_and(|i| total.mentions[i].saturating_sub(in_dead[i]) <= defined[i] && !total.built[i])
+            };
+            let mut found: Vec<(&str, &Function)> = Vec::new();
+            for (path, fs) in self.functions {
+                for f in fs.iter().filter(|f| is_dead(f)) {
+                    if !dead.get(path.as_str()).is_some_and(|d| d.iter().any(|g| g.first == f.first)) {
+                        found.push((path.as_str(), f));
+                    }
+                }
+            }
+            if found.is_empty() {
+                break;
+            }
+            for (path, f) in found {
+                let own = index(&f.name);
+                let seen = self.seen_in(&f.body);
+                for (i, n) in seen.mentions.into_iter().enumerate() {
+                    if Some(i) != own {
+                        in_dead[i] += n;
+                    }
+                }
+                dead.entry(path).or_default().push(f);
+            }
+        }
+        dead.into_iter()
+            .map(|(path, mut fs)| {
+                fs.sort_by_key(|f| f.first);
+                (path.to_string(), fs.into_iter().cloned().collect())
+            })
             .collect()
     }
 }
@@ -289,6 +330,16 @@ mod tests {
                 .map_or(Vec::new(), |fs| fs.iter().map(|f| f.name.clone()).collect())
         };
         assert_eq!(dead(&[ops, train]), ["pres_check", "walk"], "imported, never called; called only by itself");
+        let only_by_dead = "def prepare_device(n):\n    return n\n\n\
+                            def model_device(n):\n    return prepare_device(n)\n\n\
+                            def used(n):\n    return n\n\n\
+                            def caller(n):\n    return used(n)\n";
+        let mut chain = HashMap::new();
+        chain.insert("common.py".to_string(), top_level_functions(only_by_dead));
+        let chain_dead: Vec<String> = uncalled(&chain, &[only_by_dead, "caller(1)\n"])
+            .get("common.py")
+            .map_or(Vec::new(), |fs| fs.iter().map(|f| f.name.clone()).collect());
+        assert_eq!(chain_dead, ["prepare_device", "model_device"], "called only by a dead function");
         let renamed = "from ops import pres_check as check\ncheck(1)\nwalk(model)\n";
         assert_eq!(dead(&[ops, train, renamed]), Vec::<String>::new(), "called under another name; called");
         let joined =
