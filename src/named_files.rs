@@ -143,13 +143,18 @@ fn names_in(text: &str, extensions: &[String], keep: impl Fn(usize) -> bool) -> 
 
 /// Whether the name found at `at..end` of `text` stands alone, not inside a
 /// longer file or module name (`train.py` is not in `pretrain.py`,
-/// `my-train.py` or `train.pyc`, `tools.train` not in `tools.train_net`).
+/// `my-train.py`, `train.pyc` or `train.py-old`, `tools.train` not in
+/// `tools.train_net`). A `.` before the name is allowed, for a module run
+/// by a longer dotted path (`-m pkg.tools.train`); a sentence may end
+/// after it (`run train.py.`).
 pub fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
     let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let before = at.checked_sub(1).map(|i| text[i]);
     let after = text.get(end).copied();
     !before.is_some_and(|c| name_byte(c) || c == b'-')
-        && !after.is_some_and(|c| name_byte(c) || (c == b'.' && text.get(end + 1).is_some_and(|&d| name_byte(d))))
+        && !after.is_some_and(|c| {
+            name_byte(c) || c == b'-' || (c == b'.' && text.get(end + 1).is_some_and(|&d| name_byte(d)))
+        })
 }
 
 /// The file names one project spells out, compiled for lookups.

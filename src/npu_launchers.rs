@@ -14,8 +14,9 @@
 //! variable, `${cur_path}/scripts/run.sh`) is the script whose path ends so;
 //! a bare name (`bash run.sh`, `./asr.sh`) is the script of that name in
 //! the caller's directory, in a directory the caller `cd`s into (`cd
-//! $cur_path/egs2/aishell/asr1`, by its literal end), or at the project's
-//! top; when none of those holds one, every script of that name. The other
+//! $cur_path/egs2/aishell/asr1`, by its literal end; a script's `cd ..` or
+//! `cd $test_path_dir/..` steps up from its own directory), or at the
+//! project's top; when none of those holds one, every script of that name. The other
 //! shell scripts start no NPU run (see [`crate::launches`]). A project whose
 //! shell scripts never name the NPU is left as it is.
 
@@ -28,9 +29,14 @@ static NAMES_THE_NPU: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::n
     regex::Regex::new(r"(?i)(^|[^a-z0-9])(npu|ascend|hccl|torch_npu)([^a-z0-9]|$)").expect("a valid pattern")
 });
 
-/// A `cd` into a directory: its argument.
+/// A `cd` into a directory, also indented in an `if` block: its argument.
+/// `$(dirname "$0")`, the script's own directory, is read as `.`, so that
+/// `cd "$(dirname "$0")/.."` steps up from it.
 static CD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r#"(?m)(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)cd\s+["']?([^\s;&|"'()]+)"#).expect("a valid pattern")
+    regex::Regex::new(
+        r#"(?m)(?:^[ \t]*|[;&|][ \t]*|\bthen[ \t]+|\bdo[ \t]+)cd[ \t]+["']?((?:\$\([ \t]*dirname[ \t]+["']?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)["']?[ \t]*\))?[^\s;&|"'()]*)"#,
+    )
+    .expect("a valid pattern")
 });
 
 /// The shell scripts of a project (`files`, whose directory is `dir` as
@@ -125,7 +131,9 @@ fn called(
     let mut out = Vec::new();
     for m in names.automaton.find_overlapping_iter(text) {
         let (at, scripts) = (m.start(), &names.scripts[m.pattern().as_usize()]);
-        if !crate::named_files::whole_name(text.as_bytes(), at, m.end()) || !runs_there(at) {
+        // A file name, not a module path: `train.run.sh` is another script.
+        let dotted = at > 0 && text.as_bytes()[at - 1] == b'.';
+        if dotted || !crate::named_files::whole_name(text.as_bytes(), at, m.end()) || !runs_there(at) {
             continue;
         }
         let written = path_before(text, at);
@@ -175,9 +183,10 @@ fn literal_tail(written: &str) -> Option<&str> {
     trimmed.get(skip..).filter(|t| !t.is_empty())
 }
 
-/// How many directories up a `cd` target that ends in `..` goes (`..` and
-/// `$test_path_dir/..` one, `${cur}/../..` two), after whatever comes before
-/// them; `None` for a target that does not end in `..`.
+/// How many directories up a `cd` target that ends in `..` goes (`..`,
+/// `$test_path_dir/..` and `$(dirname "$0")/..` one, `${cur}/../..` two),
+/// after whatever comes before them; `None` for a target that does not end
+/// in `..`.
 fn levels_up(target: &str) -> Option<usize> {
     let ups = target.trim_end_matches('/').split('/').rev().take_while(|p| *p == "..").count();
     (ups > 0).then_some(ups)
@@ -220,6 +229,7 @@ mod tests {
         assert_eq!(levels_up("$test_path_dir/.."), Some(1));
         assert_eq!(levels_up("../../"), Some(2));
         assert_eq!(levels_up("../egs"), None);
+        assert_eq!(levels_up("$(dirname \"$0\")/.."), Some(1));
         assert_eq!(ancestor("p/egs/test", 1).as_deref(), Some("p/egs"));
         assert_eq!(ancestor("test", 1).as_deref(), Some("."));
         assert_eq!(ancestor("test", 2), None);
@@ -262,6 +272,7 @@ mod tests {
         assert_eq!(calls(paths[0], "bash run.sh\n"), ["p/egs2/aishell/asr1/run.sh", "p/egs/wsj/asr1/run.sh"]);
         assert_eq!(calls(paths[0], "# bash tools/dist_train.sh\necho done # then run.sh\n"), Vec::<&str>::new());
         assert_eq!(calls(paths[0], "bash dist_train.sh.bak\n"), Vec::<&str>::new(), "a longer name");
+        assert_eq!(calls(paths[0], "bash my.prepare.sh; cp prepare.sh-old x\n"), Vec::<&str>::new(), "longer names");
         // Huawei's template steps up from its own `test/` directory.
         let stepped_up = "test_path_dir=${cur_path}\ncd $test_path_dir/..\nnohup bash run.sh --stage 4 &\n";
         assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", stepped_up), ["p/egs/wsj/asr1/run.sh"]);
@@ -269,6 +280,12 @@ mod tests {
             calls("p/egs2/aishell/asr1/test/a/b.sh", "cd ${cur}/../..\nbash run.sh\n"),
             ["p/egs2/aishell/asr1/run.sh"]
         );
+        // Indented in the template's `if`, and from the script's own directory.
+        let indented =
+            "if [ x\"${last}\" == x\"test\" ];then\n    test_path_dir=${cur_path}\n    cd ..\nfi\nbash run.sh\n";
+        assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", indented), ["p/egs/wsj/asr1/run.sh"]);
+        let dirname = "cd \"$(dirname \"$0\")/..\"\nbash run.sh\n";
+        assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", dirname), ["p/egs/wsj/asr1/run.sh"]);
     }
 
     #[test]

@@ -7,6 +7,8 @@
 
 /// Where a shell text's comments are: each `#` that starts a word outside
 /// quotes, to the end of its line (`$#`, `${#x}` and `a#b` start none).
+/// Quotes are read one line at a time: an apostrophe in a heredoc's text
+/// (`don't`) must not hide the comments of the lines after it.
 #[derive(Debug, Clone, Default)]
 pub struct Comments(Vec<std::ops::Range<usize>>);
 
@@ -15,16 +17,19 @@ impl Comments {
     pub fn of(text: &str) -> Self {
         let b = text.as_bytes();
         let mut out = Vec::new();
-        let mut quote: Option<u8> = None;
+        // The open quote, and whether a backslash escapes inside it.
+        let mut quote: Option<(u8, bool)> = None;
         let mut i = 0;
         while i < b.len() {
             let c = b[i];
             match (quote, c) {
-                // In double quotes a backslash escapes; in single quotes nothing does.
-                (Some(b'"') | None, b'\\') => i += 1,
-                (Some(q), c) if c == q => quote = None,
+                (_, b'\n') => quote = None,
+                // Outside quotes, in "..." and in $'...' a backslash escapes; in '...' nothing does.
+                (None | Some((_, true)), b'\\') => i += 1,
+                (Some((q, _)), c) if c == q => quote = None,
                 (Some(_), _) => {}
-                (None, b'\'' | b'"') => quote = Some(c),
+                (None, b'\'') => quote = Some((c, i > 0 && b[i - 1] == b'$')),
+                (None, b'"') => quote = Some((c, true)),
                 (None, b'#') if i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(') => {
                     let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
                     out.push(i..end);
@@ -471,7 +476,7 @@ mod tests {
 
     #[test]
     fn comments_start_a_word_outside_quotes() {
-        let text = "a # one\necho $# ${#x} a#b '# no' \"# no\" \\# no\nb;# two\n";
+        let text = "a # one\necho $# ${#x} a#b '# no' \"# no\" \\# no $'it\\'s # no'\ncat <<EOT\ndon't\nEOT\nb;# two\n";
         let comments = Comments::of(text);
         let starts: Vec<usize> =
             (0..text.len()).filter(|&i| comments.contain(i) && !comments.contain(i.wrapping_sub(1))).collect();
