@@ -68,18 +68,15 @@ fn module_file(dir: &str, module: &str, python: &BTreeSet<String>) -> Option<Str
 }
 
 /// Where `text`, a shell script, runs one of `commands` (as returned by
-/// [`of_project`]): a simple command that starts with its name, maybe after
-/// `nohup`, `exec`, `time`, `env` or variable assignments. The files those
-/// commands run.
+/// [`of_project`]): a simple command ([`crate::shell::commands`], after
+/// wrappers such as `nohup` and variable assignments) whose command word
+/// is its name. The files those commands run.
 pub fn started_in(text: &str, commands: &[(String, String)]) -> Vec<String> {
-    static COMMAND_START: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"(?m)(?:^|[;&|(`]|\$\()\s*(?:(?:nohup|exec|time|env|sudo)\s+|\w+=\S*\s+)*([A-Za-z0-9][\w.-]*)"#,
-        )
-        .expect("a valid pattern")
-    });
-    let words: BTreeSet<&str> =
-        COMMAND_START.captures_iter(text).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+    if commands.is_empty() {
+        return Vec::new();
+    }
+    let run = crate::shell::commands(text);
+    let words: BTreeSet<&str> = run.iter().filter_map(|c| c.text.split_whitespace().next()).collect();
     commands.iter().filter(|(name, _)| words.contains(name.as_str())).map(|(_, file)| file.clone()).collect()
 }
 
