@@ -37,14 +37,17 @@ pub struct Function {
     pub first: usize,
     /// Its last line of code.
     pub last: usize,
-    /// How often its own lines mention its name: its `def`, and the calls
-    /// of a recursive function, which call it only once something else has.
-    pub own_mentions: usize,
     /// Its lines: what it calls counts only while it is called itself.
     pub body: String,
 }
 
 impl Function {
+    /// How often its own lines mention its name: its `def`, and the calls
+    /// of a recursive function, which call it only once something else has.
+    fn own_mentions(&self) -> usize {
+        mentions(&self.body, &self.name)
+    }
+
     /// Whether line `line` (1-based) is one of its lines.
     pub fn holds(&self, line: usize) -> bool {
         (self.first..=self.last).contains(&line)
@@ -71,13 +74,7 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
                 .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""));
             let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
             if let Some(name) = name.filter(|n| may_be_dead(n) && !decorated) {
-                open = Some(Function {
-                    name: name.to_string(),
-                    first: i + 1,
-                    last: i + 1,
-                    own_mentions: 0,
-                    body: String::new(),
-                });
+                open = Some(Function { name: name.to_string(), first: i + 1, last: i + 1, body: String::new() });
             }
             previous_margin = Some(line);
         } else if let Some(f) = open.as_mut() {
@@ -88,8 +85,6 @@ pub fn top_level_functions(text: &str) -> Vec<Function> {
     }
     out.extend(open);
     for f in &mut out {
-        let own = lines[f.first - 1..f.last].iter().map(|l| mentions(l, &f.name)).sum();
-        f.own_mentions = own;
         f.body = lines[f.first - 1..f.last].join("\n");
     }
     out
@@ -188,7 +183,7 @@ impl<'f> Callers<'f> {
         let index = |name: &str| self.names.binary_search(&name).ok();
         for f in self.functions.values().flatten() {
             if let Some(i) = index(&f.name) {
-                defined[i] += f.own_mentions;
+                defined[i] += f.own_mentions();
             }
         }
         // Mentions that sit in the lines of functions already found dead.
