@@ -10,8 +10,9 @@
 //! went wrong.
 //!
 //! Temporary files are named `.NAME.npu-mem-PID-N.tmp` (older runs used
-//! `.NAME.npu-mem-PID.tmp`); one left by a run that was killed is removed by
-//! the next run that writes NAME.
+//! `.NAME.npu-mem-PID.tmp`). An interrupt (Ctrl-C, SIGTERM, SIGHUP) while
+//! one exists removes it before the process exits; one left by a run that
+//! was killed outright is removed by the next run that writes NAME.
 //!
 //! [`write_whole`] is the whole job for files npu-mem owns (the cache, a
 //! baseline, a report); fixing a user's source file (`crate::write`) adds
@@ -21,10 +22,21 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, Once};
 
 /// The counter that sets apart the temporary files of one process (threads
 /// that write the same file at once each get their own name).
 static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// The temporary files of this process that are neither renamed nor
+/// removed yet: what an interrupt must remove.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Installs the interrupt handler, once, with the first temporary file.
+static HANDLER: Once = Once::new();
+
+/// The exit status after an interrupt (128 + SIGINT, as shells report it).
+const INTERRUPTED: i32 = 130;
 
 /// How many taken names [`Temporary::beside`] steps over before it reports
 /// the directory as unusable (each one is a file left there by someone else).
@@ -42,9 +54,20 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Like [`write_whole`], with the contents written by `write` as they are
 /// produced (through a buffer), so that a large report is never held whole.
 pub fn write_whole_with(path: &Path, write: &dyn Fn(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
-    let target = resolve_link(path)?;
-    let existing = std::fs::metadata(&target).ok();
-    let mut tmp = Temporary::beside(&target, existing.is_some())?;
+    replace(&resolve_link(path)?, write)
+}
+
+/// Writes `bytes` to `path` in one step, replacing `path` itself even where
+/// it is a symbolic link: for files only npu-mem writes (the cache), where a
+/// link is no choice of the user's and must not lead the write elsewhere.
+pub fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, &|out| out.write_all(bytes))
+}
+
+/// Replaces the file `target` (not a link) with what `write` writes.
+fn replace(target: &Path, write: &dyn Fn(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let existing = std::fs::symlink_metadata(target).ok().filter(|m| m.file_type().is_file());
+    let mut tmp = Temporary::beside(target, existing.is_some())?;
     if let Some(meta) = &existing {
         tmp.file.set_permissions(meta.permissions()).map_err(|e| tmp.failed("set the permissions of", e))?;
     }
@@ -53,7 +76,7 @@ pub fn write_whole_with(path: &Path, write: &dyn Fn(&mut dyn Write) -> io::Resul
         write(&mut out).and_then(|()| out.flush())
     };
     written.map_err(|e| tmp.failed("write", e))?;
-    tmp.commit(&target)
+    tmp.commit(target)
 }
 
 /// The file that writing to `path` should replace: `path` itself, or what
@@ -101,10 +124,16 @@ impl Temporary {
         }
         #[cfg(not(unix))]
         let _ = private;
+        install_interrupt_handler();
         for _ in 0..NAME_ATTEMPTS {
             let path = dir.join(temporary_name(&name, std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+            // Created and recorded under the lock: an interrupt sees it or finds it not made.
+            let mut live = live();
             match options.open(&path) {
-                Ok(file) => return Ok(Temporary { path, file, synced: false, renamed: false }),
+                Ok(file) => {
+                    live.push(path.clone());
+                    return Ok(Temporary { path, file, synced: false, renamed: false });
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
                     return Err(io::Error::new(
@@ -164,6 +193,7 @@ impl Temporary {
             io::Error::new(e.kind(), format!("cannot rename the temporary file over {}: {e}", target.display()))
         })?;
         self.renamed = true;
+        untrack(&self.path);
         let (dir, _) = dir_and_name(target);
         let _ = File::open(dir).and_then(|d| d.sync_all());
         Ok(())
@@ -174,8 +204,38 @@ impl Drop for Temporary {
     fn drop(&mut self) {
         if !self.renamed {
             let _ = std::fs::remove_file(&self.path);
+            untrack(&self.path);
         }
     }
+}
+
+/// The list of live temporary files, usable even if a thread panicked while holding it.
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Installs, once, the handler that removes live temporary files on an interrupt.
+fn install_interrupt_handler() {
+    // Where another handler is installed already (a host program's), that one stays.
+    HANDLER.call_once(|| {
+        let _ = ctrlc::set_handler(remove_live_and_exit);
+    });
+}
+
+/// Forgets a temporary file that was renamed or removed.
+fn untrack(path: &Path) {
+    live().retain(|p| p != path);
+}
+
+/// On an interrupt: removes every live temporary file and exits. The lock is
+/// held to the end, so no new temporary file is made meanwhile, and a rename
+/// still to come finds its file gone and replaces nothing.
+fn remove_live_and_exit() {
+    let live = live();
+    for path in live.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::process::exit(INTERRUPTED);
 }
 
 /// The start of the temporary file names for `name`; the process id follows.

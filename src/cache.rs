@@ -200,6 +200,20 @@ pub enum CacheError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// `--cache-dir` names a directory that exists and that npu-mem did not
+    /// create: writing its files there could hide or clutter the user's own.
+    NotOurs {
+        /// The directory named.
+        dir: PathBuf,
+    },
+    /// `--cache-dir` names a directory that holds (or is) a path being
+    /// scanned: the cache's `.gitignore` would hide the files scanned there.
+    HoldsScanned {
+        /// The directory named.
+        dir: PathBuf,
+        /// The scanned path inside it.
+        scanned: PathBuf,
+    },
     /// An analysis could not be turned into JSON.
     Encode {
         /// The cache directory.
@@ -218,6 +232,20 @@ impl std::fmt::Display for CacheError {
                  --cache-dir DIR",
                 dir.display()
             ),
+            CacheError::NotOurs { dir } => write!(
+                f,
+                "not using {} as the cache: the directory exists and npu-mem did not create it (it holds no \
+                 CACHEDIR.TAG of npu-mem), and the cache writes a `.gitignore` that hides everything in it; name a \
+                 directory that does not exist yet with --cache-dir DIR (npu-mem creates it), or run with --no-cache",
+                dir.display()
+            ),
+            CacheError::HoldsScanned { dir, scanned } => write!(
+                f,
+                "not using {} as the cache: it holds {}, which is being scanned, and the cache's `.gitignore` would \
+                 hide it from later scans; name a directory outside the scanned paths with --cache-dir DIR",
+                dir.display(),
+                scanned.display()
+            ),
             CacheError::Encode { dir, source } => write!(
                 f,
                 "cannot save the cache in {}: {source}; run with --no-cache (and report this, it is a bug)",
@@ -232,9 +260,22 @@ impl std::error::Error for CacheError {
         match self {
             CacheError::Unwritable { source, .. } => Some(source),
             CacheError::Encode { source, .. } => Some(source),
+            CacheError::NotOurs { .. } | CacheError::HoldsScanned { .. } => None,
         }
     }
 }
+
+/// The first line of a cache directory tag (the Cache Directory Tagging
+/// convention, <https://bford.info/cachedir/>, which backup tools honour).
+const TAG_SIGNATURE: &str = "Signature: 8a477f597d28d172789f06886806bc55";
+
+/// The tag's second line: npu-mem's own tag, not another tool's (cargo's
+/// `target/` carries one too).
+const TAG_OWNER: &str = "# This file is a cache directory tag created by npu-mem.";
+
+/// How earlier versions started the cache directory's `.gitignore`: a
+/// directory holding that file was made by npu-mem too.
+const LEGACY_IGNORE_START: &str = "# Written by npu-mem";
 
 /// An open cache.
 pub struct Cache {
@@ -246,7 +287,11 @@ pub struct Cache {
 
 impl Cache {
     /// Opens the cache for `engine` under `dir` (nothing is created yet).
-    pub fn open(dir: &Path, engine: &Engine, target: &str) -> Cache {
+    /// `dir` must not exist yet, or be one npu-mem created, and must hold
+    /// none of the `scanned` paths: the cache writes a `.gitignore` that hides
+    /// everything in its directory.
+    pub fn open(dir: &Path, engine: &Engine, target: &str, scanned: &[PathBuf]) -> Result<Cache, CacheError> {
+        check_dir(dir, scanned)?;
         let file = dir.join(format!("{:016x}.json", key(engine, target)));
         let (stored, mut note) = load(&file);
         let total = stored.len();
@@ -264,7 +309,7 @@ impl Cache {
                 total - entries.len()
             ));
         }
-        Cache { file, entries, note }
+        Ok(Cache { file, entries, note })
     }
 
     /// The stored analysis of `path` if it was made from exactly `content`.
@@ -275,17 +320,18 @@ impl Cache {
     /// Merges `entries` (path -> analysis of this run) into the cache file,
     /// replacing what it held for those paths and dropping entries past
     /// [`MAX_AGE_SECS`] or [`MAX_ENTRIES`]; writes atomically, and creates the
-    /// directory with a `.gitignore` that ignores it.
+    /// directory with its tag and a `.gitignore` that ignores it. The cache
+    /// file replaces whatever is at its path, a symbolic link included:
+    /// nothing is written through a link.
     pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), CacheError> {
         let dir = self.file.parent().unwrap_or(Path::new("."));
         let fail = |source| CacheError::Unwritable { dir: dir.to_path_buf(), source };
         let encode = |source| CacheError::Encode { dir: dir.to_path_buf(), source };
         std::fs::create_dir_all(dir).map_err(fail)?;
-        let ignore = dir.join(".gitignore");
-        if !ignore.exists() {
-            std::fs::write(&ignore, "# Written by npu-mem: the whole cache directory stays out of git.\n*\n")
-                .map_err(fail)?;
-        }
+        let tag = format!("{TAG_SIGNATURE}\n{TAG_OWNER}\n# For information about cache directory tags see https://bford.info/cachedir/\n");
+        create_new(&dir.join("CACHEDIR.TAG"), &tag).map_err(fail)?;
+        let ignore = format!("{LEGACY_IGNORE_START}: the whole cache directory stays out of git.\n*\n");
+        create_new(&dir.join(".gitignore"), &ignore).map_err(fail)?;
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
         // Read again rather than reuse what `open` read: a run that saved since then keeps its entries.
         let (mut merged, _) = load(&self.file);
@@ -296,13 +342,54 @@ impl Cache {
         }
         evict(&mut merged, now, MAX_ENTRIES);
         let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(encode)?;
-        crate::atomic::write_whole(&self.file, &text).map_err(fail)
+        crate::atomic::replace_own(&self.file, &text).map_err(fail)
+    }
+}
+
+/// Whether the cache may live in `dir` (see [`Cache::open`]).
+fn check_dir(dir: &Path, scanned: &[PathBuf]) -> Result<(), CacheError> {
+    // A directory that does not exist holds nothing yet, and npu-mem creates it.
+    let Ok(real_dir) = std::fs::canonicalize(dir) else { return Ok(()) };
+    let inside = scanned.iter().find(|p| std::fs::canonicalize(p).is_ok_and(|p| p.starts_with(&real_dir)));
+    if let Some(p) = inside {
+        return Err(CacheError::HoldsScanned { dir: dir.to_path_buf(), scanned: p.clone() });
+    }
+    let regular = |name: &str| {
+        let path = dir.join(name);
+        let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+        is_file.then(|| std::fs::read_to_string(path).ok()).flatten()
+    };
+    let tagged = regular("CACHEDIR.TAG").is_some_and(|t| {
+        let mut lines = t.lines();
+        lines.next() == Some(TAG_SIGNATURE) && lines.next() == Some(TAG_OWNER)
+    });
+    let legacy = regular(".gitignore").is_some_and(|t| t.starts_with(LEGACY_IGNORE_START));
+    if tagged || legacy {
+        Ok(())
+    } else {
+        Err(CacheError::NotOurs { dir: dir.to_path_buf() })
+    }
+}
+
+/// Creates `path` holding `text` unless something (a file, a link, even a
+/// broken one) is already there: that is left as it is.
+fn create_new(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => file.write_all(text.as_bytes()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
     }
 }
 
 /// The entries of the cache file `file` as stored (unchecked), and why the
 /// file was not used if it exists but is unusable.
 fn load(file: &Path) -> (BTreeMap<String, Sealed>, Option<String>) {
+    // A link is not read through (nor written through: `save` replaces it).
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+        let note = format!("{}: ignored a cache file that is a symbolic link; it is replaced", file.display());
+        return (BTreeMap::new(), Some(note));
+    }
     let Ok(bytes) = std::fs::read(file) else { return (BTreeMap::new(), None) };
     match serde_json::from_slice::<CacheFile>(&bytes) {
         Ok(c) if c.format == FORMAT => (c.entries, None),

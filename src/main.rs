@@ -120,7 +120,15 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     }
 
     let cache_dir = args.cache_dir.clone().unwrap_or_else(|| std::path::PathBuf::from(".npu-mem-cache"));
-    let cache = (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value));
+    let cache = match (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value, &args.paths)) {
+        Some(Ok(cache)) => Some(cache),
+        // A cache that cannot be used costs time, never the scan.
+        Some(Err(e)) => {
+            output::warn(&e.to_string());
+            None
+        }
+        None => None,
+    };
     if let Some(note) = cache.as_ref().and_then(|c| c.note.as_ref()) {
         output::warn(note);
     }

@@ -221,7 +221,21 @@ fn a_rebuilt_binary_does_not_reuse_the_old_results() {
     std::fs::copy(env!("CARGO_BIN_EXE_npu-mem"), &exe).unwrap();
     let run = |exe: &Path| {
         let args = ["scan", "demo", "--fail-on", "never"];
-        let out = std::process::Command::new(exe).args(args).current_dir(&dir).output().unwrap();
+        // Another test thread forking while the copy was open for writing can
+        // hold it open in its child until that child execs: "text file busy".
+        let spawn = || std::process::Command::new(exe).args(args).current_dir(&dir).output();
+        let busy = |r: &std::io::Result<std::process::Output>| {
+            r.as_ref().is_err_and(|e| e.kind() == std::io::ErrorKind::ExecutableFileBusy)
+        };
+        let mut out = spawn();
+        for _ in 0..50 {
+            if !busy(&out) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            out = spawn();
+        }
+        let out = out.unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     };
     run(&exe);
@@ -262,4 +276,90 @@ fn a_project_fact_from_another_file_applies_cold_and_warm() {
         std::fs::remove_file(dir.join(name)).unwrap();
         assert_eq!(mem007(&[]), 1, "{name} removed: m.py's finding comes back from the cache");
     }
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_cache_dir_npu_mem_did_not_create_is_not_written_and_the_scan_goes_on() {
+    // `--cache-dir .` (or `src`, or `..`) once wrote a `.gitignore` of `*` into
+    // the scanned tree: every later scan saw no file and passed.
+    let dir = project("cache-dir-not-ours");
+    let cold = json(&dir, &["--no-cache"]);
+    let before = names(&dir.join("demo"));
+    for named in [".", "demo", "demo/..", "./demo/"] {
+        let run = npu_mem_in(&dir, &["scan", "demo", "--format", "json", "--fail-on", "never", "--cache-dir", named]);
+        assert_eq!((run.code, &run.stdout), (0, &cold), "{named}: the scan is unchanged: {}", run.stderr);
+        assert!(run.stderr.contains(&format!("not using {named} as the cache")), "{named}: {}", run.stderr);
+        assert!(!dir.join(".gitignore").exists() && !dir.join("CACHEDIR.TAG").exists(), "{named}");
+        assert_eq!(names(&dir.join("demo")), before, "{named}: nothing written among the sources");
+    }
+    // The scanned directory itself: refused because it is scanned, whatever else.
+    let run = npu_mem_in(&dir, &["scan", "demo", "--fail-on", "never", "--cache-dir", "demo"]);
+    assert!(run.stderr.contains("which is being scanned"), "{}", run.stderr);
+    // An existing directory outside the scan that npu-mem did not make: refused too.
+    std::fs::create_dir(dir.join("mine")).unwrap();
+    std::fs::write(dir.join("mine/notes.txt"), "keep").unwrap();
+    let run = npu_mem_in(&dir, &["scan", "demo", "--fail-on", "never", "--cache-dir", "mine"]);
+    assert!(run.stderr.contains("did not create it"), "{}", run.stderr);
+    assert_eq!(names(&dir.join("mine")), ["notes.txt"]);
+    // A directory that does not exist is created, tagged, and used from then on.
+    json(&dir, &["--cache-dir", "new/cache"]);
+    let cache = dir.join("new/cache");
+    assert_eq!(cache_files(&cache).len(), 1);
+    let tag = std::fs::read_to_string(cache.join("CACHEDIR.TAG")).unwrap();
+    assert!(tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55\n"), "{tag}");
+    let run = npu_mem_in(&dir, &["scan", "demo", "--format", "json", "--fail-on", "never", "--cache-dir", "new/cache"]);
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), (cold.as_str(), ""), "a warm run, without a note");
+}
+
+#[test]
+fn a_cache_dir_of_an_earlier_version_is_still_used() {
+    // Earlier versions wrote no tag, only the `.gitignore`.
+    let dir = project("cache-dir-legacy");
+    let cache = dir.join(".npu-mem-cache");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::write(cache.join(".gitignore"), "# Written by npu-mem: the whole cache directory stays out of git.\n*\n")
+        .unwrap();
+    let run = npu_mem_in(&dir, &["scan", "demo", "--fail-on", "never"]);
+    assert!(!run.stderr.contains("not using"), "{}", run.stderr);
+    assert_eq!(cache_files(&cache).len(), 1);
+    assert!(cache.join("CACHEDIR.TAG").exists(), "tagged now");
+}
+
+#[cfg(unix)]
+#[test]
+fn nothing_is_written_through_a_link_in_the_cache_directory() {
+    let dir = project("cache-links");
+    json(&dir, &[]);
+    let (file, _) = stored(&dir);
+    // The cache file is a link to a file of the user's: it is replaced, not written through.
+    let precious = dir.join("precious.txt");
+    std::fs::write(&precious, "the user's").unwrap();
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&precious, &file).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "demo", "--fail-on", "never"]);
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "the user's");
+    assert!(std::fs::symlink_metadata(&file).unwrap().file_type().is_file(), "the link became the cache file");
+    // A dangling link where the tag or `.gitignore` would go is not followed either.
+    let fresh = dir.join("fresh");
+    let ignore_target = dir.join("ignore-target");
+    std::fs::create_dir(&fresh).unwrap();
+    std::fs::write(
+        fresh.join("CACHEDIR.TAG"),
+        "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by npu-mem.\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&ignore_target, fresh.join(".gitignore")).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "demo", "--fail-on", "never", "--cache-dir", "fresh"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!ignore_target.exists(), "the dangling link's target is not created");
+    assert_eq!(cache_files(&fresh).len(), 1);
 }

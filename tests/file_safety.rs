@@ -108,3 +108,52 @@ fn one_file_named_twice_is_scanned_and_fixed_once() {
     assert_eq!(report["errors"], serde_json::json!([]));
     assert_eq!(read(&dir.join("d/a.py")).matches("import torch_npu").count(), 1);
 }
+
+#[test]
+fn an_interrupt_while_fixing_leaves_no_temporary_file_and_no_half_file() {
+    // The fixer writes each file through a temporary file beside it; Ctrl-C
+    // (SIGINT) arriving while one exists once left `.NAME.npu-mem-PID-N.tmp` behind.
+    let dir = temp_dir("fix-interrupted");
+    let original = "import torch\n\nx = torch.zeros(3).cuda()\ny = torch.ones(2).cuda()\n";
+    let count = 3000;
+    for i in 0..count {
+        std::fs::write(dir.join(format!("m{i:04}.py")), original).unwrap();
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_npu-mem"))
+        .args(["scan", ".", "--fix", "--no-cache", "--quiet", "--fail-on", "never", "--format", "json"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let temporaries = || {
+        let names = std::fs::read_dir(&*dir).unwrap().map(|e| e.unwrap().file_name());
+        names.filter(|n| n.to_string_lossy().ends_with(".tmp")).count()
+    };
+    // Interrupt as soon as a temporary file exists (fixes are being written).
+    let started = std::time::Instant::now();
+    while temporaries() == 0 && child.try_wait().unwrap().is_none() && started.elapsed().as_secs() < 60 {
+        std::thread::yield_now();
+    }
+    let interrupted = child.try_wait().unwrap().is_none();
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe {
+        kill(child.id() as i32, 2);
+    }
+    let status = child.wait().unwrap();
+    assert!(interrupted, "the run ended before any file was written: make the test tree larger");
+    assert_eq!(status.code(), Some(130), "exits as interrupted: {status:?}");
+    assert_eq!(temporaries(), 0, "no temporary file is left behind");
+    let fixed_tail = "x = torch.zeros(3).npu()\ny = torch.ones(2).npu()\n";
+    let mut changed = 0;
+    for i in 0..count {
+        let text = read(&dir.join(format!("m{i:04}.py")));
+        assert!(text == original || text.ends_with(fixed_tail), "m{i:04}.py is whole: {text}");
+        changed += usize::from(text != original);
+    }
+    assert!(changed < count, "interrupted before the end ({changed} of {count} fixed)");
+}
+
+extern "C" {
+    fn kill(pid: i32, signal: i32) -> i32;
+}
