@@ -254,7 +254,7 @@ pub struct Finding {
     /// Whether the finding is advice because no process of its project runs
     /// the code: it lies in entry scripts that the project's launch scripts
     /// never start, in modules only they import, or in a function nothing
-    /// in the project calls (see [`crate::launches`], [`crate::uncalled`]);
+    /// in the project calls (see [`crate::project::launches`], [`crate::project::uncalled`]);
     /// its severity is then `info`, and it blocks nothing (`blocker` is false).
     #[serde(default)]
     pub unlaunched: bool,

@@ -4,21 +4,22 @@
 use crate::cache::{Cache, ContentId, Parts, StoredOutcome};
 use crate::cli::{Entries, Migration};
 use crate::config::Setting;
-use crate::configurations;
-use crate::configurations::Launch;
 use crate::finding::{FileProblem, Finding, ProblemKind, SharedText};
-use crate::launches::{self, Launches};
-use crate::migration::Assumed;
-use crate::named_files::{self, NamedFiles, Names};
 use crate::notebook::{Locator, Notebook};
 use crate::parse::{first_error_line, parse_python};
-use crate::processes;
 use crate::progress::Progress;
+use crate::project::configurations;
+use crate::project::launches::{self, Launches};
+use crate::project::migration::Assumed;
+use crate::project::named_files::NamedFiles;
+use crate::project::processes;
 use crate::rules::engine::{Engine, FileAnalysis, TableRow};
 use crate::rules::model::{Scope, NAMED_UNCONDITIONALLY};
 use crate::rules::render::render_with;
 use crate::rules::schema::SitesRole;
 use crate::rules::slots::MAX_SCOPE_NODES;
+use crate::semantic::launch_lines::{self, Launch};
+use crate::semantic::named_files::{self, Names};
 use crate::semantic::option_defs;
 use crate::semantic::options::{self, Gate};
 use crate::semantic::traverse::MAX_DEPTH;
@@ -67,7 +68,7 @@ pub struct ProjectOutcome {
     /// Files looked at.
     pub files_scanned: usize,
     /// The migration style assumed, and why.
-    pub migration: crate::migration::Assumed,
+    pub migration: crate::project::migration::Assumed,
     /// Where the project imports `transfer_to_npu` (sites of the
     /// `automatic-migration` summary lists), in path and line order.
     pub transfer_imports: Vec<(String, usize)>,
@@ -77,7 +78,7 @@ pub struct ProjectOutcome {
     /// level (sites of the `unguarded-scripts` lists), in path and line order.
     pub unguarded_scripts: Vec<(String, usize)>,
     /// Which entry scripts its launch scripts start, and which nothing names
-    /// (see [`crate::launches`]); the files only those run are left out.
+    /// (see [`crate::project::launches`]); the files only those run are left out.
     pub launches: Launches,
 }
 
@@ -441,7 +442,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         out.directives = suppress::in_shell(text);
         out.analysis = engine.analyse_shell(text, &LineIndex::new(text), &out.path);
         out.analysis.named_files = named_files::in_shell(text, &engine.shell_named_extensions);
-        out.analysis.launches = configurations::launches_in(text);
+        out.analysis.launches = launch_lines::launches_in(text);
         out.analysis.findings.extend(path_findings);
         return out;
     }
@@ -540,7 +541,7 @@ pub fn scan_facts(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine
     // A vendored copy runs in the processes of the project that imports it,
     // so it shares that project's facts; outer projects first, so the facts
     // of a copy inside a copy come from the outermost one too.
-    let vendoring = crate::vendored::vendoring_projects(walked);
+    let vendoring = crate::project::vendored::vendoring_projects(walked);
     let mut order: Vec<usize> = (0..n_projects).collect();
     let depth = |d: &str| if d == "." { 0 } else { 1 + d.matches('/').count() };
     order.sort_by_key(|&p| walked.projects.get(p).map_or(0, |d| depth(&d.display)));
@@ -602,10 +603,8 @@ fn untaken_in(
     }
     let python: Vec<&ScanFile> = members().map(|(f, _)| f).filter(|f| f.kind == FileKind::Python).collect();
     let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
-    let launches: Vec<&Launch> = members()
-        .flat_map(|(_, o)| o.launches())
-        .filter(|l| paths.iter().any(|p| configurations::starts(l, p)))
-        .collect();
+    let launches: Vec<&Launch> =
+        members().flat_map(|(_, o)| o.launches()).filter(|l| paths.iter().any(|p| l.starts(p))).collect();
     let Some(dir) = walked.projects.get(project).filter(|_| !launches.is_empty()) else { return HashMap::new() };
     // What each launch's process runs: its script and the modules it imports;
     // kept as which launches reach each file with gates, and whether any reaches a file.
@@ -617,7 +616,7 @@ fn untaken_in(
     let mut graph = processes::ImportGraph::new(python.clone(), &dir.display);
     for (i, launch) in launches.iter().enumerate() {
         let mut seen = vec![false; paths.len()];
-        for root in (0..paths.len()).filter(|&j| configurations::starts(launch, &paths[j])) {
+        for root in (0..paths.len()).filter(|&j| launch.starts(&paths[j])) {
             graph.search(root, |j| {
                 seen[j] = true;
                 false
@@ -837,7 +836,8 @@ pub fn merge(
     // `def`: without `transfer_to_npu` CUDA is never available there.
     let skipped_test = |f: &Finding| {
         let project = per_project.get(f.project);
-        let without_transfer = project.is_some_and(|p| p.migration.style != crate::migration::Style::Automatic)
+        let without_transfer = project
+            .is_some_and(|p| p.migration.style != crate::project::migration::Style::Automatic)
             || unmigrated_files.contains(f.path.as_str());
         let tests = cuda_only_tests.get(f.path.as_str()).filter(|_| entries == Entries::Launched && without_transfer);
         tests.and_then(|ts| ts.iter().find(|t| (t.0..=t.1).contains(&f.line))).map(|t| t.0)

@@ -55,7 +55,7 @@ struct JsonProject<'a> {
     path: &'a str,
     marker: Option<&'a str>,
     files_scanned: usize,
-    migration: crate::migration::Style,
+    migration: crate::project::migration::Style,
     reason: String,
     transfer_to_npu: Option<Place<'a>>,
     /// Entry scripts the project's shell scripts (or a training platform) start.

@@ -6,7 +6,7 @@ use super::style::{plural, Paint};
 use super::summary::verdict;
 use super::{visible, Report};
 use crate::finding::{Applicability, Finding, Severity};
-use crate::migration::{Style, Why};
+use crate::project::migration::{Style, Why};
 use crate::scan::ProjectOutcome;
 use std::fmt::Write;
 
@@ -224,8 +224,8 @@ fn render_uncalled(out: &mut String, project: &ProjectOutcome, indent: &str, pai
 }
 
 /// The functions of `project` that nothing calls and that hold findings, by path and line.
-pub fn uncalled_functions(project: &ProjectOutcome) -> Vec<(&str, &crate::uncalled::Function)> {
-    let mut functions: Vec<(&str, &crate::uncalled::Function)> =
+pub fn uncalled_functions(project: &ProjectOutcome) -> Vec<(&str, &crate::project::uncalled::Function)> {
+    let mut functions: Vec<(&str, &crate::project::uncalled::Function)> =
         project.launches.uncalled.iter().flat_map(|(path, fs)| fs.iter().map(move |f| (path.as_str(), f))).collect();
     functions.sort_by_key(|(path, f)| (*path, f.first));
     functions

@@ -81,8 +81,8 @@ impl Engine<'_> {
             counts: vec![0; self.set.counts.len()],
             ..FileAnalysis::default()
         };
-        let mentions = crate::shell::env_mentions(src);
-        let commands = crate::shell::commands(src);
+        let mentions = crate::parse::shell::env_mentions(src);
+        let commands = crate::parse::shell::commands(src);
         let items: Vec<ShellItem> =
             mentions.iter().map(ShellItem::Env).chain(commands.iter().map(ShellItem::Command)).collect();
         let tables = &self.set.compiler.tables;

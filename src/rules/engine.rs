@@ -137,11 +137,11 @@ pub struct FileAnalysis {
     pub scope_search_cut_at_line: Option<usize>,
     /// The file names (or patterns) the file spells out, with the extensions
     /// of [`Engine::named_extensions`].
-    pub named_files: crate::named_files::Names,
+    pub named_files: crate::semantic::named_files::Names,
     /// The branches around its findings whose tests read command-line options.
     pub gates: Vec<crate::semantic::options::Gate>,
     /// For a shell script: the Python scripts it starts, with their arguments.
-    pub launches: Vec<crate::configurations::Launch>,
+    pub launches: Vec<crate::semantic::launch_lines::Launch>,
     /// The lines of the tests around its findings that run only where CUDA
     /// is ([`crate::semantic::cuda_only`]).
     pub cuda_only_tests: Vec<(usize, usize)>,

@@ -10,6 +10,7 @@ use super::render::{build_fix, render, render_with};
 use super::state::MatchState;
 use crate::finding::{Finding, SharedText};
 use crate::hash::FastSet;
+use crate::parse::shell::{EnvMention, ShellCommand};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{callee, method_parts};
@@ -17,7 +18,6 @@ use crate::semantic::calls::{ArgState, CallArgs};
 use crate::semantic::traverse::Visitor;
 use crate::semantic::values::{shorten, text};
 use crate::semantic::FileModel;
-use crate::shell::{EnvMention, ShellCommand};
 use crate::source::LineIndex;
 use tree_sitter::Node;
 

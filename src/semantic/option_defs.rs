@@ -2,7 +2,7 @@
 //! options their `argparse` calls define, the values their code stores in
 //! option attributes, and the calls that may replace any option's value.
 //! Read again from the files when a project's branches are judged
-//! ([`crate::configurations`]), not kept from the analysis: most projects
+//! ([`crate::project::configurations`]), not kept from the analysis: most projects
 //! never need them, and the scan keeps almost nothing of a quiet file.
 
 use super::options::{enclosing_tests, parsed_names, Cond, NAMESPACES};

@@ -2,7 +2,7 @@
 //! (`if args.num_gpu > 1:`), read from its syntax tree while it is analysed.
 //!
 //! A port's launch scripts fix the options its runs take; a branch that no
-//! launch takes holds code no NPU process runs ([`crate::configurations`]
+//! launch takes holds code no NPU process runs ([`crate::project::configurations`]
 //! decides that for the whole project). Only what the syntax says for sure is
 //! read: any part of a test that is not an option, a literal, a comparison,
 //! `not`, `and` or `or` is unknown, and an unknown part decides nothing.

@@ -1,9 +1,7 @@
-//! Which files a project names: the file names with chosen extensions (`.cu`)
-//! that its Python strings and shell scripts spell out, outside comments.
-//! A CUDA source that no build script, `load(sources=...)` or `nvcc` line of
-//! its project names is not compiled (ported projects keep the kernels of
-//! the original and comment out their build), so a rule can ask for it
-//! (`named_in_project`).
+//! The file names one file spells out: the names with chosen extensions
+//! (`.cu`) in a Python file's string literals or a shell script's words,
+//! outside comments; the project layer ([`crate::project::named_files`])
+//! puts a project's together, for `named_in_project`.
 //!
 //! A name may be a pattern: `*.cu` (a glob) names every such file, `"_kernel.cu"`
 //! (the tail of a concatenation) every file ending so, and `f"{op}_cuda.cu"`
@@ -12,7 +10,7 @@
 //! A build script that compiles its CUDA sources only when it finds the CUDA
 //! toolkit (`if torch.cuda.is_available() or os.getenv("FORCE_CUDA")`, `if
 //! CUDA_HOME is not None`, as detectron2, mmcv and maskrcnn-benchmark write
-//! it) builds the C++ part alone on an NPU host; its names are kept apart, so
+//! it) builds the C++ part alone on an NPU host; its names are marked, so
 //! that a rule can tell such a kernel from one every build compiles
 //! (`built_only_with_cuda`). The test must name `CUDA_HOME` or `FORCE_CUDA`:
 //! `torch.cuda.is_available()` alone is true on an NPU host in a process that
@@ -58,7 +56,7 @@ pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
 
 /// The same for a shell script: every mention outside a `#` comment.
 pub fn in_shell(text: &str, extensions: &[String]) -> Names {
-    let comments = crate::shell::Comments::of(text);
+    let comments = crate::parse::shell::Comments::of(text);
     let files = names_in(text, extensions, |at| !comments.contain(at));
     Names { files, only_with_cuda: false }
 }
@@ -157,105 +155,6 @@ pub fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
         })
 }
 
-/// The file names one project spells out, compiled for lookups.
-#[derive(Debug, Clone, Default)]
-pub struct NamedFiles {
-    /// Every name.
-    all: NameIndex,
-    /// The names that some file spells out other than a build that compiles
-    /// CUDA code only when it finds CUDA.
-    unconditional: NameIndex,
-}
-
-impl NamedFiles {
-    /// Compiles the names collected from a project's files.
-    pub fn new<'a>(names: impl IntoIterator<Item = &'a Names>) -> Self {
-        let names: Vec<&Names> = names.into_iter().collect();
-        let all = NameIndex::new(names.iter().flat_map(|n| &n.files));
-        let unconditional = NameIndex::new(names.iter().filter(|n| !n.only_with_cuda).flat_map(|n| &n.files));
-        NamedFiles { all, unconditional }
-    }
-
-    /// Whether the file at `path` (its last component) is named.
-    pub fn names(&self, path: &str) -> bool {
-        self.all.names(path)
-    }
-
-    /// Whether a file names the file at `path` other than a build that
-    /// compiles CUDA code only when it finds CUDA.
-    pub fn names_unconditionally(&self, path: &str) -> bool {
-        self.unconditional.names(path)
-    }
-}
-
-/// A set of names and patterns.
-#[derive(Debug, Clone, Default)]
-struct NameIndex {
-    exact: std::collections::HashSet<String>,
-    patterns: Option<globset::GlobSet>,
-}
-
-impl NameIndex {
-    fn new<'a>(names: impl IntoIterator<Item = &'a String>) -> Self {
-        let mut exact = std::collections::HashSet::new();
-        let mut patterns = globset::GlobSetBuilder::new();
-        let mut any_pattern = false;
-        for name in names {
-            match as_pattern(name) {
-                None => {
-                    exact.insert(name.clone());
-                }
-                // Made of name characters and `*` only, so it always compiles.
-                Some(p) => match globset::Glob::new(&p) {
-                    Ok(glob) => {
-                        patterns.add(glob);
-                        any_pattern = true;
-                    }
-                    Err(_) => continue,
-                },
-            }
-        }
-        let patterns = any_pattern.then(|| patterns.build().ok()).flatten();
-        NameIndex { exact, patterns }
-    }
-
-    fn names(&self, path: &str) -> bool {
-        let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
-        self.exact.contains(file) || self.patterns.as_ref().is_some_and(|p| p.is_match(file))
-    }
-}
-
-/// A name that stands for several files, as a glob: `*` and the placeholders
-/// `{...}` and `%s` stand for anything, and a name that starts with neither a
-/// letter nor a digit (`_kernel.cu`, the tail of a concatenation) may have
-/// anything before it. `None` for a plain file name.
-fn as_pattern(name: &str) -> Option<String> {
-    let mut glob = String::new();
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' => {
-                for c in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                }
-                glob.push('*');
-            }
-            '%' => {
-                chars.next();
-                glob.push('*');
-            }
-            '}' => {}
-            c => glob.push(c),
-        }
-    }
-    if !name.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '*' || c == '{' || c == '%') {
-        glob.insert(0, '*');
-    }
-    glob.contains('*').then_some(glob)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,10 +166,6 @@ mod tests {
     fn python_names(src: &str) -> Names {
         let tree = crate::parse::parse_python(src).unwrap();
         in_python(tree.root_node(), src, &exts())
-    }
-
-    fn names_of(files: &[&str]) -> Names {
-        Names { files: files.iter().map(|s| s.to_string()).collect(), only_with_cuda: false }
     }
 
     #[test]
@@ -291,20 +186,6 @@ mod tests {
     fn shell_lines_name_files_outside_comments() {
         let src = "nvcc -c roi_kernel.cu -o roi.o\n# nvcc old_kernel.cu\necho $# a.cu # b.cu\n";
         assert_eq!(in_shell(src, &exts()).files, ["a.cu", "roi_kernel.cu"]);
-    }
-
-    #[test]
-    fn patterns_match_what_they_stand_for() {
-        let named = NamedFiles::new([&names_of(&["nms_kernel.cu", "_pool.cu", "{op}_cuda.cu", "%s_ext.cu"])]);
-        assert!(named.names("mmdet/ops/nms/src/nms_kernel.cu"));
-        assert!(!named.names("mmdet/ops/nms/src/nms_cpu_kernel.cu"));
-        assert!(named.names("ops/roi_pool.cu"));
-        assert!(named.names("ops/deform_cuda.cu"));
-        assert!(named.names("ops/sigmoid_ext.cu"));
-        assert!(!named.names("ops/roi_align_kernel.cu"));
-        let globbed = NamedFiles::new([&names_of(&["*.cu"])]);
-        assert!(globbed.names("any/thing.cu"));
-        assert!(!NamedFiles::new([]).names("a.cu"));
     }
 
     #[test]
@@ -336,9 +217,5 @@ mod tests {
         for src in unconditional {
             assert!(!python_names(src).only_with_cuda, "{src}");
         }
-        let cuda_only = Names { only_with_cuda: true, ..names_of(&["*.cu"]) };
-        let both = NamedFiles::new([&cuda_only, &names_of(&["nms_kernel.cu"])]);
-        assert!(both.names("a/roi_kernel.cu") && !both.names_unconditionally("a/roi_kernel.cu"));
-        assert!(both.names_unconditionally("b/nms_kernel.cu"));
     }
 }

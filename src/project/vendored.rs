@@ -13,10 +13,10 @@
 //! unrelated directories, whose `import timm` means the installed package;
 //! and a name the project also defines itself (`utils`, `model`) means its
 //! own module. The imports are read from the lines
-//! ([`crate::import_lines`]), not parsed: this runs only for projects that
+//! ([`crate::semantic::import_lines`]), not parsed: this runs only for projects that
 //! have a project nested inside them.
 
-use crate::import_lines::imported_names;
+use crate::semantic::import_lines::imported_names;
 use crate::source::read_source;
 use crate::walk::{FileKind, WalkResult};
 use rayon::prelude::*;

@@ -17,7 +17,7 @@
 //! $cur_path/egs2/aishell/asr1`, by its literal end; a script's `cd ..` or
 //! `cd $test_path_dir/..` steps up from its own directory), or at the
 //! project's top; when none of those holds one, every script of that name. The other
-//! shell scripts start no NPU run (see [`crate::launches`]). A project whose
+//! shell scripts start no NPU run (see [`crate::project::launches`]). A project whose
 //! shell scripts never name the NPU is left as it is.
 
 use crate::source::read_source;
@@ -58,7 +58,7 @@ pub fn closure(
         .iter()
         .filter(|f| f.kind == FileKind::Shell)
         .filter_map(|f| Some((f.display().into_owned(), read_source(&f.path(), f.kind).ok()?.text)))
-        .map(|(path, text)| (path, crate::shell::Comments::of(&text).blank(&text)))
+        .map(|(path, text)| (path, crate::parse::shell::Comments::of(&text).blank(&text)))
         .collect();
     // The scripts that name the NPU, and those beside them: Huawei keeps a
     // port's launch scripts together (`test/`), not every one naming the NPU.
@@ -133,7 +133,7 @@ fn called(
         let (at, scripts) = (m.start(), &names.scripts[m.pattern().as_usize()]);
         // A file name, not a module path: `train.run.sh` is another script.
         let dotted = at > 0 && text.as_bytes()[at - 1] == b'.';
-        if dotted || !crate::named_files::whole_name(text.as_bytes(), at, m.end()) || !runs_there(at) {
+        if dotted || !crate::semantic::named_files::whole_name(text.as_bytes(), at, m.end()) || !runs_there(at) {
             continue;
         }
         let written = path_before(text, at);
@@ -258,8 +258,15 @@ mod tests {
         ];
         let names = ScriptsByName::new(&paths).expect("searchable names");
         let calls = |caller: &str, text: &str| {
-            let mut c =
-                called(caller, true, &crate::shell::Comments::of(text).blank(text), "p", &names, &paths, &|_| true);
+            let mut c = called(
+                caller,
+                true,
+                &crate::parse::shell::Comments::of(text).blank(text),
+                "p",
+                &names,
+                &paths,
+                &|_| true,
+            );
             c.sort_unstable();
             c.dedup();
             c.into_iter().map(|i| paths[i]).collect::<Vec<_>>()

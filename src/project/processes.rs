@@ -14,7 +14,7 @@
 //! own directory, then the project root, then the nearest file whose dotted
 //! path ends with the name. A module that no entry script reaches keeps the
 //! project's style. The files' imports are read again here, from their
-//! lines ([`crate::import_lines`]: no second parse), not kept from the
+//! lines ([`crate::semantic::import_lines`]: no second parse), not kept from the
 //! analysis: the scan keeps almost nothing of a file that reports nothing,
 //! so memory stays flat, and only the projects that need the graph pay for
 //! it.
@@ -184,7 +184,7 @@ impl<'f> ImportGraph<'f> {
 /// start with dots), read from its lines; none for a file that cannot be read.
 fn imported_names(file: &ScanFile) -> Vec<String> {
     read_source(&file.path(), file.kind)
-        .map(|source| crate::import_lines::imported_names(&source.text))
+        .map(|source| crate::semantic::import_lines::imported_names(&source.text))
         .unwrap_or_default()
 }
 

@@ -6,7 +6,7 @@
 //! application, not a library whose users call its functions), a module-level
 //! function whose name nothing in the project mentions but its own lines (its
 //! `def`, a recursive call) is such code
-//! (see [`crate::launches`]).
+//! (see [`crate::project::launches`]).
 //!
 //! Only the function's own project is read (a nested project with its own
 //! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, a
@@ -255,7 +255,7 @@ fn builds_name(text: &str, start: usize, end: usize) -> bool {
 fn only_imports(text: &str, start: usize, end: usize) -> bool {
     let line_start = crate::source::line_start_at(text, start);
     let renamed = text[end..].trim_start_matches([' ', '\t']).starts_with("as ");
-    crate::import_lines::is_import_line(&text[line_start..]) && !renamed
+    crate::semantic::import_lines::is_import_line(&text[line_start..]) && !renamed
 }
 
 /// Whether `text[start..end]` is not part of a longer identifier.

@@ -1,5 +1,7 @@
 //! Parsing Python with tree-sitter, one parser per worker thread.
 
+pub mod shell;
+
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree_sitter::{ParseOptions, Parser, Tree};

@@ -57,7 +57,7 @@ pub struct Assumed {
     pub why: Why,
     /// In a project that detected automatic migration, the entry scripts
     /// whose process never imports `transfer_to_npu` (see
-    /// [`crate::processes`]): they, and the files only they import, are
+    /// [`crate::project::processes`]): they, and the files only they import, are
     /// migrated by hand.
     pub unmigrated_entries: Vec<String>,
 }

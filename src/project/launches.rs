@@ -40,10 +40,10 @@
 //!
 //! In a project whose scripts start some entry scripts, a module-level
 //! function that nothing in the project calls is code no process runs too
-//! ([`crate::uncalled`]).
+//! ([`crate::project::uncalled`]).
 
-use crate::named_files::NamedFiles;
-use crate::processes::LazyGraph;
+use crate::project::named_files::NamedFiles;
+use crate::project::processes::LazyGraph;
 use crate::source::read_source;
 use crate::walk::{Excluded, FileKind, ScanFile};
 use rayon::prelude::*;
@@ -75,15 +75,15 @@ pub struct Launches {
     pub files: HashSet<String>,
     /// By display path, the module-level functions that nothing in the
     /// project calls, among those that hold findings.
-    pub uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
+    pub uncalled: HashMap<String, Vec<crate::project::uncalled::Function>>,
     /// By display path, the first and last line of the `if __name__ ==
     /// "__main__":` block of each entry script nothing starts: only running
     /// the file as a script runs it, even where other code imports the module.
     pub main_blocks: HashMap<String, (usize, usize)>,
     /// By display path, in path and line order: the branches that hold
     /// findings and that no run of the launch scripts takes
-    /// ([`crate::configurations`]).
-    pub untaken: Vec<(String, crate::configurations::Untaken)>,
+    /// ([`crate::project::configurations`]).
+    pub untaken: Vec<(String, crate::project::configurations::Untaken)>,
     /// By display path, in path and line order: the first line of each test
     /// that holds findings and runs only where CUDA is, in files that run
     /// without `transfer_to_npu` ([`crate::semantic::cuda_only`]).
@@ -153,7 +153,7 @@ pub fn find(
         .collect();
     candidates.extend(tests.iter().cloned());
     let functions = functions_with_findings(files, finding_lines);
-    let callers = crate::uncalled::Callers::new(&functions);
+    let callers = crate::project::uncalled::Callers::new(&functions);
     // The project's texts are read only when there is something to decide.
     let texts = match candidates.is_empty() && functions.is_empty() {
         true => ProjectTexts::default(),
@@ -184,8 +184,8 @@ pub fn find(
 }
 
 /// Where the project's NPU launch scripts start some of `entries`
-/// ([`crate::npu_launchers`]): the Python files they start (by path or
-/// module, or by a command the project installs, [`crate::console_scripts`]), and the shell
+/// ([`crate::project::npu_launchers`]): the Python files they start (by path or
+/// module, or by a command the project installs, [`crate::project::console_scripts`]), and the shell
 /// scripts that start no NPU run (the original's recipes), by display path.
 /// `None` where no shell script names the NPU, or the ones that do start
 /// no entry script (a Docker start script naming the NPU devices).
@@ -206,18 +206,18 @@ fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Optio
         listed.filter(|p| readme(p)).filter_map(read).collect()
     };
     let is_command = |text: &str, at: usize| starts_there(text, at, TextKind::Document, &Skipped::default());
-    let scripts = crate::npu_launchers::closure(files, dir, documents, is_command)?;
+    let scripts = crate::project::npu_launchers::closure(files, dir, documents, is_command)?;
     let python: BTreeSet<String> =
         files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
     let names = ScriptNames::new(&python, dir);
     let by_index: Vec<&String> = python.iter().collect();
     // Scripts run by path, and modules run by the commands the project installs (`fairseq-train`).
-    let commands = crate::console_scripts::of_project(dir, &python);
+    let commands = crate::project::console_scripts::of_project(dir, &python);
     let started: BTreeSet<String> = scripts
         .iter()
         .flat_map(|(_, text)| names.named_in(text, TextKind::Shell))
         .map(|i| by_index[i].clone())
-        .chain(scripts.iter().flat_map(|(_, text)| crate::console_scripts::started_in(text, &commands)))
+        .chain(scripts.iter().flat_map(|(_, text)| crate::project::console_scripts::started_in(text, &commands)))
         .collect();
     if !started.iter().any(|s| entries.contains(s)) {
         return None;
@@ -233,14 +233,15 @@ fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Optio
 fn functions_with_findings(
     files: &[&ScanFile],
     finding_lines: &HashMap<&str, Vec<usize>>,
-) -> HashMap<String, Vec<crate::uncalled::Function>> {
+) -> HashMap<String, Vec<crate::project::uncalled::Function>> {
     files
         .par_iter()
         .filter(|f| f.kind == FileKind::Python)
         .filter_map(|f| {
             let path = f.display();
             let lines = finding_lines.get(path.as_ref())?;
-            let mut functions = crate::uncalled::top_level_functions(&read_source(&f.path(), f.kind).ok()?.text);
+            let mut functions =
+                crate::project::uncalled::top_level_functions(&read_source(&f.path(), f.kind).ok()?.text);
             functions.retain(|u| lines.iter().any(|&line| u.holds(line)));
             (!functions.is_empty()).then(|| (path.into_owned(), functions))
         })
@@ -289,7 +290,7 @@ fn read_project(
     inert_shell: &HashSet<String>,
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
-    callers: &crate::uncalled::Callers,
+    callers: &crate::project::uncalled::Callers,
 ) -> ProjectTexts {
     let names = ScriptNames::new(candidates, dir);
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
@@ -347,7 +348,7 @@ struct ProjectTexts {
     /// By display path, the `__main__` block of each candidate that has one.
     main_blocks: HashMap<String, (usize, usize)>,
     /// By display path, the functions that nothing calls.
-    uncalled: HashMap<String, Vec<crate::uncalled::Function>>,
+    uncalled: HashMap<String, Vec<crate::project::uncalled::Function>>,
 }
 
 /// Documents whose lines may be commands that run the tests: CI workflows
@@ -377,7 +378,8 @@ fn runs_by_itself(text: &str) -> bool {
         .expect("a valid pattern")
     });
     let uses_torch_npu = |line: &str| {
-        !(crate::import_lines::is_import_line(line) || line.trim_start().starts_with('#')) && line.contains("torch_npu")
+        !(crate::semantic::import_lines::is_import_line(line) || line.trim_start().starts_with('#'))
+            && line.contains("torch_npu")
     };
     MEANT_TO_RUN.is_match(text) || (text.contains("torch_npu") && crate::source::python_lines(text).any(uses_torch_npu))
 }
@@ -466,7 +468,7 @@ impl ScriptNames {
         let Some(automaton) = &self.automaton else { return Vec::new() };
         let mentions: Vec<_> = automaton
             .find_overlapping_iter(text)
-            .filter(|m| crate::named_files::whole_name(text.as_bytes(), m.start(), m.end()))
+            .filter(|m| crate::semantic::named_files::whole_name(text.as_bytes(), m.start(), m.end()))
             .collect();
         if mentions.is_empty() {
             return Vec::new();
@@ -511,7 +513,7 @@ struct Skipped<'t> {
     /// Where a Python text's triple quotes stand, by position.
     triple_quotes: Vec<(usize, &'t str)>,
     /// A shell script's comments.
-    shell_comments: crate::shell::Comments,
+    shell_comments: crate::parse::shell::Comments,
 }
 
 impl<'t> Skipped<'t> {
@@ -521,7 +523,9 @@ impl<'t> Skipped<'t> {
                 triple_quotes: text.match_indices("\"\"\"").chain(text.match_indices("'''")).collect(),
                 ..Skipped::default()
             },
-            TextKind::Shell => Skipped { shell_comments: crate::shell::Comments::of(text), ..Skipped::default() },
+            TextKind::Shell => {
+                Skipped { shell_comments: crate::parse::shell::Comments::of(text), ..Skipped::default() }
+            }
             TextKind::Document => Skipped::default(),
         }
     }
@@ -539,7 +543,7 @@ fn starts_there(text: &str, at: usize, kind: TextKind, skipped: &Skipped) -> boo
     let before = &text[line_start..at];
     match kind {
         TextKind::Python => {
-            let import = crate::import_lines::is_import_line(before);
+            let import = crate::semantic::import_lines::is_import_line(before);
             !(import || in_comment(before) || in_triple_quotes(&skipped.triple_quotes, at))
         }
         TextKind::Shell => !skipped.shell_comments.contain(at),

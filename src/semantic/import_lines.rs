@@ -1,5 +1,5 @@
 //! The modules a Python file imports, read from its lines without parsing
-//! it. A project's import graph (see [`crate::processes`]) needs every
+//! it. A project's import graph (see [`crate::project::processes`]) needs every
 //! file's imports, and parsing a whole file for them cost as much as the
 //! scan's own analysis of it; import statements are simple enough to read
 //! from the text: `import a.b as c, d`, `from .m import (x, y)`, with their

@@ -1,0 +1,230 @@
+//! The Python scripts a shell script starts, with the words after them:
+//! what a launch line tells about the run it starts (its options, read by
+//! [`crate::project::configurations`]; its script, followed by
+//! [`crate::project::launches`]).
+
+use crate::parse::shell::{commands, env_mentions};
+use serde::{Deserialize, Serialize};
+
+/// A Python script that a shell command starts, with the words after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Launch {
+    /// The script's file name (`train.py`), or its module path for `python -m`.
+    pub script: String,
+    /// The words after it, each ended by a NUL (one string, not a list:
+    /// every launch of every shell script is kept until the project is
+    /// judged), as the command gives them (variables the script
+    /// assigns one literal value replaced by it).
+    pub arguments: String,
+    /// A launcher stands between Python and the script (`-m torch.distributed.launch`,
+    /// `torchrun`): it may add options of its own (`--local_rank`).
+    pub via_launcher: bool,
+    /// The script is named where its arguments cannot be read (a command
+    /// built in a variable, `CMD="python3 run.py "; CMD+="--do_train"; $CMD`):
+    /// it may be given any options.
+    pub opaque: bool,
+    /// The line of the command, for messages.
+    pub line: usize,
+}
+
+impl Launch {
+    /// Whether it starts the Python file at display path `path`: by its
+    /// file name, or for `python -m` by its dotted module path.
+    pub fn starts(&self, path: &str) -> bool {
+        if self.script == ANY_SCRIPT {
+            return true;
+        }
+        match self.script.ends_with(".py") {
+            true => path.rsplit('/').next() == Some(self.script.as_str()),
+            false => {
+                let module = path.trim_end_matches(".py").trim_end_matches("/__main__").replace('/', ".");
+                module == self.script || module.ends_with(&format!(".{}", self.script))
+            }
+        }
+    }
+
+    /// The words after the script.
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.arguments.split_terminator('\0')
+    }
+}
+
+/// Commands that start a Python script themselves, or run the command after them.
+const LAUNCHERS: &[&str] = &["torchrun", "deepspeed", "accelerate", "mpirun", "horovodrun", "srun", "msrun"];
+
+/// Options that a launcher gives the script it starts.
+pub const LAUNCHER_OPTIONS: &[&str] = &["local_rank"];
+
+/// The Python scripts that the commands of a shell script start, with their
+/// arguments; a script named anywhere else in it (an assignment's value, a
+/// command that is not Python) is an opaque launch, with options not known.
+pub fn launches_in(text: &str) -> Vec<Launch> {
+    // A script saved with CRLF line ends is meant as LF (a `\` before CRLF
+    // continues the command); launches keep only lines, which this keeps.
+    let text = &text.replace("\r\n", "\n");
+    let line_of = |at: usize| text[..at.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1;
+    let opaque = |words: Vec<String>, line: usize| {
+        words.into_iter().filter(|w| w.ends_with(".py")).map(move |w| Launch {
+            script: file_name(&w),
+            arguments: String::new(),
+            via_launcher: false,
+            opaque: true,
+            line,
+        })
+    };
+    let mut out = Vec::new();
+    let mentions = env_mentions(text);
+    // Variables whose every value the script spells out (a value naming a
+    // script is an opaque launch of it, below).
+    let unknown = |name: &str| {
+        mentions.iter().any(|m| m.name == name && m.value.as_ref().is_some_and(|v| v.contains(['$', '`'])))
+    };
+    let assigned: Vec<&str> =
+        mentions.iter().filter(|m| m.value.is_some() && !unknown(&m.name)).map(|m| m.name.as_str()).collect();
+    for c in commands(text) {
+        let (words, line) = (split_words(c.expanded.as_deref().unwrap_or(&c.text)), line_of(c.range.0));
+        // What precedes the command on its line: after an assignment or in
+        // arithmetic or a test (`t=$(( $end - $start ))`, `if ((${PIPESTATUS[0]} != 0))`)
+        // a variable is a value, not a command.
+        let line_start = text[..c.range.0].rfind('\n').map_or(0, |i| i + 1);
+        let a_command = !text[line_start..c.range.0].contains(['=', '(', '[']);
+        match launch_of(&words, line) {
+            Some(launch) => out.push(launch),
+            None if a_command && runs_unknown_command(&words, &assigned) => out.push(Launch {
+                script: ANY_SCRIPT.to_string(),
+                arguments: String::new(),
+                via_launcher: false,
+                opaque: true,
+                line,
+            }),
+            None => out.extend(opaque(words, line)),
+        }
+    }
+    for m in mentions {
+        if let Some(value) = m.value {
+            out.extend(opaque(split_words(&value), line_of(m.range.0)));
+        }
+    }
+    // An assignment's value is read both as a value and as the command after it.
+    out.sort_by_key(|l| l.line);
+    out.dedup();
+    out
+}
+
+/// The script of a launch whose command is not known: it may be any.
+const ANY_SCRIPT: &str = "*";
+
+/// Whether a command runs what a variable holds that the script does not
+/// spell out (`$CMD`, `eval "${BERT_CMD} --seed=1"` with `BERT_CMD=$1`, given
+/// by the caller): it may start any script with any options.
+fn runs_unknown_command(words: &[String], assigned: &[&str]) -> bool {
+    let first = match words.first().map(String::as_str) {
+        Some("eval") => words.get(1).and_then(|w| w.split_whitespace().next()),
+        other => other,
+    };
+    let Some(variable) = first.and_then(|w| w.strip_prefix('$')) else { return false };
+    let name = variable.trim_start_matches('{').split(|c: char| !(c.is_alphanumeric() || c == '_')).next();
+    // `$1 == --help ]]` is the rest of a test after `||`, and `$1` an argument, not a command.
+    let in_test = words.iter().any(|w| w == "]]" || w == "]");
+    let named = name.filter(|n| n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'));
+    !in_test && named.is_some_and(|n| !assigned.contains(&n))
+}
+
+/// The script a command's `words` start, if it runs Python or a launcher.
+fn launch_of(words: &[String], line: usize) -> Option<Launch> {
+    let runner = words.iter().position(|w| {
+        let name = w.rsplit('/').next().unwrap_or(w);
+        name.to_ascii_lowercase().contains("python") || LAUNCHERS.contains(&name)
+    })?;
+    let after = &words[runner + 1..];
+    let script_at = after.iter().position(|w| w.ends_with(".py"));
+    let module_at = after.iter().position(|w| w == "-m").filter(|&m| m + 1 < after.len());
+    let (script, args, via_launcher) = match (script_at, module_at) {
+        // `python -m tools.train --x`: the module is the script.
+        (None, Some(m)) => (after[m + 1].clone(), &after[m + 2..], false),
+        // `python -m torch.distributed.launch ... train.py --x`: a launcher starts the script.
+        (Some(s), Some(m)) if m < s => (file_name(&after[s]), &after[s + 1..], true),
+        (Some(s), _) => (file_name(&after[s]), &after[s + 1..], runner > 0 || LAUNCHERS.contains(&&*words[runner])),
+        (None, None) => return None,
+    };
+    let arguments = args.iter().take_while(|w| !is_redirection(w)).map(|w| format!("{w}\0")).collect();
+    Some(Launch { script, arguments, via_launcher, opaque: false, line })
+}
+
+/// The file name of a script path (`${cur_path}/../train.py` is `train.py`).
+fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+/// `> log`, `2>&1`, `< in`: the command's arguments end there.
+fn is_redirection(word: &str) -> bool {
+    let rest = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+    rest.starts_with('>') || rest.starts_with('<')
+}
+
+/// The words of a command, quotes removed, `\` line continuations as spaces.
+fn split_words(command: &str) -> Vec<String> {
+    let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, '\\') => match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => {
+                    word.push(next);
+                    started = true;
+                }
+            },
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launches_are_read_from_commands_and_named_scripts_are_opaque() {
+        let script = "export X=1\nnohup taskset -c 0-23 python3 ${dir}/../main.py --a 1 &\n\
+            torchrun --nproc_per_node 8 tools/train.py --b\npython -m tools.train --c\n\
+            CMD=\"python3 eval.py \"\ncp run.py /tmp\r\nif [[ $1 == -h || $1 == --help ]]; then exit; fi\nRUN=$1\n$RUN\nt=$(( $RUN - 1 ))\nif ((${PIPESTATUS[0]} != 0)); then exit; fi\npython a.py \\\r\n  --d 1\neval \"${BERT_CMD} --seed=1\"\n$CMD\n";
+        let found = launches_in(script);
+        let got: Vec<(&str, Vec<&str>, bool, bool)> =
+            found.iter().map(|l| (l.script.as_str(), l.words().collect(), l.via_launcher, l.opaque)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("main.py", vec!["--a", "1"], false, false),
+                ("train.py", vec!["--b"], true, false),
+                ("tools.train", vec!["--c"], false, false),
+                ("eval.py", vec![], false, true),
+                ("run.py", vec![], false, true),
+                ("*", vec![], false, true),
+                ("a.py", vec!["--d", "1"], false, false),
+                ("*", vec![], false, true),
+                // `CMD` holds one literal value: `$CMD` runs it.
+                ("eval.py", vec![], false, false),
+            ]
+        );
+    }
+}
