@@ -2,17 +2,11 @@
 
 mod common;
 
-/// The scan time is the only part of the text report that varies.
-fn without_timing(text: &str) -> String {
-    let re = regex::Regex::new(r"scanned in \d+ ms").unwrap();
-    re.replace(text, "scanned in <time> ms").into_owned()
-}
-
 #[test]
 fn demo_text_report() {
     let run = common::npu_mem(&["scan", "fixtures/demo", "--color", "never"]);
     assert_eq!(run.code, 1, "the demo has warnings: {}", run.stderr);
-    insta::assert_snapshot!("demo_text", without_timing(&run.stdout));
+    insta::assert_snapshot!("demo_text", common::without_timing(&run.stdout));
 }
 
 #[test]

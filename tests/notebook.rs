@@ -10,11 +10,6 @@ use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The scan time is the only part of the text report that varies.
-fn without_timing(text: &str) -> String {
-    regex::Regex::new(r"scanned in \d+ ms").unwrap().replace(text, "scanned in <time> ms").into_owned()
-}
-
 #[test]
 fn notebook_reports() {
     let text = npu_mem(&["scan", "fixtures/notebooks", "--color", "never"]);
@@ -26,7 +21,7 @@ fn notebook_reports() {
     ] {
         assert!(text.stderr.contains(bad), "{bad} in {}", text.stderr);
     }
-    insta::assert_snapshot!("notebooks_text", without_timing(&text.stdout));
+    insta::assert_snapshot!("notebooks_text", common::without_timing(&text.stdout));
     let json = common::scan_json(&["fixtures/notebooks"]);
     insta::assert_json_snapshot!("notebooks_json", json);
 }
