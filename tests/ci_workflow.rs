@@ -1,4 +1,4 @@
-//! The CI files: README.md shows `docs/ci/*.yml` as they are; the composite
+//! The CI files: docs/ci.md shows `docs/ci/*.yml` as they are; the composite
 //! action's scripts behave as documented when bash runs them the way GitHub
 //! does; and (ignored: tools from PyPI) actionlint, shellcheck, the JSON
 //! schemas check-jsonschema ships and `tests/ci/check_ci.py` accept the two
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-/// The files README.md shows, in `docs/ci/`.
+/// The files docs/ci.md shows, in `docs/ci/`.
 const SHOWN: [&str; 3] = ["github-workflow.yml", "github-action.yml", "gitlab-ci.yml"];
 /// The placeholder for this repository in the action's usage example.
 const ACTION_REF: &str = "uses: <owner>/npu-mem@<ref>";
@@ -22,11 +22,11 @@ fn read(path: &str) -> String {
 }
 
 #[test]
-fn readme_shows_the_ci_files_as_they_are() {
-    let readme = read("README.md");
+fn ci_page_shows_the_ci_files_as_they_are() {
+    let page = read("docs/ci.md");
     for name in SHOWN {
         let block = format!("```yaml\n{}```\n", read(&format!("docs/ci/{name}")));
-        assert!(readme.contains(&block), "README.md must show docs/ci/{name} verbatim in a ```yaml block");
+        assert!(page.contains(&block), "docs/ci.md must show docs/ci/{name} verbatim in a ```yaml block");
     }
     assert!(read("docs/ci/github-action.yml").contains(ACTION_REF));
 }
@@ -220,7 +220,7 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-/// A git repository holding the action and, as workflows, the two README
+/// A git repository holding the action and, as workflows, the two docs/ci.md
 /// workflows (the action's example using the action in the repository) and
 /// the action's steps turned into a workflow.
 fn lint_repo(venv: &Path, name: &str) -> common::TempDir {
@@ -302,7 +302,7 @@ fn schemas_and_structure_checks_accept_the_ci_files_and_reject_mistakes() {
         assert!(out.status.success(), "check-jsonschema:\n{}", text(out));
     }
     let check = |args: &[&str]| check_ci(&venv, root, args);
-    let out = check(&["action", "action.yml", "README.md"]);
+    let out = check(&["action", "action.yml", "docs/ci.md"]);
     assert!(out.status.success(), "check_ci.py action:\n{}", text(&out));
     let out = check(&["gitlab", "docs/ci/gitlab-ci.yml"]);
     assert!(out.status.success(), "check_ci.py gitlab:\n{}", text(&out));
@@ -318,11 +318,11 @@ fn schemas_and_structure_checks_accept_the_ci_files_and_reject_mistakes() {
     assert_eq!(text(&out).lines().count(), 3, "{}", text(&out));
     let action = read("action.yml").replace("  category:\n", "  kategory:\n").replace("      shell: bash\n", "");
     std::fs::write(dir.join("action.yml"), &action).unwrap();
-    let out = check(&["action", dir.join("action.yml").to_str().unwrap(), "README.md"]);
+    let out = check(&["action", dir.join("action.yml").to_str().unwrap(), "docs/ci.md"]);
     let report = text(&out);
     assert!(report.contains("the steps read inputs.category, which is not declared"), "{report}");
     assert!(report.contains("input kategory is declared but no step reads it"), "{report}");
-    assert!(report.contains("input kategory is not in the README"), "{report}");
+    assert!(report.contains("input kategory is not in docs/ci.md"), "{report}");
     assert!(report.contains("runs a script without `shell`"), "{report}");
     let out = tool(&venv, &dir, "check-jsonschema", &["--builtin-schema", "vendor.github-actions", "action.yml"]);
     assert!(!out.status.success(), "a run step without shell breaks the action schema:\n{}", text(&out));

@@ -3,7 +3,7 @@ with the Python of a virtual environment that has PyYAML.
 
     check_ci.py composite-workflow ACTION OUT   the composite action's steps as a
                                                 workflow, for actionlint to check
-    check_ci.py action ACTION README            what actionlint does not check of
+    check_ci.py action ACTION DOC               what actionlint does not check of
                                                 action.yml, and its documentation
     check_ci.py gitlab GITLAB_CI                the GitLab job keeps its report
 
@@ -41,13 +41,13 @@ def composite_workflow(action_path, out_path):
     return []
 
 
-def action_problems(action_path, readme_path):
+def action_problems(action_path, doc_path):
     """What GitHub needs of a composite action beyond actionlint's checks,
-    and that every input is used and documented in the README."""
+    and that every input is used and documented in the page at doc_path."""
     with open(action_path) as f:
         action = yaml.safe_load(f)
-    with open(readme_path) as f:
-        readme = f.read()
+    with open(doc_path) as f:
+        doc = f.read()
     problems = []
     for key in ("name", "description", "runs"):
         if not action.get(key):
@@ -65,8 +65,8 @@ def action_problems(action_path, readme_path):
             problems.append(f"input {name} is declared but no step reads it")
         if not (spec or {}).get("description"):
             problems.append(f"input {name} has no description")
-        if f"`{name}`" not in readme:
-            problems.append(f"input {name} is not in the README")
+        if f"`{name}`" not in doc:
+            problems.append(f"input {name} is not in {doc_path}")
     ids = {step.get("id") for step in steps}
     for i, step in enumerate(steps):
         if "run" in step and "shell" not in step:
@@ -75,8 +75,8 @@ def action_problems(action_path, readme_path):
         for step_id in re.findall(r"\bsteps\.([A-Za-z0-9_-]+)\.outputs", str((spec or {}).get("value"))):
             if step_id not in ids:
                 problems.append(f"output {name} reads step {step_id}, which does not exist")
-        if f"`{name}`" not in readme:
-            problems.append(f"output {name} is not in the README")
+        if f"`{name}`" not in doc:
+            problems.append(f"output {name} is not in {doc_path}")
     return problems
 
 
