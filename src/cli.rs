@@ -30,7 +30,7 @@ pub enum Format {
     Text,
     /// One line per finding.
     Concise,
-    /// Machine-readable JSON (schema in README.md).
+    /// Machine-readable JSON (described in docs/report.md).
     Json,
     /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,

@@ -106,7 +106,7 @@ impl fmt::Display for ConfigError {
                 }
                 write!(
                     f,
-                    ": {}; fix the file (README.md lists the keys)",
+                    ": {}; fix the file (docs/configuration.md lists the keys)",
                     source.message().trim().trim_end_matches('.')
                 )
             }

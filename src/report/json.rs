@@ -1,4 +1,5 @@
-//! `--format json`: the machine-readable report documented in README.md.
+//! `--format json`: the machine-readable report documented in docs/report.md
+//! (schema: docs/report.schema.json).
 
 use super::summary::{section_summary, SectionSummary};
 use super::Report;
