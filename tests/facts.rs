@@ -124,3 +124,125 @@ fn vision_op_counterparts_exist_in_every_target() {
     }
     assert!(named >= 3, "expected the table to name torch_npu counterparts, found {named}");
 }
+
+/// The version columns of the operator-support tables, in order.
+const NPU_VERSIONS: [&str; 3] = ["2.1.0.post17", "2.6.0.post5", "2.14.0"];
+
+/// `(header, rows)` of a generated table under rules/data, split on tabs.
+fn table(name: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = read(&Path::new(ROOT).join("rules/data").join(name));
+    let mut lines = text.lines().filter(|l| !l.starts_with('#'));
+    let header: Vec<String> = lines.next().unwrap_or("").split('\t').map(str::to_string).collect();
+    let rows: Vec<Vec<String>> = lines.map(|l| l.split('\t').map(str::to_string).collect()).collect();
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "{name}: row {row:?} does not match header {header:?}");
+    }
+    (header, rows)
+}
+
+/// Rows of a table by key (first column), with each version column's cell.
+fn verdicts(name: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let (header, rows) = table(name);
+    let columns: Vec<usize> = NPU_VERSIONS
+        .iter()
+        .map(|v| header.iter().position(|h| h == v).unwrap_or_else(|| panic!("{name} has no column {v}")))
+        .collect();
+    rows.into_iter().map(|r| (r[0].clone(), columns.iter().map(|&c| r[c].clone()).collect())).collect()
+}
+
+/// The aten table and its per-overload detail agree: a name is `kernel` only when
+/// none of its overloads is an NPU-less functional call, `fallback` only when no
+/// overload has an NPU kernel, and `-` exactly when no overload exists.
+#[test]
+fn aten_op_verdicts_agree_with_their_overloads() {
+    let names = verdicts("aten_ops_on_npu.tsv");
+    let overloads = verdicts("aten_overloads_on_npu.tsv");
+    assert!(names.len() > 900, "expected the whole operator surface, found {} names", names.len());
+    let vocabulary = ["kernel", "fallback", "partial", "composite", "implicit", "nondense", "-"];
+    for (name, cells) in &names {
+        for (column, cell) in cells.iter().enumerate() {
+            assert!(vocabulary.contains(&cell.as_str()), "{name}: unknown verdict `{cell}`");
+            let own: Vec<(&String, &String)> = overloads
+                .iter()
+                .filter(|(o, _)| o.split('.').next() == Some(name.as_str()))
+                .map(|(o, v)| (o, &v[column]))
+                .filter(|(_, v)| v.as_str() != "-")
+                .collect();
+            match cell.as_str() {
+                "-" => {
+                    assert!(own.is_empty(), "{name} is absent at {} but has overloads {own:?}", NPU_VERSIONS[column])
+                }
+                "fallback" => assert!(
+                    own.iter().any(|(_, v)| *v == "fallback") && !own.iter().any(|(_, v)| *v == "kernel"),
+                    "{name} falls back at {} but its overloads say {own:?}",
+                    NPU_VERSIONS[column]
+                ),
+                "kernel" => assert!(
+                    own.iter().any(|(_, v)| *v == "kernel") || own.iter().all(|(_, v)| *v != "fallback"),
+                    "{name} has a kernel at {} but its overloads say {own:?}",
+                    NPU_VERSIONS[column]
+                ),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The operators issue 45 names, as the wheels decide them (each was checked by hand
+/// against npu_native_functions_by_codegen.yaml and libtorch_npu.so).
+#[test]
+fn the_issue_operators_have_the_verdicts_read_from_the_wheels() {
+    let names = verdicts("aten_ops_on_npu.tsv");
+    let at = |op: &str| names.get(op).unwrap_or_else(|| panic!("{op} is missing from aten_ops_on_npu.tsv")).clone();
+    for op in ["linalg_cholesky_ex", "_standard_gamma", "lgamma", "digamma", "heaviside", "mode", "_linalg_eigh"] {
+        assert_eq!(at(op), ["fallback"; 3], "{op}");
+    }
+    for op in ["cdist", "grid_sampler_2d", "max_pool2d_with_indices", "topk", "sort", "unique_consecutive", "_fft_r2c"]
+    {
+        assert_eq!(at(op), ["kernel"; 3], "{op}");
+    }
+    // torch_npu 2.14 registers linalg_cholesky itself; 2.1 and 2.6 decompose it.
+    assert_eq!(at("linalg_cholesky"), ["implicit", "implicit", "kernel"]);
+}
+
+/// Every operator the API table names is a row of the aten table, every verdict
+/// cell is in the vocabulary, and a `fallback` API names the operators that fall back.
+#[test]
+fn api_rows_name_known_operators_and_their_fallbacks() {
+    let names = verdicts("aten_ops_on_npu.tsv");
+    let (header, rows) = table("torch_api_ops.tsv");
+    assert_eq!(header[..3], ["api", "kind", "ops"]);
+    let fallback_column = header.iter().position(|h| h == "fallback_ops").unwrap();
+    for row in &rows {
+        for op in row[2].split(' ') {
+            assert!(names.contains_key(op), "{}: operator {op} is no row of aten_ops_on_npu.tsv", row[0]);
+        }
+        for cell in &row[3..6] {
+            assert!(
+                ["kernel", "fallback", "partial", "composite", "implicit", "-"].contains(&cell.as_str()),
+                "{row:?}"
+            );
+        }
+        if row[3..6].iter().any(|c| c == "fallback") {
+            assert_ne!(row[fallback_column], "-", "{}: a fallback verdict must name its operators", row[0]);
+        }
+    }
+    let find = |api: &str| rows.iter().find(|r| r[0] == api).unwrap_or_else(|| panic!("{api} is not listed"));
+    assert_eq!(find("torch.linalg.cholesky")[3..6], ["fallback", "fallback", "kernel"]);
+    assert_eq!(find("torch.nn.MaxPool2d")[3..6], ["kernel", "kernel", "kernel"]);
+    assert!(find("torch.distributions.Gamma.rsample")[fallback_column].contains("_standard_gamma"));
+}
+
+/// The remaining tables have their documented shape.
+#[test]
+fn huawei_and_hccl_tables_have_their_columns() {
+    let (header, rows) = table("unsupported_apis.tsv");
+    assert_eq!(header[0], "api");
+    assert!(rows.iter().any(|r| r[0] == "torch.nn.DataParallel"), "DataParallel is in Huawei's 2.1 list");
+    let (header, rows) = table("op_dtype_limits.tsv");
+    assert_eq!(header[..4], ["api", "list_2_6", "list_2_7", "list_2_8"]);
+    assert!(!rows.is_empty());
+    let hccl = verdicts("hccl_dtypes.tsv");
+    assert_eq!(hccl["dtype:torch.bool"], ["HCCL_DATA_TYPE_UINT8"; 3]);
+    assert!(!hccl["collective:allreduce"][0].contains("float64"), "allreduce refuses float64 at 2.1");
+}
