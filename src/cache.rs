@@ -11,16 +11,13 @@
 //! file; when two runs save at once the last rename wins, and what the other
 //! added is only analysed again next time.
 
-use crate::finding::{FileProblem, Finding};
-use crate::rules::engine::{Engine, TableRow};
-use crate::rules::state::Clause;
-use crate::suppress::Directive;
+use crate::rules::engine::{Engine, FileFacts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever the stored layout or the analysis changes incompatibly.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// Entries no run has used for this long (30 days) are dropped on save: a
 /// file renamed or deleted leaves its entry behind, and CI caches restored for
@@ -45,111 +42,22 @@ impl ContentId {
     }
 }
 
-/// One finding with what the JSON report leaves out but the merge needs.
-#[derive(Serialize, Deserialize)]
-struct StoredFinding {
-    finding: Finding,
-    clauses: Vec<Clause>,
-    byte_range: (usize, usize),
-    source_line: String,
-    fix_description: Option<String>,
-    only_under_automatic: bool,
-}
-
-/// One file's analysis as stored.
+/// One file's analysis as stored: the facts of exactly this content.
 #[derive(Serialize, Deserialize)]
 pub struct StoredOutcome {
     content: ContentId,
-    directives: Vec<Directive>,
-    findings: Vec<StoredFinding>,
-    facts: Vec<bool>,
-    named_files: crate::semantic::named_files::Names,
-    gates: Vec<crate::semantic::options::Gate>,
-    cuda_only_tests: Vec<(usize, usize)>,
-    launches: Vec<crate::semantic::launch_lines::Launch>,
-    rows: Vec<TableRow>,
-    counts: Vec<usize>,
-    sites: Vec<(usize, usize, String)>,
-    groups: Vec<(usize, String, String)>,
-    problem: Option<FileProblem>,
-}
-
-/// The parts of an analysis that are stored, borrowed from the scan.
-pub struct Parts<'a> {
-    /// Suppression comments.
-    pub directives: &'a [Directive],
-    /// The engine's output for the file.
-    pub analysis: &'a crate::rules::engine::FileAnalysis,
-    /// A partial-parse problem, if any.
-    pub problem: Option<&'a FileProblem>,
+    facts: FileFacts,
 }
 
 impl StoredOutcome {
-    /// Captures an analysis of content `content`.
-    pub fn new(content: ContentId, parts: Parts) -> Self {
-        let a = parts.analysis;
-        StoredOutcome {
-            content,
-            directives: parts.directives.to_vec(),
-            findings: a
-                .findings
-                .iter()
-                .map(|(f, clauses)| StoredFinding {
-                    finding: f.clone(),
-                    clauses: clauses.clone(),
-                    byte_range: f.byte_range,
-                    source_line: f.source_line.clone(),
-                    fix_description: f.fix.as_ref().map(|x| x.description.clone()),
-                    only_under_automatic: f.only_under_automatic,
-                })
-                .collect(),
-            facts: a.facts.clone(),
-            named_files: a.named_files.clone(),
-            gates: a.gates.clone(),
-            cuda_only_tests: a.cuda_only_tests.clone(),
-            launches: a.launches.clone(),
-            rows: a.rows.clone(),
-            counts: a.counts.clone(),
-            sites: a.sites.clone(),
-            groups: a.groups.clone(),
-            problem: parts.problem.cloned(),
-        }
+    /// Captures the analysis `facts` of content `content`.
+    pub fn new(content: ContentId, facts: FileFacts) -> Self {
+        StoredOutcome { content, facts }
     }
 
-    /// The stored analysis: directives, engine output and problem.
-    pub fn restore(&self) -> (Vec<Directive>, crate::rules::engine::FileAnalysis, Option<FileProblem>) {
-        let findings = self
-            .findings
-            .iter()
-            .map(|s| {
-                let mut finding = Finding {
-                    byte_range: s.byte_range,
-                    source_line: s.source_line.clone(),
-                    only_under_automatic: s.only_under_automatic,
-                    ..s.finding.clone()
-                };
-                if let (Some(fix), Some(description)) = (finding.fix.as_mut(), &s.fix_description) {
-                    fix.description = description.clone();
-                }
-                (finding, s.clauses.clone())
-            })
-            .collect();
-        let analysis = crate::rules::engine::FileAnalysis {
-            findings,
-            facts: self.facts.clone(),
-            named_files: self.named_files.clone(),
-            gates: self.gates.clone(),
-            cuda_only_tests: self.cuda_only_tests.clone(),
-            launches: self.launches.clone(),
-            rows: self.rows.clone(),
-            counts: self.counts.clone(),
-            sites: self.sites.clone(),
-            groups: self.groups.clone(),
-            // The stored problem already says where the analysis stopped.
-            cut_at_line: None,
-            scope_search_cut_at_line: None,
-        };
-        (self.directives.clone(), analysis, self.problem.clone())
+    /// The stored analysis.
+    pub fn facts(&self) -> &FileFacts {
+        &self.facts
     }
 }
 

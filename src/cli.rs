@@ -1,5 +1,6 @@
 //! Command-line arguments.
 
+pub use crate::config::{Entries, FailOn, Migration};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -70,69 +71,6 @@ impl From<MinSeverity> for crate::finding::Severity {
             MinSeverity::Info => Self::Info,
             MinSeverity::Warning => Self::Warning,
             MinSeverity::Error => Self::Error,
-        }
-    }
-}
-
-/// The lowest severity that makes `scan` exit with 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    /// Only errors.
-    Error,
-    /// Warnings and errors.
-    Warning,
-    /// Any finding.
-    Info,
-    /// Never fail because of findings.
-    Never,
-}
-
-/// Which migration style to assume for each project.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Migration {
-    /// Automatic migration (`transfer_to_npu`) for every project: what it handles is advice.
-    Auto,
-    /// Manual migration for every project: every finding keeps its severity.
-    Manual,
-    /// Automatic for each project that imports `transfer_to_npu`, manual for the others.
-    Detect,
-}
-
-impl Migration {
-    /// The lowercase name, as written in the configuration file and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Migration::Auto => "auto",
-            Migration::Manual => "manual",
-            Migration::Detect => "detect",
-        }
-    }
-}
-
-/// Which entry scripts count as run, for the advice on code no launch script runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Entries {
-    /// Where a project's shell scripts start some of its entry scripts, the
-    /// others (and the modules only they import) are advice, unless
-    /// a command elsewhere in the project (a README step, a CI job) starts them; so are the functions that
-    /// nothing in the project calls, the branches whose test fails with
-    /// the options of every run the shell scripts start, and (in any
-    /// project) the tests a skip limits to hosts with CUDA, where the file
-    /// runs without transfer_to_npu.
-    Launched,
-    /// Every entry script counts as run: every finding keeps its severity.
-    All,
-}
-
-impl Entries {
-    /// The lowercase name, as written in the configuration file and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Entries::Launched => "launched",
-            Entries::All => "all",
         }
     }
 }
@@ -248,6 +186,22 @@ pub struct ScanArgs {
     /// Benchmarking aid: read and parse every file, match nothing, report nothing.
     #[arg(long, hide = true)]
     pub parse_only: bool,
+}
+
+impl ScanArgs {
+    /// The settings the command line gives, for [`crate::config::resolve`].
+    pub fn command_line(&self) -> crate::config::CommandLine {
+        crate::config::CommandLine {
+            select: self.select.clone(),
+            ignore: self.ignore.clone(),
+            exclude: self.exclude.clone(),
+            rule_packs: self.rule_packs.clone(),
+            target: self.target.clone(),
+            fail_on: self.fail_on,
+            migration: self.migration,
+            entries: self.entries,
+        }
+    }
 }
 
 /// Formats of `npu-mem rules`.

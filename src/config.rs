@@ -3,8 +3,8 @@
 //! the nearest one above it (or given with `--config`). Command-line flags
 //! override the file; `--show-settings` prints where each value came from.
 
-use crate::cli::{Entries, FailOn, Migration, ScanArgs};
-use crate::finding::Severity;
+use crate::finding::{Finding, Severity};
+use clap::ValueEnum;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -224,8 +224,92 @@ pub fn discover(start: &Path) -> Result<Option<Loaded>, ConfigError> {
     Ok(None)
 }
 
+/// The lowest severity that makes `scan` exit with 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Only errors.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Any finding.
+    Info,
+    /// Never fail because of findings.
+    Never,
+}
+
+/// Which migration style to assume for each project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Migration {
+    /// Automatic migration (`transfer_to_npu`) for every project: what it handles is advice.
+    Auto,
+    /// Manual migration for every project: every finding keeps its severity.
+    Manual,
+    /// Automatic for each project that imports `transfer_to_npu`, manual for the others.
+    Detect,
+}
+
+impl Migration {
+    /// The lowercase name, as written in the configuration file and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Migration::Auto => "auto",
+            Migration::Manual => "manual",
+            Migration::Detect => "detect",
+        }
+    }
+}
+
+/// Which entry scripts count as run, for the advice on code no launch script runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Entries {
+    /// Where a project's shell scripts start some of its entry scripts, the
+    /// others (and the modules only they import) are advice, unless
+    /// a command elsewhere in the project (a README step, a CI job) starts them; so are the functions that
+    /// nothing in the project calls, the branches whose test fails with
+    /// the options of every run the shell scripts start, and (in any
+    /// project) the tests a skip limits to hosts with CUDA, where the file
+    /// runs without transfer_to_npu.
+    Launched,
+    /// Every entry script counts as run: every finding keeps its severity.
+    All,
+}
+
+impl Entries {
+    /// The lowercase name, as written in the configuration file and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Entries::Launched => "launched",
+            Entries::All => "all",
+        }
+    }
+}
+
+/// The settings given on the command line: empty or `None` where not given.
+#[derive(Debug, Clone, Default)]
+pub struct CommandLine {
+    /// `--select`, as given (comma-separated pieces are split here).
+    pub select: Vec<String>,
+    /// `--ignore`, as given.
+    pub ignore: Vec<String>,
+    /// `--exclude` globs.
+    pub exclude: Vec<String>,
+    /// `--rules` packs.
+    pub rule_packs: Vec<PathBuf>,
+    /// `--target`.
+    pub target: Option<String>,
+    /// `--fail-on`.
+    pub fail_on: Option<FailOn>,
+    /// `--migration`.
+    pub migration: Option<Migration>,
+    /// `--entries`.
+    pub entries: Option<Entries>,
+}
+
 /// Resolves the settings: command line over file over defaults.
-pub fn resolve(args: &ScanArgs, file: Option<&Loaded>) -> Settings {
+pub fn resolve(args: &CommandLine, file: Option<&Loaded>) -> Settings {
     let from_file = |key: &str| {
         file.map(|f| Origin::File(format!("{}:{}", f.path.display(), line_of(&f.text, key).unwrap_or(1))))
             .unwrap_or(Origin::Default)
@@ -380,4 +464,38 @@ pub fn show(s: &Settings, file: Option<&Loaded>) -> String {
     let _ = writeln!(out, "migration = {}  ({})", s.migration.value.as_str(), origin(&s.migration.origin));
     let _ = writeln!(out, "entries = {}  ({})", s.entries.value.as_str(), origin(&s.entries.origin));
     out
+}
+
+/// `per-file-ignores` from the configuration: glob -> codes; a glob without
+/// `/` matches the file name, one with `/` the path relative to the
+/// configuration file's directory (whatever directory the scan runs from).
+pub struct PerFileIgnores {
+    base: std::path::PathBuf,
+    globs: Vec<(globset::GlobMatcher, bool, Vec<String>)>,
+}
+
+impl PerFileIgnores {
+    /// Compiles the table; `config::check_codes` has rejected globs that do not compile.
+    pub fn new(table: &PerFileTable) -> Self {
+        let globs = table
+            .globs
+            .iter()
+            .filter_map(|(g, codes)| Some((per_file_glob(g).ok()?, g.contains('/'), codes.clone())))
+            .collect();
+        PerFileIgnores { base: table.base.clone(), globs }
+    }
+
+    /// Whether the table silences `f`.
+    pub fn ignores(&self, f: &Finding) -> bool {
+        if self.globs.is_empty() {
+            return false;
+        }
+        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+        // A file outside the configuration's directory only matches globs on its name.
+        let relative = relative_to(&self.base, &f.path);
+        self.globs.iter().any(|(g, full, codes)| {
+            let subject = if *full { relative.as_deref() } else { Some(name) };
+            subject.is_some_and(|s| g.is_match(s)) && codes.iter().any(|c| f.code.starts_with(c.as_str()))
+        })
+    }
 }

@@ -7,11 +7,13 @@
 //! fixes do not settle within [`MAX_PASSES`], or whose fixes would add a
 //! syntax error, is reported and left alone.
 
+use crate::analysis::{analyse_text, FileOutcome, KeptOutcome};
+use crate::config::PerFileIgnores;
 use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, SharedText};
 use crate::notebook::{Notebook, NotebookError};
 use crate::parse::parse_python;
+use crate::project::{file_findings, ScanFacts};
 use crate::rules::engine::Engine;
-use crate::scan::{analyse_text, file_findings, FileOutcome, KeptOutcome, PerFileIgnores, ScanFacts};
 use crate::source::{decode, SourceText};
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;

@@ -20,6 +20,7 @@ macro_rules! wraps_errors {
 }
 
 pub mod add_ignore;
+pub mod analysis;
 pub mod atomic;
 pub mod baseline;
 pub mod cache;
@@ -32,6 +33,7 @@ pub mod finding;
 pub mod fix;
 pub mod hash;
 pub mod notebook;
+pub mod outcome;
 pub mod output;
 pub mod parse;
 pub mod progress;

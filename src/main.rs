@@ -91,7 +91,7 @@ fn print_or_fail(text: &str) -> Result<u8, RunError> {
 fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let started = std::time::Instant::now();
     let file = config_file(&args)?;
-    let settings = config::resolve(&args, file.as_ref());
+    let settings = config::resolve(&args.command_line(), file.as_ref());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.map_or(0, usize::from)).build()?;
     let set = pool.install(|| packs::load(&settings.rules.value))?;
     let known = |code: &str| set.rules.iter().any(|r| r.code.starts_with(code));
@@ -113,7 +113,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
 
     let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions)?;
     if args.parse_only {
-        let parsed = pool.install(|| scan::parse_only(&walked.files));
+        let parsed = pool.install(|| npu_mem::analysis::parse_only(&walked.files));
         let ms = started.elapsed().as_millis();
         output::status(&format!("parsed {parsed} of {} files in {ms} ms", walked.files.len()));
         return Ok(0);
@@ -134,9 +134,9 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     }
     let mut outcomes = analyse(&args, &walked, &engine, &pool, cache.as_ref());
 
-    let ignores = scan::PerFileIgnores::new(&settings.per_file_ignores.value);
+    let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
-        let facts = scan::scan_facts(&walked, &outcomes, &engine);
+        let facts = npu_mem::project::ScanFacts::of(&walked, &outcomes, &engine);
         let write = !args.diff;
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });
@@ -194,7 +194,7 @@ fn analyse(
     engine: &Engine,
     pool: &rayon::ThreadPool,
     cache: Option<&Cache>,
-) -> Vec<scan::KeptOutcome> {
+) -> Vec<npu_mem::analysis::KeptOutcome> {
     let progress = npu_mem::progress::Progress::default();
     let run = || pool.install(|| scan::analyse_files(&walked.files, engine, &progress, cache));
     let machine_stdout =
@@ -207,7 +207,7 @@ fn analyse(
 }
 
 /// Adds what `--fix` changed to the outcome, and says so where the report will not.
-fn record_fixes(outcome: &mut scan::ScanOutcome, run: fix::FixRun, args: &ScanArgs, files_written: usize) {
+fn record_fixes(outcome: &mut npu_mem::outcome::ScanOutcome, run: fix::FixRun, args: &ScanArgs, files_written: usize) {
     outcome.fixed_follow_ups = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
     outcome.fixed = run.files.into_iter().flat_map(|f| f.findings).collect();
     outcome.fixed.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -247,7 +247,7 @@ struct Finished<'a> {
     args: &'a ScanArgs,
     settings: &'a config::Settings,
     engine: &'a Engine<'a>,
-    ignores: &'a scan::PerFileIgnores,
+    ignores: &'a config::PerFileIgnores,
     started: std::time::Instant,
     walked: &'a walk::WalkResult,
 }
@@ -257,7 +257,7 @@ impl Finished<'_> {
     /// suppressions, writes the baseline or renders the report; the exit code.
     fn report(
         &self,
-        mut outcome: scan::ScanOutcome,
+        mut outcome: npu_mem::outcome::ScanOutcome,
         recorded: Option<baseline::Baseline>,
         files: ReportFiles,
         files_fixed: bool,

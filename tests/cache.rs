@@ -160,7 +160,7 @@ fn an_entry_edited_by_hand_fails_its_checksum_and_is_rebuilt() {
     let (file, mut value) = stored(&dir);
     let mut emptied = 0;
     for entry in value["entries"].as_object_mut().unwrap().values_mut() {
-        let findings = entry["outcome"]["findings"].as_array_mut().unwrap();
+        let findings = entry["outcome"]["facts"]["findings"].as_array_mut().unwrap();
         emptied += usize::from(!findings.is_empty());
         findings.clear();
     }
@@ -171,7 +171,8 @@ fn an_entry_edited_by_hand_fails_its_checksum_and_is_rebuilt() {
     assert!(run.stderr.contains(&format!("ignored {emptied} of")) && run.stderr.contains("checksum"), "{}", run.stderr);
     let (_, rebuilt) = stored(&dir);
     let entries = rebuilt["entries"].as_object().unwrap();
-    let with_findings = entries.values().filter(|e| !e["outcome"]["findings"].as_array().unwrap().is_empty()).count();
+    let with_findings =
+        entries.values().filter(|e| !e["outcome"]["facts"]["findings"].as_array().unwrap().is_empty()).count();
     assert_eq!(with_findings, emptied, "rebuilt in the cache file too");
     assert!(!npu_mem_in(&dir, &["scan", "demo"]).stderr.contains("checksum"));
 }
@@ -183,7 +184,7 @@ fn a_sealed_entry_that_cannot_be_read_is_rebuilt_and_said_so() {
     npu_mem_in(&dir, &["scan", "demo"]);
     let (file, mut value) = stored(&dir);
     let entry = value["entries"].as_object_mut().unwrap().values_mut().next().unwrap();
-    entry["outcome"].as_object_mut().unwrap().remove("findings");
+    entry["outcome"]["facts"].as_object_mut().unwrap().remove("findings");
     store(&file, value, true);
     let run = npu_mem_in(&dir, &["scan", "demo", "--format", "json"]);
     assert_eq!(run.stdout, cold.stdout, "the entry is analysed again");

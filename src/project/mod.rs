@@ -1,11 +1,122 @@
-//! The project layer: facts across the files of a project.
+//! The project layer: what holds across the files of a project, decided
+//! once every file is analysed. One entry point, [`analyse`]: the walked
+//! files and their per-file facts ([`crate::analysis::KeptOutcome`]) go in;
+//! out come the rule facts across files ([`ScanFacts`]), each file's
+//! findings once those are known ([`FileFindings`]), and per project its
+//! migration style and runs: which entry scripts its launch scripts start,
+//! which files, functions and branches no run reaches, which commands it
+//! installs, which projects it vendors and which kernels it names.
+//!
+//! Where a new project fact goes: a fact a rule asks about is declared in a
+//! rule pack and decided in [`facts`]; a fact about which code runs goes in
+//! [`runs`] (with its own module beside [`launches`] when it needs more
+//! than a few lines), and the per-file observations it needs are fields of
+//! [`crate::rules::engine::FileFacts`].
 
 pub mod configurations;
 pub mod console_scripts;
+pub mod facts;
+pub mod findings;
 pub mod launches;
 pub mod migration;
 pub mod named_files;
 pub mod npu_launchers;
+mod outcome;
 pub mod processes;
+mod runs;
 pub mod uncalled;
 pub mod vendored;
+
+pub use facts::ScanFacts;
+pub use findings::{file_findings, FileFindings};
+pub use outcome::ProjectOutcome;
+
+use crate::analysis::KeptOutcome;
+use crate::config::{Entries, Migration, Setting};
+use crate::finding::Finding;
+use crate::rules::engine::Engine;
+use crate::rules::schema::SitesRole;
+use crate::walk::WalkResult;
+use launches::Launches;
+use migration::Assumed;
+use std::collections::HashMap;
+
+/// What the project layer decided for a whole scan.
+pub struct Projects {
+    /// The rule facts across files.
+    pub facts: ScanFacts,
+    /// By outcome (in the order of the walked files), for a file with
+    /// something to report: its findings once the facts are known.
+    pub findings: Vec<Option<FileFindings>>,
+    /// The projects, in walk order.
+    outcomes: Vec<ProjectOutcome>,
+    runs: runs::Runs,
+}
+
+impl Projects {
+    /// Makes `f` advice where no run of its project executes its code, and
+    /// applies its project's migration style elsewhere.
+    pub fn advise(&mut self, f: &mut Finding) {
+        self.runs.advise(&self.outcomes, f);
+    }
+
+    /// Each project's outcome, with the branches and tests that hold
+    /// advised findings.
+    pub fn finish(mut self, files_scanned: &[usize]) -> Vec<ProjectOutcome> {
+        self.runs.record(&mut self.outcomes);
+        for (p, n) in self.outcomes.iter_mut().zip(files_scanned) {
+            p.files_scanned = *n;
+        }
+        self.outcomes
+    }
+}
+
+/// Decides the project facts of a scan: `outcomes` are the walked files'
+/// analyses, in walk order; `migration` and `entries` are the settings.
+pub fn analyse(
+    walked: &WalkResult,
+    outcomes: &[KeptOutcome],
+    engine: &Engine,
+    migration: &Setting<Migration>,
+    entries: Entries,
+) -> Projects {
+    let facts = ScanFacts::of(walked, outcomes, engine);
+    let findings: Vec<Option<FileFindings>> =
+        outcomes.iter().map(|o| o.full().map(|o| file_findings(o, &facts, engine))).collect();
+    let mut per_project: Vec<ProjectOutcome> = walked
+        .projects
+        .iter()
+        .map(|p| ProjectOutcome {
+            project: p.clone(),
+            files_scanned: 0,
+            migration: Assumed::decide(migration, None),
+            transfer_imports: Vec::new(),
+            entry_scripts: Vec::new(),
+            unguarded_scripts: Vec::new(),
+            launches: Launches::default(),
+        })
+        .collect();
+    // The sites of the summary lists that name a project's imports of
+    // `transfer_to_npu` and its entry scripts.
+    for o in outcomes.iter().filter_map(KeptOutcome::full) {
+        let place = o.placer();
+        for (i, line, _) in &o.facts.sites {
+            let role = engine.set.sites.get(*i).and_then(|s| s.role);
+            let listed = match (role, per_project.get_mut(o.project)) {
+                (Some(SitesRole::AutomaticMigration), Some(p)) => &mut p.transfer_imports,
+                (Some(SitesRole::EntryScripts), Some(p)) => &mut p.entry_scripts,
+                (Some(SitesRole::UnguardedScripts), Some(p)) => &mut p.unguarded_scripts,
+                _ => continue,
+            };
+            listed.push(place(*line));
+        }
+    }
+    // The lines of the findings by file: functions that hold some are looked for callers.
+    let mut finding_lines: HashMap<&str, Vec<usize>> = HashMap::new();
+    for f in findings.iter().flatten().flat_map(|f| &f.kept) {
+        finding_lines.entry(f.path.as_str()).or_default().push(f.line);
+    }
+    let settings = (migration, entries);
+    let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines);
+    Projects { facts, findings, outcomes: per_project, runs }
+}

@@ -15,8 +15,8 @@ pub mod summary;
 pub mod text;
 
 use crate::finding::{Finding, Severity};
+use crate::outcome::ScanOutcome;
 use crate::rules::engine::Engine;
-use crate::scan::ScanOutcome;
 
 /// Everything a reporter needs.
 pub struct Report<'a> {

@@ -6,8 +6,8 @@ use super::style::{plural, Paint};
 use super::summary::verdict;
 use super::{visible, Report};
 use crate::finding::{Applicability, Finding, Severity};
+use crate::outcome::ProjectOutcome;
 use crate::project::migration::{Style, Why};
-use crate::scan::ProjectOutcome;
 use std::fmt::Write;
 
 /// How many blockers, entry scripts and projects are listed by name.

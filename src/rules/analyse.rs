@@ -1,7 +1,7 @@
 //! Matching one file: a parsed Python file (the rule walk over its tree,
 //! then the file's own facts decided), a shell script, or a bare path.
 
-use super::engine::{may_hold, Engine, FileAnalysis};
+use super::engine::{may_hold, Engine, FileFacts};
 use super::model::*;
 use super::render::{build_text_fix, render_with};
 use super::state::Clause;
@@ -14,14 +14,7 @@ use tree_sitter::{Node, StreamingIterator};
 
 impl Engine<'_> {
     /// Matches every rule against one parsed file.
-    pub fn analyse(
-        &self,
-        root: Node,
-        src: &str,
-        lines: &LineIndex,
-        display: &SharedText,
-        rules: &[bool],
-    ) -> FileAnalysis {
+    pub fn analyse(&self, root: Node, src: &str, lines: &LineIndex, display: &SharedText, rules: &[bool]) -> FileFacts {
         let model = FileModel::build(root, src);
         let query_hits = self.run_queries(root, src);
         let facts = self
@@ -34,7 +27,7 @@ impl Engine<'_> {
                 Fact::Has(_) => false,
             })
             .collect();
-        let out = FileAnalysis { facts, counts: vec![0; self.set.counts.len()], ..FileAnalysis::default() };
+        let out = FileFacts { facts, counts: vec![0; self.set.counts.len()], ..FileFacts::default() };
         let dead = crate::semantic::version_gates::dead_branches(&model.tree, src, self.target);
         let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, rules, out).skipping(dead);
         model.tree.visit(&mut walker);
@@ -75,11 +68,11 @@ impl Engine<'_> {
 
     /// Matches environment-variable and command rules against a shell
     /// script, and the facts (`file_has`, `project_has`) a shell item can make true.
-    pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &SharedText) -> FileAnalysis {
-        let mut out = FileAnalysis {
+    pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &SharedText) -> FileFacts {
+        let mut out = FileFacts {
             facts: vec![false; self.set.compiler.facts.len()],
             counts: vec![0; self.set.counts.len()],
-            ..FileAnalysis::default()
+            ..FileFacts::default()
         };
         let mentions = crate::parse::shell::env_mentions(src);
         let commands = crate::parse::shell::commands(src);
@@ -166,7 +159,7 @@ impl Engine<'_> {
 
 /// Decides the file-scope conditions of findings now that every fact of the
 /// file is known; project-scope conditions stay for the merge.
-fn resolve_file_facts(out: &mut FileAnalysis) {
+fn resolve_file_facts(out: &mut FileFacts) {
     let facts = &out.facts;
     out.findings.retain_mut(|(_, clauses)| {
         if !may_hold(clauses, facts) {

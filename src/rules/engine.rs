@@ -3,9 +3,10 @@
 //! The per-file entry points that use it are in [`super::analyse`].
 
 use super::compile::Compiler;
+pub use super::file_facts::{FileFacts, TableRow};
 use super::model::*;
 use super::state::Clause;
-use crate::finding::{Applicability, Finding};
+use crate::finding::Applicability;
 use crate::hash::FastMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
@@ -101,68 +102,6 @@ struct Triggers {
     rule_words: Vec<Option<Vec<usize>>>,
     /// Some summary or fact matcher has no trigger word: parse every file.
     always: bool,
-}
-
-/// One row of a summary table.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TableRow {
-    /// Table index.
-    pub table: usize,
-    /// 1-based line.
-    pub line: usize,
-    /// Cell texts.
-    pub cells: Vec<String>,
-}
-
-/// What matching one file produced.
-#[derive(Debug, Default)]
-pub struct FileAnalysis {
-    /// Findings, each with project conditions still to check.
-    pub findings: Vec<(Finding, Vec<Clause>)>,
-    /// Which facts hold in this file.
-    pub facts: Vec<bool>,
-    /// Summary table rows.
-    pub rows: Vec<TableRow>,
-    /// Summary counts, by count index.
-    pub counts: Vec<usize>,
-    /// Summary sites: (sites index, line, detail).
-    pub sites: Vec<(usize, usize, String)>,
-    /// Summary group members: (group index, key, value).
-    pub groups: Vec<(usize, String, String)>,
-    /// The line of the first node whose children lie deeper than the
-    /// analysis looks (`traverse::MAX_DEPTH`), if any.
-    pub cut_at_line: Option<usize>,
-    /// The line of the first node for which a search of its function (or
-    /// module) stopped at `slots::MAX_SCOPE_NODES` nodes, if any.
-    pub scope_search_cut_at_line: Option<usize>,
-    /// The file names (or patterns) the file spells out, with the extensions
-    /// of [`Engine::named_extensions`].
-    pub named_files: crate::semantic::named_files::Names,
-    /// The branches around its findings whose tests read command-line options.
-    pub gates: Vec<crate::semantic::options::Gate>,
-    /// For a shell script: the Python scripts it starts, with their arguments.
-    pub launches: Vec<crate::semantic::launch_lines::Launch>,
-    /// The lines of the tests around its findings that run only where CUDA
-    /// is ([`crate::semantic::cuda_only`]).
-    pub cuda_only_tests: Vec<(usize, usize)>,
-}
-
-impl FileAnalysis {
-    /// Gives back the spare capacity of its lists: a file with one finding
-    /// would otherwise keep room for four until the report is written, and
-    /// on a large repository that slack is most of what the scan holds.
-    pub fn shrink_to_fit(&mut self) {
-        for (_, clauses) in &mut self.findings {
-            clauses.shrink_to_fit();
-        }
-        self.findings.shrink_to_fit();
-        self.rows.shrink_to_fit();
-        self.sites.shrink_to_fit();
-        self.groups.shrink_to_fit();
-        self.gates.shrink_to_fit();
-        self.cuda_only_tests.shrink_to_fit();
-        self.launches.shrink_to_fit();
-    }
 }
 
 impl<'r> Engine<'r> {

@@ -7,6 +7,7 @@ pub mod context;
 pub mod data;
 pub mod engine;
 pub mod error;
+pub mod file_facts;
 pub mod glob;
 mod guards;
 pub mod lazy_regex;

@@ -3,7 +3,7 @@
 //! matches into findings, summary rows, counts and facts.
 
 use super::context::{frame_opened, local, Context, Frame, NodeMemo};
-use super::engine::{Engine, Entry, FileAnalysis, Sink, TableRow};
+use super::engine::{Engine, Entry, FileFacts, Sink, TableRow};
 use super::matcher::eval;
 use super::model::*;
 use super::render::{build_fix, render, render_with};
@@ -50,7 +50,7 @@ pub struct Walker<'a, 't> {
     /// nodes): nothing in them is matched.
     dead: FastSet<(usize, usize)>,
     /// What the walk produced.
-    pub out: FileAnalysis,
+    pub out: FileFacts,
 }
 
 impl<'a, 't> Walker<'a, 't> {
@@ -65,7 +65,7 @@ impl<'a, 't> Walker<'a, 't> {
         display: &'a SharedText,
         query_hits: &'a [FastSet<usize>],
         rule_active: &'a [bool],
-        out: FileAnalysis,
+        out: FileFacts,
     ) -> Self {
         Walker {
             engine,
@@ -98,7 +98,7 @@ impl<'a, 't> Walker<'a, 't> {
 
     /// Builds the findings of deferred matches whose file conditions hold, in
     /// the places the walk would have put them, and returns what the walk produced.
-    pub fn finish(mut self) -> FileAnalysis {
+    pub fn finish(mut self) -> FileFacts {
         let deferred = std::mem::take(&mut self.deferred);
         for d in deferred.into_iter().rev() {
             if !super::engine::may_hold(&d.st.pending, &self.out.facts) {

@@ -1,0 +1,303 @@
+//! One file's analysis: read it, parse it, match the rules, and collect the
+//! per-file facts the project layer reads ([`FileFacts`]); or take all of it
+//! from the cache when the content is unchanged. Every file is analysed on
+//! its own, in parallel ([`crate::scan`] runs them).
+
+use crate::cache::{Cache, ContentId, StoredOutcome};
+use crate::finding::{FileProblem, ProblemKind, SharedText};
+use crate::notebook::Notebook;
+use crate::parse::{first_error_line, parse_python};
+use crate::rules::engine::{Engine, FileFacts};
+use crate::rules::slots::MAX_SCOPE_NODES;
+use crate::semantic::traverse::MAX_DEPTH;
+use crate::semantic::{launch_lines, named_files, options};
+use crate::source::{read_source, LineIndex};
+use crate::suppress;
+use crate::walk::{FileKind, ScanFile};
+use rayon::prelude::*;
+
+/// One file's analysis, before project facts and suppressions are applied.
+pub struct FileOutcome {
+    /// The display path.
+    pub path: SharedText,
+    /// What the analysis learned.
+    pub facts: FileFacts,
+    /// Whether the file was read and analysed, wholly or in part.
+    pub scanned: bool,
+    /// For a notebook: the parsed notebook, to locate findings by cell
+    /// (boxed: outcomes live until the report, and few files are notebooks).
+    pub notebook: Option<Box<Notebook>>,
+    /// The content analysed, when read from disk (what the cache keys on).
+    pub content: Option<ContentId>,
+    /// The project of the file (an index into the walk's projects).
+    pub project: usize,
+}
+
+impl FileOutcome {
+    /// An outcome of `file` with nothing found yet.
+    fn new(file: &ScanFile) -> Self {
+        FileOutcome {
+            path: file.display().as_ref().into(),
+            facts: FileFacts::default(),
+            scanned: true,
+            notebook: None,
+            content: None,
+            project: file.project,
+        }
+    }
+
+    /// Records that the file was skipped, and why.
+    fn skipped(mut self, message: String) -> Self {
+        self.facts.problem = Some(FileProblem { path: self.path.to_string(), kind: ProblemKind::Skipped, message });
+        self.scanned = false;
+        self
+    }
+
+    /// Where line `line` of the analysed text is shown: the file and line,
+    /// or in a notebook the cell (`nb.ipynb:cell 3`) and its line.
+    pub fn placer(&self) -> impl Fn(usize) -> (String, usize) + '_ {
+        let lines = self.notebook.as_ref().map(|nb| LineIndex::new(&nb.python));
+        move |line| match (&self.notebook, &lines) {
+            (Some(nb), Some(lines)) => match nb.cell_line(lines, line) {
+                Some((cell, l)) => (format!("{}:cell {cell}", self.path), l),
+                None => (self.path.to_string(), line),
+            },
+            _ => (self.path.to_string(), line),
+        }
+    }
+}
+
+/// A file's outcome as the scan keeps it until the merge. Most files of a
+/// large repository report nothing; of those only what the merge counts is
+/// kept, so memory grows by a few bytes per such file, not by an outcome.
+pub enum KeptOutcome {
+    /// Analysed, with nothing to report (see [`FileFacts::reports`]) and
+    /// not a notebook; it may still make project facts true and add to
+    /// summary counts.
+    Quiet {
+        /// The file's project.
+        project: usize,
+        /// The content analysed, when there is a cache to store it in.
+        content: Option<ContentId>,
+        /// What it adds to project facts and summary counts; `None` (the
+        /// common case, and one pointer's room) when it adds nothing.
+        adds: Option<Box<FileFacts>>,
+    },
+    /// Everything else.
+    Full(Box<FileOutcome>),
+}
+
+impl KeptOutcome {
+    /// Keeps `o` whole only if it has something to report.
+    pub fn keep(mut o: FileOutcome) -> Self {
+        o.facts.shrink_to_fit();
+        // Most files make no fact true and count nothing: keep no lists for them.
+        if !o.facts.facts.contains(&true) {
+            o.facts.facts = Vec::new();
+        }
+        if o.facts.counts.iter().all(|&c| c == 0) {
+            o.facts.counts = Vec::new();
+        }
+        if !o.scanned || o.notebook.is_some() || o.facts.reports() {
+            return KeptOutcome::Full(Box::new(o));
+        }
+        let f = o.facts;
+        let adds = f.adds_to_project().then(|| {
+            let FileFacts { facts, counts, named_files, launches, .. } = f;
+            Box::new(FileFacts { facts, counts, named_files, launches, ..FileFacts::default() })
+        });
+        KeptOutcome::Quiet { project: o.project, content: o.content, adds }
+    }
+
+    /// The whole outcome of a file that has something to report.
+    pub fn full(&self) -> Option<&FileOutcome> {
+        match self {
+            KeptOutcome::Quiet { .. } => None,
+            KeptOutcome::Full(o) => Some(o),
+        }
+    }
+
+    /// The file's project.
+    pub fn project(&self) -> usize {
+        match self {
+            KeptOutcome::Quiet { project, .. } => *project,
+            KeptOutcome::Full(o) => o.project,
+        }
+    }
+
+    /// What the file learned, as far as it is kept.
+    pub fn facts(&self) -> Option<&FileFacts> {
+        match self {
+            KeptOutcome::Quiet { adds, .. } => adds.as_deref(),
+            KeptOutcome::Full(o) => Some(&o.facts),
+        }
+    }
+
+    /// The content analysed, when read from disk.
+    pub fn content(&self) -> Option<ContentId> {
+        match self {
+            KeptOutcome::Quiet { content, .. } => *content,
+            KeptOutcome::Full(o) => o.content,
+        }
+    }
+}
+
+/// Reads and parses every Python file and nothing else (the benchmark's
+/// baseline); returns how many parsed.
+pub fn parse_only(files: &[ScanFile]) -> usize {
+    files
+        .par_iter()
+        .filter(|f| f.kind == FileKind::Python)
+        .filter(|f| read_source(&f.path(), f.kind).ok().and_then(|s| parse_python(&s.text)).is_some())
+        .count()
+}
+
+/// Reads and analyses `file`, or takes its analysis from `cache` when the
+/// content is one the cache has seen.
+pub fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOutcome {
+    if file.kind == FileKind::PathOnly {
+        return analyse_text(file, "", engine);
+    }
+    match read_source(&file.path(), file.kind) {
+        Ok(source) => {
+            // Hashing is only worth its time when there is a cache to ask.
+            let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };
+            let content = ContentId::of(&source.text);
+            let mut outcome = match cache.get(&file.display(), content) {
+                Some(stored) => from_cache(file, &source.text, stored),
+                None => analyse_text(file, &source.text, engine),
+            };
+            outcome.content = Some(content);
+            outcome
+        }
+        Err(e) => FileOutcome::new(file).skipped(e.to_string()),
+    }
+}
+
+/// A file's outcome rebuilt from the cache (a notebook is parsed again, to locate cells).
+fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcome {
+    let facts = stored.facts().clone();
+    let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok().map(Box::new) } else { None };
+    FileOutcome {
+        scanned: facts.problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),
+        facts,
+        notebook,
+        ..FileOutcome::new(file)
+    }
+}
+
+/// Analyses `text` as the contents of `file` (the fixer calls this on text
+/// it has edited in memory).
+pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
+    let mut out = FileOutcome::new(file);
+    let path_findings = engine.analyse_path(&out.path);
+    if file.kind == FileKind::PathOnly {
+        out.facts.findings = path_findings;
+        return out;
+    }
+    let notebook = match file.kind {
+        FileKind::Notebook => match Notebook::parse(text) {
+            Ok(nb) => Some(nb),
+            Err(e) => return out.skipped(e.to_string()),
+        },
+        _ => None,
+    };
+    let text = notebook.as_ref().map_or(text, |nb| nb.python.as_str());
+    if let Some(target) = link_saved_as_file(file.kind, text) {
+        return out.skipped(format!(
+            "holds only the path `{target}`: a symbolic link saved as a regular file (a checkout or archive that \
+             did not keep the link); skipped: restore the link, or scan the file it names"
+        ));
+    }
+    // A shell script is always read: it needs no parse, and what a launch
+    // command passes can make a project fact true (`project_has`) without
+    // any rule's trigger word in it.
+    if file.kind == FileKind::Shell {
+        out.facts = engine.analyse_shell(text, &LineIndex::new(text), &out.path);
+        out.facts.directives = suppress::in_shell(text);
+        out.facts.named_files = named_files::in_shell(text, &engine.shell_named_extensions);
+        out.facts.launches = launch_lines::launches_in(text);
+        out.facts.findings.extend(path_findings);
+        return out;
+    }
+    let Some(rules) = engine.rules_for(text) else {
+        // Nothing to analyse, but suppressions are still checked and the file
+        // names it spells out collected (a build script may trigger no rule);
+        // a Python file is parsed only if it has either.
+        if text.contains(suppress::MARKER) || mentions_named_extension(engine, text) {
+            if let Some(tree) = parse_python(text) {
+                out.facts.directives = suppress::in_python(tree.root_node(), text);
+                out.facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+            }
+        }
+        out.facts.findings = path_findings;
+        return out;
+    };
+    let lines = LineIndex::new(text);
+    let Some(tree) = parse_python(text) else {
+        return out.skipped(format!(
+            "the parser gave up on this file (parsing stops after {} s; tree-sitter's error recovery can take that \
+             long on long broken lines); skipped",
+            crate::parse::PARSE_TIME_LIMIT.as_secs()
+        ));
+    };
+    let place = |line| match notebook.as_ref().and_then(|nb| nb.cell_line(&lines, line)) {
+        Some((cell, line)) => format!("cell {cell}, line {line}"),
+        None => format!("line {line}"),
+    };
+    let mut partial = Vec::new();
+    if let Some(line) = first_error_line(&tree) {
+        partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
+    }
+    let mut facts = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
+    facts.directives = suppress::in_python(tree.root_node(), text);
+    facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+    // A notebook's cells are not started with options.
+    let finding_lines: Vec<usize> = match notebook {
+        Some(_) => Vec::new(),
+        None => facts.findings.iter().map(|(f, _)| f.line).collect(),
+    };
+    facts.gates = options::around(tree.root_node(), text, &finding_lines);
+    facts.cuda_only_tests = crate::semantic::cuda_only::tests(tree.root_node(), text, &finding_lines);
+    if let Some(line) = facts.cut_at_line {
+        partial.push(format!(
+            "code near {} is nested more than {MAX_DEPTH} levels deep; the deeper part was not analysed",
+            place(line)
+        ));
+    }
+    if let Some(line) = facts.scope_search_cut_at_line {
+        partial.push(format!(
+            "the search of the function (or module) around {} stopped after {MAX_SCOPE_NODES} nodes; rules that \
+             look through a whole function (function_has, preceded_in_function, followed_in_function) may miss \
+             findings in it",
+            place(line)
+        ));
+    }
+    if !partial.is_empty() {
+        let message = partial.join("; ");
+        facts.problem = Some(FileProblem { path: out.path.to_string(), kind: ProblemKind::Partial, message });
+    }
+    facts.findings.extend(path_findings);
+    out.facts = facts;
+    out.notebook = notebook.map(Box::new);
+    out
+}
+
+/// Whether `text` has `.EXT` for an extension whose file names rules ask
+/// about: a file that no rule analyses is parsed only then.
+fn mentions_named_extension(engine: &Engine, text: &str) -> bool {
+    engine.named_extensions.iter().any(|ext| text.contains(&format!(".{ext}")))
+}
+
+/// The path a Python file holds when that path is all it holds
+/// (`../../asr1/local/data_prep.py`): a symbolic link that a checkout on a
+/// system without links, or an upload, turned into a file. Python would
+/// reject it as a syntax error.
+fn link_saved_as_file(kind: FileKind, text: &str) -> Option<&str> {
+    let target = text.trim();
+    let path_like = target.len() < 4096
+        && target.ends_with(".py")
+        && target.contains('/')
+        && !target.contains(|c: char| c.is_whitespace() || matches!(c, '(' | '=' | '#' | '"' | '\''));
+    (kind == FileKind::Python && path_like).then_some(target)
+}

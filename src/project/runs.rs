@@ -1,0 +1,227 @@
+//! Which code of a project its runs execute, and so which findings are
+//! advice: files in no started process ([`super::launches`]), functions
+//! nothing calls ([`super::uncalled`]), branches no launch takes
+//! ([`super::configurations`]), tests an NPU host skips
+//! ([`crate::semantic::cuda_only`]), and, per file, whether
+//! `transfer_to_npu` runs in its process ([`super::processes`]).
+
+use super::configurations::{self, Untaken};
+use super::facts::ScanFacts;
+use super::launches::{self, EntryScripts};
+use super::migration::{Assumed, Style};
+use super::outcome::ProjectOutcome;
+use super::processes;
+use crate::analysis::KeptOutcome;
+use crate::config::{Entries, Migration, Setting};
+use crate::finding::{Finding, Severity};
+use crate::semantic::launch_lines::Launch;
+use crate::semantic::option_defs;
+use crate::semantic::options::Gate;
+use crate::source::read_source;
+use crate::walk::{FileKind, ScanFile, WalkResult};
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// What decides, finding by finding, whether code runs and how it is migrated.
+pub(super) struct Runs {
+    entries: Entries,
+    /// By project, then display path: the branches no run of its launch scripts takes.
+    untaken_branches: Vec<HashMap<String, Vec<Untaken>>>,
+    /// Files that run without `transfer_to_npu` in a project on automatic migration.
+    unmigrated_files: HashSet<String>,
+    /// Files that no started process runs.
+    unlaunched_files: HashSet<String>,
+    /// By display path, the tests that run only where CUDA is.
+    cuda_only_tests: HashMap<String, Vec<(usize, usize)>>,
+    /// The branches no launch takes that hold findings, by project, for the report.
+    untaken: BTreeSet<(usize, String, Untaken)>,
+    /// The tests an NPU host skips that hold findings, by project, for the report.
+    skipped: BTreeSet<(usize, String, usize)>,
+}
+
+impl Runs {
+    /// Decides the runs of every project: its migration style, which of its
+    /// files run without `transfer_to_npu` or in no started process (both
+    /// from the project's import graph, read once and only when needed), and
+    /// which branches no launch takes. `finding_lines` holds the lines of
+    /// each file's findings: only functions and branches that hold findings
+    /// are looked at.
+    pub(super) fn decide(
+        per_project: &mut [ProjectOutcome],
+        walked: &WalkResult,
+        outcomes: &[KeptOutcome],
+        facts: &ScanFacts,
+        (migration, entries): (&Setting<Migration>, Entries),
+        finding_lines: &HashMap<&str, Vec<usize>>,
+    ) -> Self {
+        let untaken_branches = match entries {
+            Entries::Launched => (0..per_project.len()).map(|p| untaken_in(walked, outcomes, p)).collect(),
+            Entries::All => Vec::new(),
+        };
+        let mut cuda_only_tests = HashMap::new();
+        for o in outcomes.iter().filter_map(KeptOutcome::full).filter(|o| !o.facts.cuda_only_tests.is_empty()) {
+            cuda_only_tests.insert(o.path.to_string(), o.facts.cuda_only_tests.clone());
+        }
+        let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
+        for f in &walked.files {
+            files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
+        }
+        let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
+        for (i, p) in per_project.iter_mut().enumerate() {
+            p.transfer_imports.sort();
+            p.entry_scripts.sort();
+            p.unguarded_scripts.sort();
+            let first = p.transfer_imports.first().map(|(path, line)| (path.as_str(), *line));
+            p.migration = Assumed::decide(migration, first);
+            let paths =
+                |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
+            let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
+            let mut graph = processes::LazyGraph::new(&files_by_project[i], &p.project.display);
+            if p.migration.detected_automatic() {
+                let found = processes::unmigrated(&mut graph, &importers, &entry_paths);
+                p.migration.unmigrated_entries = found.entries;
+                unmigrated_files.extend(found.files);
+            }
+            if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
+                let files = &files_by_project[i];
+                let (dir, excluded) = (&p.project.display, &walked.excluded);
+                let unguarded = paths(&p.unguarded_scripts);
+                let scripts = EntryScripts { guarded: &entry_paths, unguarded: &unguarded };
+                p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
+                unlaunched_files.extend(std::mem::take(&mut p.launches.files));
+                // A script nothing starts needs no `transfer_to_npu` either.
+                let unlaunched = &p.launches.unlaunched;
+                p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
+            }
+        }
+        Runs {
+            entries,
+            untaken_branches,
+            unmigrated_files,
+            unlaunched_files,
+            cuda_only_tests,
+            untaken: BTreeSet::new(),
+            skipped: BTreeSet::new(),
+        }
+    }
+
+    /// Makes `f` advice where no process runs its code (a file nothing
+    /// starts, a function nothing calls, the `__main__` block of a script
+    /// nothing starts, a branch no launch takes, a test an NPU host skips);
+    /// elsewhere applies its project's migration style.
+    pub(super) fn advise(&mut self, per_project: &[ProjectOutcome], f: &mut Finding) {
+        let project = per_project.get(f.project);
+        let in_file = self.untaken_branches.get(f.project).and_then(|p| p.get(f.path.as_str()));
+        let branch = in_file.and_then(|bs| bs.iter().find(|b| (b.lines.0..=b.lines.1).contains(&f.line)));
+        if let Some(b) = branch {
+            self.untaken.insert((f.project, f.path.to_string(), b.clone()));
+        }
+        let test = self.skipped_test(project, f);
+        if let Some(line) = test {
+            self.skipped.insert((f.project, f.path.to_string(), line));
+        }
+        if self.unlaunched_files.contains(f.path.as_str())
+            || nothing_runs(project, f)
+            || branch.is_some()
+            || test.is_some()
+        {
+            // Code that no process runs blocks nothing either.
+            (f.unlaunched, f.blocker, f.severity) = (true, false, Severity::Info);
+        } else if let Some(p) = project {
+            p.migration.apply(f, self.unmigrated_files.contains(f.path.as_str()));
+        }
+    }
+
+    /// The test around `f` that an NPU host skips, by the line of its `def`:
+    /// without `transfer_to_npu` CUDA is never available there.
+    fn skipped_test(&self, project: Option<&ProjectOutcome>, f: &Finding) -> Option<usize> {
+        let without_transfer = project.is_some_and(|p| p.migration.style != Style::Automatic)
+            || self.unmigrated_files.contains(f.path.as_str());
+        let tests =
+            self.cuda_only_tests.get(f.path.as_str()).filter(|_| self.entries == Entries::Launched && without_transfer);
+        tests.and_then(|ts| ts.iter().find(|t| (t.0..=t.1).contains(&f.line))).map(|t| t.0)
+    }
+
+    /// Records, in each project's launches, the untaken branches and skipped
+    /// tests that hold findings.
+    pub(super) fn record(self, per_project: &mut [ProjectOutcome]) {
+        for (project, path, branch) in self.untaken {
+            if let Some(p) = per_project.get_mut(project) {
+                p.launches.untaken.push((path, branch));
+            }
+        }
+        for (project, path, line) in self.skipped {
+            if let Some(p) = per_project.get_mut(project) {
+                p.launches.cuda_only_tests.push((path, line));
+            }
+        }
+    }
+}
+
+/// Whether `f` lies in a function nothing calls, or in the `__main__` block
+/// of a script nothing starts.
+fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> bool {
+    let launches = project.map(|p| &p.launches);
+    let functions = launches.and_then(|l| l.uncalled.get(f.path.as_str()));
+    let main_block = launches.and_then(|l| l.main_blocks.get(f.path.as_str()));
+    functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
+        || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
+}
+
+/// The branches around the findings of `o` that test options.
+fn gates_of(o: &KeptOutcome) -> &[Gate] {
+    o.full().map_or(&[], |o| &o.facts.gates)
+}
+
+/// The branches of project `project` that no run of its launch scripts
+/// takes. Only a project whose launch scripts start some of its scripts and
+/// that has findings in branches that test options is looked at; its
+/// Python files are read again then, for the options they define.
+fn untaken_in(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize) -> HashMap<String, Vec<Untaken>> {
+    let members = || walked.files.iter().zip(outcomes).filter(move |(f, _)| f.project == project);
+    let gates: Vec<(String, &[Gate])> = members()
+        .filter(|(_, o)| !gates_of(o).is_empty())
+        .map(|(f, o)| (f.display().into_owned(), gates_of(o)))
+        .collect();
+    if gates.is_empty() {
+        return HashMap::new();
+    }
+    let python: Vec<&ScanFile> = members().map(|(f, _)| f).filter(|f| f.kind == FileKind::Python).collect();
+    let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
+    let launches: Vec<&Launch> = members()
+        .flat_map(|(_, o)| o.facts().map_or(&[][..], |f| &f.launches))
+        .filter(|l| paths.iter().any(|p| l.starts(p)))
+        .collect();
+    let Some(dir) = walked.projects.get(project).filter(|_| !launches.is_empty()) else { return HashMap::new() };
+    // What each launch's process runs: its script and the modules it imports;
+    // kept as which launches reach each file with gates, and whether any reaches a file.
+    let node: HashMap<&str, usize> = paths.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
+    let gated: HashMap<usize, usize> =
+        gates.iter().enumerate().filter_map(|(k, (path, _))| Some((*node.get(path.as_str())?, k))).collect();
+    let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); gates.len()];
+    let mut run_anywhere = vec![false; paths.len()];
+    let mut graph = processes::ImportGraph::new(python.clone(), &dir.display);
+    for (i, launch) in launches.iter().enumerate() {
+        let mut seen = vec![false; paths.len()];
+        for root in (0..paths.len()).filter(|&j| launch.starts(&paths[j])) {
+            graph.search(root, |j| {
+                seen[j] = true;
+                false
+            });
+        }
+        for j in (0..paths.len()).filter(|&j| seen[j]) {
+            run_anywhere[j] = true;
+            gated.get(&j).into_iter().for_each(|&k| reaching[k].push(i));
+        }
+    }
+    // Only what the launched processes run defines their options.
+    let definitions: Vec<option_defs::Definitions> = (0..python.len())
+        .into_par_iter()
+        .filter(|&j| run_anywhere[j])
+        .filter_map(|j| Some(option_defs::in_file(&read_source(&python[j].path(), python[j].kind).ok()?.text)))
+        .filter(|d| !d.is_empty())
+        .collect();
+    let gates: Vec<(&str, &[Gate], &[usize])> =
+        gates.iter().zip(&reaching).map(|((p, g), r)| (p.as_str(), *g, r.as_slice())).collect();
+    configurations::untaken(&gates, &definitions, &launches)
+}
