@@ -211,6 +211,8 @@ pub enum RulesFormat {
     Text,
     /// Every rule with its documentation, for tools.
     Json,
+    /// Every rule with its documentation as one Markdown page (docs/rules.md).
+    Markdown,
 }
 
 /// `npu-mem rules`.

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
             print_or_fail(&match args.format {
                 RulesFormat::Text => npu_mem::report::rules::list(&set),
                 RulesFormat::Json => npu_mem::report::rules::list_json(&set),
+                RulesFormat::Markdown => npu_mem::report::rules::list_markdown(&set),
             })
         }),
         Command::Rule(args) => packs::load(&args.rule_packs)

@@ -155,6 +155,22 @@ fn rule_docs_come_from_the_packs() {
         run.stdout
     );
     assert!(run.stdout.contains("Blocks automatic migration: yes"));
+    // The sections in their documented order.
+    let run = npu_mem(&["rule", "TX014"]);
+    let titles = [
+        "\nWhat it finds\n",
+        "\nNot reported when\n",
+        "\nWhy it matters on an Ascend NPU\n",
+        "\nExample\n",
+        "\nUse instead\n",
+        "\nFix\n",
+        "\nSources\n",
+    ];
+    let at: Vec<usize> =
+        titles.iter().map(|t| run.stdout.find(t).unwrap_or_else(|| panic!("no {t:?} in\n{}", run.stdout))).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "sections out of order:\n{}", run.stdout);
+    assert!(run.stdout.contains("  - Info rather than a warning: a load that resumes a run"), "{}", run.stdout);
+    assert!(run.stdout.contains("Unsafe fix: load to the CPU with `map_location=\"cpu\"`."), "{}", run.stdout);
     let run = npu_mem(&["rule", "XX999"]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("npu-mem rules"));
@@ -174,6 +190,43 @@ fn rules_list_as_json_for_tools() {
     assert!(tx013["docs"]["why"].as_str().unwrap().contains("transfer_to_npu"));
     let dl007 = rules.iter().find(|r| r["code"] == "DL007").unwrap();
     assert_eq!(dl007["target"], "<=2.6");
+    assert!(dl007["docs"]["not_reported"][0].as_str().unwrap().contains("transfer_to_npu"));
+    assert!(dl007["docs"]["sources"].as_array().is_some_and(|s| !s.is_empty()));
+    let api007 = rules.iter().find(|r| r["code"] == "API007").unwrap();
+    assert!(api007["docs"]["fix_note"].as_str().unwrap().contains("set_to_none"));
+    assert_eq!(tx013["docs"]["fix_note"], serde_json::Value::Null);
+}
+
+/// A user pack may give only `what`, `why`, `example` and `instead`: it loads,
+/// and `npu-mem rule` leaves out the sections it did not write.
+#[test]
+fn user_pack_docs_need_not_list_exceptions_or_sources() {
+    let dir = temp_dir("user-docs");
+    let pack = dir.join("p.toml");
+    let rule = |docs: &str| {
+        format!("[pack]\nname = \"x\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"n\"\nsection = \"transfer\"\nseverity = \"info\"\nmessage = \"m\"\ndocs = {{ {docs} }}\nmatch = {{ call = \"os.system\" }}\n")
+    };
+    std::fs::write(&pack, rule(r#"what = "w", why = "y", example = "e", instead = "i""#)).unwrap();
+    let run = npu_mem(&["rule", "ORG001", "--rules", pack.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("What it finds\n  w") && run.stdout.contains("Fix\n  No automatic fix."),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Not reported when") && !run.stdout.contains("Sources"), "{}", run.stdout);
+    std::fs::write(
+        &pack,
+        rule(r#"what = "w", not_reported = ["under a guard"], why = "y", example = "e", instead = "i", fix_note = "none needed", sources = ["https://example.org"]"#),
+    )
+    .unwrap();
+    let run = npu_mem(&["rule", "ORG001", "--rules", pack.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for part in
+        ["Not reported when\n  - under a guard", "No automatic fix. none needed", "Sources\n  - https://example.org"]
+    {
+        assert!(run.stdout.contains(part), "no {part:?} in\n{}", run.stdout);
+    }
 }
 
 /// A 100,000-level nested expression and a long single line with thousands of

@@ -65,6 +65,12 @@ fn results_point_at_rules_and_relative_files() {
     let listed = common::npu_mem(&["rules"]).stdout.lines().count();
     assert_eq!(rules.len(), listed, "every rule enabled for the target is described");
     assert!(rules.iter().all(|r| r["help"]["markdown"].as_str().is_some_and(|m| m.contains("Why it matters"))));
+    // The rule docs' exceptions and sources reach the viewer too.
+    let tx014 = rules.iter().find(|r| r["id"] == "TX014").unwrap();
+    assert!(tx014["fullDescription"]["text"].as_str().unwrap().contains("\n\nNot reported when:\n- "));
+    for help in [&tx014["help"]["markdown"], &tx014["help"]["text"]] {
+        assert!(help.as_str().unwrap().contains("Not reported when") && help.as_str().unwrap().contains("Sources"));
+    }
     for r in run["results"].as_array().unwrap() {
         let i = r["ruleIndex"].as_u64().unwrap() as usize;
         assert_eq!(rules[i]["id"], r["ruleId"]);

@@ -7,6 +7,7 @@ pub mod gitlab;
 pub mod json;
 pub mod markdown;
 pub mod next_steps;
+pub mod rule_docs;
 pub mod rules;
 pub mod sarif;
 pub mod statistics;

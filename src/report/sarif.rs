@@ -2,7 +2,7 @@
 //! Rules carry their documentation from the packs; results carry relative
 //! locations, fingerprints that survive edits elsewhere in the file, and fixes.
 
-use super::Report;
+use super::{rule_docs, Report};
 use crate::baseline::fingerprints;
 use crate::finding::{Finding, Severity};
 use crate::rules::model::Rule;
@@ -21,25 +21,25 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-/// The rule's documentation as plain text and as Markdown.
+/// The rule's documentation as plain text and as Markdown, every section of
+/// `npu-mem rule CODE` in its order.
 fn help(rule: &Rule) -> (String, String) {
+    let sections = rule_docs::sections(rule);
+    (rule_docs::to_text(&sections), rule_docs::to_markdown(&sections, "####"))
+}
+
+/// What the rule finds, and the code it is silent on.
+fn full_description(rule: &Rule) -> String {
     let d = &rule.docs;
-    let fix = format!("Fix: {}.", super::rules::fix_summary(rule));
-    let text = format!(
-        "{}\n\nWhy it matters on an Ascend NPU: {}\n\nExample:\n{}\n\nUse instead:\n{}\n\n{fix}",
-        d.what,
-        d.why,
-        d.example.trim_end(),
-        d.instead.trim_end()
-    );
-    let markdown = format!(
-        "{}\n\n**Why it matters on an Ascend NPU.** {}\n\n**Example**\n\n```python\n{}\n```\n\n**Use instead**\n\n```python\n{}\n```\n\n{fix}",
-        d.what,
-        d.why,
-        d.example.trim_end(),
-        d.instead.trim_end()
-    );
-    (text, markdown)
+    let mut text = d.what.trim().to_string();
+    if !d.not_reported.is_empty() {
+        text.push_str("\n\nNot reported when:");
+        for b in &d.not_reported {
+            text.push_str("\n- ");
+            text.push_str(b.trim());
+        }
+    }
+    text
 }
 
 fn rule_descriptor(rule: &Rule) -> Value {
@@ -52,7 +52,7 @@ fn rule_descriptor(rule: &Rule) -> Value {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": { "text": rule.name.replace('-', " ") },
-        "fullDescription": { "text": rule.docs.what },
+        "fullDescription": { "text": full_description(rule) },
         "help": { "text": text, "markdown": markdown },
         "defaultConfiguration": { "level": level(rule.severity) },
         "properties": { "tags": tags, "precision": rule.precision },

@@ -132,18 +132,30 @@ pub struct RuleSpec {
     pub fix: Option<FixSpec>,
 }
 
-/// `[rule.docs]`.
+/// `[rule.docs]`: what `npu-mem rule CODE`, `npu-mem rules --format json`
+/// and SARIF show. Built-in rules must give `not_reported` (where the rule has
+/// exceptions) and `sources`; `tests/rule_docs.rs` checks that, not the loader,
+/// so user packs may leave them out.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocsSpec {
-    /// What the rule finds.
+    /// What the rule finds: the positive case only.
     pub what: String,
+    /// The code it stays silent on, one short bullet per exception.
+    #[serde(default)]
+    pub not_reported: Vec<String>,
     /// Why it matters on an Ascend NPU.
     pub why: String,
     /// Code that triggers it.
     pub example: String,
     /// What to write instead.
     pub instead: String,
+    /// When the fix is offered, or why there is none, beyond its one-line description.
+    #[serde(default)]
+    pub fix_note: Option<String>,
+    /// Public sources of the facts the other fields state.
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
 /// `[rule.downgrade]`: `to` severity `when` the matcher holds at the node.
