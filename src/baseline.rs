@@ -156,7 +156,9 @@ pub fn write(path: &Path, findings: &[Finding]) -> Result<(), BaselineError> {
 pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
     let text = std::fs::read_to_string(path)
         .map_err(|source| BaselineError::Unreadable { path: path.to_path_buf(), source })?;
-    let mut b: Baseline = serde_json::from_str(&text).map_err(|source| BaselineError::NotABaseline {
+    // An editor on Windows may save the file with a byte order mark; JSON has none.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let mut b: Baseline = serde_json::from_str(text).map_err(|source| BaselineError::NotABaseline {
         path: path.to_path_buf(),
         line: source.line(),
         column: source.column(),

@@ -80,7 +80,7 @@ impl From<MinSeverity> for crate::finding::Severity {
 // The flags that shape the report, for the modes that write none (--diff,
 // --add-ignore, --write-baseline), so that they are refused, not ignored.
 #[command(group(clap::ArgGroup::new("report_flags").multiple(true)
-    .args(["format", "output", "output_sarif", "output_json", "output_markdown", "output_gitlab"])))]
+    .args(["format", "output", "output_sarif", "output_json", "output_markdown", "output_gitlab", "statistics"])))]
 pub struct ScanArgs {
     /// Files or directories to scan.
     #[arg(default_value = ".")]

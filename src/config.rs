@@ -189,6 +189,8 @@ fn place(file: Option<&Loaded>, key: &str, value: &str) -> Option<Place> {
 pub fn read(path: &Path) -> Result<Option<Loaded>, ConfigError> {
     let text =
         std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable { path: path.to_path_buf(), source })?;
+    // A byte order mark (some Windows editors write one) is not TOML.
+    let text = text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text);
     let located = |source: toml::de::Error| {
         let line = source.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
         ConfigError::Syntax { path: path.to_path_buf(), line, source: Box::new(source) }

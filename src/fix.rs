@@ -20,7 +20,9 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 
 mod error;
+mod patch;
 pub use error::FixError;
+pub use patch::unified;
 
 /// Passes after which a file whose fixes keep producing new fixes is given up.
 pub const MAX_PASSES: usize = 8;
@@ -213,21 +215,6 @@ fn fix_file(
         fixed.extend(applied);
     }
     Err(FixError::Unsettled { passes: MAX_PASSES })
-}
-
-/// `3 findings`, or `3 findings (2 reported, and 1 that those fixes create: API005)`
-/// when fixes create findings of their own, so that the count matches the
-/// report's "N have a safe fix".
-pub fn describe_count(fixed: usize, follow_ups: &[String]) -> String {
-    let total = format!("{fixed} finding{}", if fixed == 1 { "" } else { "s" });
-    if follow_ups.is_empty() {
-        return total;
-    }
-    let mut codes: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
-    codes.sort_unstable();
-    codes.dedup();
-    let n = follow_ups.len();
-    format!("{total} ({} reported, and {n} that those fixes create: {})", fixed.saturating_sub(n), codes.join(", "))
 }
 
 /// Where byte `at` of the text is once `edits` (sorted, disjoint) are

@@ -44,6 +44,5 @@ pub mod scan;
 pub mod semantic;
 pub mod source;
 pub mod suppress;
-pub mod unified_diff;
 pub mod walk;
 pub mod write;

@@ -8,7 +8,7 @@ use npu_mem::finding::Severity;
 use npu_mem::output::{self, ReportFile};
 use npu_mem::report::{self, style::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{add_ignore, baseline, config, diff, fix, scan, unified_diff, walk};
+use npu_mem::{add_ignore, baseline, config, diff, fix, scan, walk};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -215,7 +215,7 @@ fn record_fixes(outcome: &mut npu_mem::outcome::ScanOutcome, run: fix::FixRun, a
     outcome.problems.extend(run.problems);
     if args.format != Format::Text && !args.quiet {
         // The text report says it in its footer; other formats leave stdout to machines.
-        let counts = fix::describe_count(outcome.fixed.len(), &outcome.fixed_follow_ups);
+        let counts = report::describe_fixed(outcome.fixed.len(), &outcome.fixed_follow_ups);
         output::status(&format!("fixed {counts} in {}", plural(files_written, "file")));
     }
 }
@@ -388,7 +388,7 @@ fn auto_color(to_stdout: bool) -> bool {
 fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, RunError> {
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     let diffs: String =
-        run.files.iter().map(|f| unified_diff::unified(&f.display, &text(&f.original), &text(&f.fixed))).collect();
+        run.files.iter().map(|f| fix::unified(&f.display, &text(&f.original), &text(&f.fixed))).collect();
     print_or_fail(&diffs)?;
     for p in &run.problems {
         output::warn(&format!("{}: {}", p.path, p.message));
@@ -396,7 +396,7 @@ fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, RunError> {
     let findings: usize = run.files.iter().map(|f| f.findings.len()).sum();
     let follow_ups: Vec<String> = run.files.iter().flat_map(|f| f.follow_ups.iter().cloned()).collect();
     if !quiet {
-        let counts = fix::describe_count(findings, &follow_ups);
+        let counts = report::describe_fixed(findings, &follow_ups);
         output::status(&format!("--fix would fix {counts} in {}", plural(run.files.len(), "file")));
     }
     Ok(if run.files.is_empty() { 0 } else { EXIT_FINDINGS })

@@ -148,6 +148,33 @@ pub struct WalkResult {
 #[derive(Debug, Clone, Default)]
 pub struct Excluded(Arc<Vec<Gitignore>>);
 
+/// Whether `glob` opens a character class (`[`) that it never closes; a
+/// `\` escapes the next character, and a `]` right after `[` or `[!` is a
+/// member of the class, not its end.
+fn has_unclosed_class(glob: &str) -> bool {
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                if chars.peek() == Some(&'!') || chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                }
+                if !chars.by_ref().any(|c| c == ']') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 impl Excluded {
     /// Compiles `excludes`.
     fn new(excludes: &[Exclude]) -> Result<Self, WalkError> {
@@ -161,6 +188,12 @@ impl Excluded {
                 }
             };
             let bad = |source| WalkError::BadExclude { written: e.source.clone(), glob: e.glob.clone(), source };
+            // The gitignore builder takes an unclosed `[` as a literal; a user
+            // who wrote one most likely meant a class, and it would exclude nothing.
+            if has_unclosed_class(&e.glob) {
+                let err = "unclosed character class `[`; write `\\[` for a literal bracket".to_string();
+                return Err(bad(ignore::Error::Glob { glob: Some(e.glob.clone()), err }));
+            }
             builders[i].1.add_line(None, &e.glob).map_err(bad)?;
         }
         let matchers = builders.into_iter().map(|(_, b)| b.build().map_err(WalkError::Excludes));
@@ -292,6 +325,9 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
             files.push(ScanFile::new(root.clone(), display_path(root, &cwd), kind, project));
             continue;
         }
+        // A directory the user named must be readable too: a walk that cannot
+        // list it finds no file, and an empty scan passes the gate.
+        std::fs::read_dir(root).map_err(unusable)?;
         let walker = excluded.walker(root, |_| false).build();
         let bound = crate::config::absolute(root);
         for entry in walker {
@@ -450,6 +486,16 @@ fn shown_dir(dir: &Path, cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unclosed_classes_are_told_from_closed_and_escaped_ones() {
+        for unclosed in ["[abc", "src/[", "a[!b", "x[]", "*.py["] {
+            assert!(has_unclosed_class(unclosed), "{unclosed}");
+        }
+        for fine in ["[abc]", "[]]", "[!]a]", "\\[literal", "plain/*.py", "a[0-9]b"] {
+            assert!(!has_unclosed_class(fine), "{fine}");
+        }
+    }
 
     #[test]
     fn a_walked_file_shares_its_directory_when_its_display_path_is_the_join() {

@@ -105,15 +105,11 @@ fn fix_checks_the_baseline_and_the_outputs_before_writing_anything() {
     }
 }
 
-#[test]
-fn an_unreadable_file_named_on_the_command_line_is_exit_2() {
-    let dir = temp_dir("unreadable");
-    let file = dir.join("secret.py");
-    std::fs::write(&file, CLEAN).unwrap();
-    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+/// Runs npu-mem in `dir` as a user without root's power to read anything:
+/// as nobody when the tests run as root.
+fn run_unprivileged(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
     let binary = env!("CARGO_BIN_EXE_npu-mem");
     let is_root = std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m)).ok() == Some(0);
-    // Root reads any file: run as nobody then, the way a user without the permission would.
     let mut cmd = if is_root {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", binary]);
@@ -121,18 +117,45 @@ fn an_unreadable_file_named_on_the_command_line_is_exit_2() {
     } else {
         Command::new(binary)
     };
-    let out = cmd.args(["scan", "--no-cache", "secret.py"]).current_dir(&dir).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let out = cmd.args(args).current_dir(dir).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn an_unreadable_file_named_on_the_command_line_is_exit_2() {
+    let dir = temp_dir("unreadable");
+    let file = dir.join("secret.py");
+    std::fs::write(&file, CLEAN).unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    let (code, stderr) = run_unprivileged(&dir, &["scan", "--no-cache", "secret.py"]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("secret.py: permission denied"), "{stderr}");
+}
+
+#[test]
+fn an_unreadable_directory_named_on_the_command_line_is_exit_2() {
+    // It once gave a warning, 0 files and exit 0: a passing gate.
+    let dir = temp_dir("unreadable-dir");
+    let secret = dir.join("secret");
+    std::fs::create_dir(&secret).unwrap();
+    std::fs::write(secret.join("train.py"), CUDA).unwrap();
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    let (code, stderr) = run_unprivileged(&dir, &["scan", "--no-cache", "secret"]);
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("secret: permission denied"), "{stderr}");
 }
 
 #[test]
 fn flags_that_cannot_work_together_are_usage_errors() {
     let dir = fixable("conflicts");
     std::fs::write(dir.join("base.json"), "{\"version\": 1, \"findings\": []}").unwrap();
-    let cases: [&[&str]; 9] = [
+    let cases: [&[&str]; 12] = [
         &["--add-ignore", "--write-baseline", "new.json"],
+        // --diff prints no report: --statistics was silently dropped.
+        &["--diff", "--statistics"],
+        &["--add-ignore", "--statistics"],
+        &["--write-baseline", "new.json", "--statistics"],
         &["--add-ignore", "--format", "json"],
         &["--add-ignore", "--output-gitlab", "out.txt"],
         &["--diff", "-o", "out.txt"],
@@ -153,4 +176,15 @@ fn flags_that_cannot_work_together_are_usage_errors() {
     }
     let ok = npu_mem_in(&dir, &["scan", "--no-cache", "a.py", "--threads", "256"]);
     assert_eq!(ok.code, 1, "{}", ok.stderr);
+}
+
+#[test]
+fn an_exclude_glob_with_an_unclosed_bracket_is_a_usage_error() {
+    // It was accepted as a literal `[` and excluded nothing.
+    let dir = fixable("unclosed-bracket");
+    let run = npu_mem_in(&dir, &["scan", "--no-cache", ".", "--exclude", "build/[0-9"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("unclosed character class"), "{}", run.stderr);
+    let run = npu_mem_in(&dir, &["scan", "--no-cache", ".", "--exclude", "build/[0-9]", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "a closed class is fine: {}", run.stderr);
 }

@@ -51,6 +51,19 @@ fn a_broken_baseline_is_a_clear_error() {
 }
 
 #[test]
+fn a_baseline_saved_with_a_byte_order_mark_is_read() {
+    // An editor on Windows may save the JSON with a BOM; it was rejected.
+    let dir = temp_dir("baseline-bom");
+    std::fs::write(dir.join("train.py"), TRAIN).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "train.py", "--write-baseline", "b.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(dir.join("b.json")).unwrap();
+    std::fs::write(dir.join("b.json"), format!("\u{feff}{text}")).unwrap();
+    let run = npu_mem_in(&dir, &["scan", "train.py", "--baseline", "b.json", "--format", "json"]);
+    assert_eq!(run.code, 0, "every finding is baselined: {}", run.stderr);
+}
+
+#[test]
 fn diff_base_keeps_only_changed_lines_and_untracked_files() {
     let dir = temp_dir("diff");
     git(&dir, &["init", "-q"]);

@@ -1,9 +1,11 @@
-//! The modules of `src/` depend on each other in one direction only: no
-//! module reaches itself again through the modules it uses, and neither does
-//! any top-level layer (`rules`, `semantic`, `report`, `scan`, ...). A module
-//! uses another when its code names a path into it: `crate::a::b`,
-//! `super::b`, or, in a parent module, `child::item`. Comments and unit-test
-//! modules may name anything.
+//! The modules of `src/` depend on each other in one direction only: down
+//! the pipeline. Every top-level module has its place in [`LAYERS`] and uses
+//! only modules of the layers below it (walk -> read -> parse -> semantic ->
+//! rules -> one file's analysis -> project -> outcome and its filters ->
+//! report and fix -> the driver); no module reaches itself again through the
+//! modules it uses. A module uses another when its code names a path into it:
+//! `crate::a::b`, `super::b`, or, in a parent module, `child::item`. Comments
+//! and unit-test modules may name anything.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -138,6 +140,70 @@ fn no_layer_uses_itself_through_others() {
     }
     assert!(layers["rules"].contains("semantic"), "the graph misses a use it should see");
     assert_eq!(a_cycle(&layers), None, "layers that use each other");
+}
+
+/// The top-level modules, lowest layer first; a module may use the modules
+/// of lower layers only. A new module gets a place here.
+const LAYERS: &[&[&str]] = &[
+    // Shared types and plumbing.
+    &["finding", "hash", "atomic", "output", "progress"],
+    &["write"],
+    // Settings, then the pipeline.
+    &["config"],
+    &["walk"],
+    &["encoding"],
+    &["source"],
+    &["notebook"],
+    &["parse"],
+    &["suppress", "semantic"],
+    &["rules"],
+    &["cache"],
+    &["analysis"],
+    &["project"],
+    // What a scan found, and the filters between it and the report.
+    &["baseline", "diff", "add_ignore"],
+    &["outcome"],
+    &["report", "fix"],
+    // The driver and the command line.
+    &["scan", "cli", "error"],
+];
+
+/// The layer of top-level module `module`.
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+#[test]
+fn every_module_uses_only_layers_below_it() {
+    let graph = module_graph();
+    let top = |m: &str| m.split("::").next().unwrap().to_string();
+    let mut unplaced = BTreeSet::new();
+    let mut upward = Vec::new();
+    for (module, used) in &graph {
+        let Some(own) = layer_of(&top(module)) else {
+            unplaced.insert(top(module));
+            continue;
+        };
+        for u in used.iter().filter(|u| top(u) != top(module)) {
+            match layer_of(&top(u)) {
+                Some(theirs) if theirs < own => {}
+                Some(_) => upward.push(format!("{module} -> {u}")),
+                None => {
+                    unplaced.insert(top(u));
+                }
+            }
+        }
+    }
+    assert!(unplaced.is_empty(), "modules with no place in LAYERS (tests/layers.rs): {unplaced:?}");
+    assert!(upward.is_empty(), "modules that use their own layer or one above it:\n{}", upward.join("\n"));
+}
+
+#[test]
+fn a_use_against_the_layers_is_seen() {
+    assert!(layer_of("config") < layer_of("walk") && layer_of("report") == layer_of("fix"));
+    let graph = module_graph();
+    assert!(graph["scan"].iter().any(|u| u.starts_with("project")), "the driver uses the project layer");
+    assert!(graph["project::runs"].contains("project::launches"), "the graph sees uses inside a layer");
 }
 
 #[test]

@@ -6,8 +6,7 @@
 //! and every finding keeps its severity. The `migration` setting and the
 //! `--migration` flag can decide the style for every project instead.
 
-use crate::cli::Migration;
-use crate::config::{Origin, Setting};
+use crate::config::{Migration, Origin, Setting};
 use crate::finding::{Finding, Severity};
 
 /// The style a project is migrated in.

@@ -83,3 +83,18 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     }
     std::borrow::Cow::Owned(out)
 }
+
+/// `3 findings`, or `3 findings (2 reported, and 1 that those fixes create: API005)`
+/// when fixes create findings of their own, so that the count matches the
+/// report's "N have a safe fix".
+pub fn describe_fixed(fixed: usize, follow_ups: &[String]) -> String {
+    let total = format!("{fixed} finding{}", if fixed == 1 { "" } else { "s" });
+    if follow_ups.is_empty() {
+        return total;
+    }
+    let mut codes: Vec<&str> = follow_ups.iter().map(String::as_str).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    let n = follow_ups.len();
+    format!("{total} ({} reported, and {n} that those fixes create: {})", fixed.saturating_sub(n), codes.join(", "))
+}

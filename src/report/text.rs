@@ -253,7 +253,7 @@ fn render_fixes(out: &mut String, report: &Report) {
     let fixed = &report.outcome.fixed;
     if !fixed.is_empty() {
         let files: std::collections::BTreeSet<&str> = fixed.iter().map(|f| f.path.as_str()).collect();
-        let counts = crate::fix::describe_count(fixed.len(), &report.outcome.fixed_follow_ups);
+        let counts = super::describe_fixed(fixed.len(), &report.outcome.fixed_follow_ups);
         let _ = writeln!(out, "\nFixed {counts} in {}.", plural(files.len(), "file"));
     }
     let (safe, unsafe_) = (report.fixable(Applicability::Safe), report.fixable(Applicability::Unsafe));
