@@ -114,7 +114,7 @@ pub fn add_ignores(findings: &[Finding], reason: &str) -> Added {
         format!("{p}: --add-ignore does not edit notebooks; add `# npu-mem: ignore[CODE] -- reason` in the cells")
     }));
     for (path, lines) in by_file {
-        match edit_file(Path::new(path), &lines, reason) {
+        match edit_file(&crate::shown_path::unshown(path), &lines, reason) {
             Ok((n, skipped)) => {
                 added.comments += n;
                 added.files += usize::from(n > 0);

@@ -120,7 +120,7 @@ fn identities<'a>(findings: impl Iterator<Item = (&'a Finding, String)>) -> Vec<
 fn recorded_path(dir: Option<&Path>, path: &str) -> String {
     match dir {
         Some(dir) => crate::config::relative_to(dir, path)
-            .unwrap_or_else(|| crate::config::absolute(Path::new(path)).to_string_lossy().replace('\\', "/")),
+            .unwrap_or_else(|| crate::shown_path::shown(&crate::config::absolute(&crate::shown_path::unshown(path)))),
         None => path.to_string(),
     }
 }
@@ -196,7 +196,10 @@ pub fn split(findings: Vec<Finding>, baseline: &Baseline) -> (Vec<Finding>, Vec<
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let reported = |e: &Entry| match dir {
-        Some(dir) => Entry { path: crate::walk::display_path(&dir.join(&e.path), &cwd), ..e.clone() },
+        Some(dir) => {
+            let path = dir.join(crate::shown_path::unshown(&e.path));
+            Entry { path: crate::walk::display_path(&path, &cwd), ..e.clone() }
+        }
         None => e.clone(),
     };
     let stale = baseline.findings.iter().zip(used).filter(|(_, u)| !u).map(|(e, _)| reported(e)).collect();

@@ -101,9 +101,9 @@ pub fn absolute(path: &Path) -> PathBuf {
 /// `path` (a path as reported, relative to the current directory or absolute)
 /// relative to the absolute directory `base`, `/`-separated; `None` when it is outside `base`.
 pub fn relative_to(base: &Path, path: &str) -> Option<String> {
-    let abs = absolute(Path::new(path));
+    let abs = absolute(&crate::shown_path::unshown(path));
     let rel = abs.strip_prefix(base).ok()?;
-    Some(rel.to_string_lossy().replace('\\', "/"))
+    Some(crate::shown_path::shown(rel))
 }
 
 /// A configuration file and what it sets.

@@ -1,5 +1,7 @@
 //! Changed-lines gating: `--diff-base REV` keeps only findings on lines added
-//! or changed since REV, read from `git diff`; untracked files count as changed.
+//! or changed since REV, read from `git diff`; untracked files count as
+//! changed. What the diff cannot judge keeps its findings: a file outside the
+//! repository, in a submodule, or in an untracked nested repository.
 
 use crate::finding::Finding;
 use std::collections::HashMap;
@@ -9,6 +11,13 @@ use std::process::Command;
 /// Lines added or changed per file (absolute paths); `None` means the whole file.
 pub struct ChangedLines {
     files: HashMap<PathBuf, Option<Vec<(usize, usize)>>>,
+    /// The repository's root (canonical): files outside it cannot be judged.
+    root: PathBuf,
+    /// Directories the superproject's diff does not look into (canonical):
+    /// submodules and untracked nested repositories.
+    opaque: Vec<PathBuf>,
+    /// The places that held findings the diff could not judge, and why.
+    undecided: std::cell::RefCell<std::collections::BTreeSet<String>>,
     /// For files with lone CR line ends, read when a finding is looked up:
     /// git's line of each of the lines findings count (git ends lines at
     /// `\n` only, Python at a lone `\r` too). `None` for other files.
@@ -95,8 +104,11 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, DiffError> {
 
 /// Options that pin `git diff`'s output to one format whatever the user's
 /// configuration says: prefixes (`diff.noprefix`, `diff.mnemonicPrefix`),
-/// external and text-converting drivers, colour, renames, hunk merging
-/// and quoting (every unusual byte octal-escaped, see [`diff_path`]).
+/// external and text-converting drivers, colour, hunk merging and quoting
+/// (every unusual byte octal-escaped, see [`diff_path`]). Every file is
+/// compared as text, also one `.gitattributes` marks `binary` or `-diff`
+/// (notebooks often are): "Binary files differ" names no line. Renames are
+/// found, so a file moved with `git mv` brings no new lines.
 const DIFF_ARGS: &[&str] = &[
     "-c",
     "core.quotePath=true",
@@ -108,7 +120,8 @@ const DIFF_ARGS: &[&str] = &[
     "--no-color",
     "--no-ext-diff",
     "--no-textconv",
-    "--no-renames",
+    "--text",
+    "--find-renames",
 ];
 
 impl ChangedLines {
@@ -154,18 +167,50 @@ impl ChangedLines {
                 }
             }
         }
+        let mut opaque = Vec::new();
         for path in git(&root, &["ls-files", "--others", "--exclude-standard", "-z"])?.split('\0') {
-            if !path.is_empty() {
-                files.insert(root.join(path), None);
+            match path.strip_suffix('/') {
+                // An untracked directory listed whole is a nested repository.
+                Some(dir) => opaque.push(root.join(dir)),
+                None if !path.is_empty() => {
+                    files.insert(root.join(path), None);
+                }
+                None => {}
             }
         }
-        let files = files.into_iter().map(|(p, r)| (std::fs::canonicalize(&p).unwrap_or(p), r)).collect();
-        Ok(ChangedLines { files, git_lines: Default::default() })
+        // Submodules: the superproject's diff names their commit, not their lines.
+        for entry in git(&root, &["ls-files", "--stage", "-z"])?.split('\0') {
+            let submodule = entry.split_once('\t').filter(|(meta, _)| meta.starts_with("160000 "));
+            opaque.extend(submodule.map(|(_, path)| root.join(path)));
+        }
+        let canonical = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        let files = files.into_iter().map(|(p, r)| (canonical(p), r)).collect();
+        let opaque = opaque.into_iter().map(canonical).collect();
+        let root = canonical(root);
+        Ok(ChangedLines { files, root, opaque, undecided: Default::default(), git_lines: Default::default() })
+    }
+
+    /// The places that held findings the diff could not judge, with why
+    /// (their findings were all kept).
+    pub fn undecided(&self) -> Vec<String> {
+        self.undecided.borrow().iter().cloned().collect()
     }
 
     /// Whether `f` is on an added or changed line.
     pub fn touches(&self, f: &Finding) -> bool {
-        let path = std::fs::canonicalize(&f.path).unwrap_or_else(|_| PathBuf::from(f.path.as_str()));
+        let real = crate::shown_path::unshown(&f.path);
+        let path = std::fs::canonicalize(&real).unwrap_or(real);
+        let undecided = |why: String| {
+            self.undecided.borrow_mut().insert(why);
+            true
+        };
+        if !path.starts_with(&self.root) {
+            return undecided(format!("{}: outside the git repository at {}", f.path, self.root.display()));
+        }
+        if let Some(dir) = self.opaque.iter().find(|d| path.starts_with(d)) {
+            let what = format!("{}: in {}, a submodule or a nested repository", f.path, dir.display());
+            return undecided(what);
+        }
         match self.files.get(&path) {
             None => false,
             Some(None) => true,
@@ -203,19 +248,27 @@ impl ChangedLines {
 /// a name with unusual bytes (quote, backslash, control characters, non-ASCII)
 /// as a C-style quoted string with octal escapes, and ends a name (quoted or
 /// not) that contains a space with a tab.
-fn diff_path(field: &str) -> Option<String> {
+fn diff_path(field: &str) -> Option<PathBuf> {
     // A name's own tabs are always quoted: a tab at the end is git's.
     let field = field.strip_suffix('\t').unwrap_or(field);
     let name = match field.strip_prefix('"') {
         Some(quoted) => unquote(quoted.strip_suffix('"')?)?,
-        None => field.to_string(),
+        None => field.as_bytes().to_vec(),
     };
-    name.strip_prefix("b/").map(str::to_string)
+    name.strip_prefix(b"b/").map(path_of_bytes)
+}
+
+/// The path whose name is `bytes` (on Windows, where names are not bytes, as UTF-8).
+fn path_of_bytes(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    return PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(bytes));
+    #[cfg(not(unix))]
+    return PathBuf::from(String::from_utf8_lossy(bytes).into_owned());
 }
 
 /// Undoes git's C-style quoting (`\"`, `\\`, `\t`, `\n`, octal `\303\251`, ...);
 /// `None` on an escape git does not write.
-fn unquote(quoted: &str) -> Option<String> {
+fn unquote(quoted: &str) -> Option<Vec<u8>> {
     let mut bytes = Vec::with_capacity(quoted.len());
     let mut rest = quoted.bytes();
     while let Some(b) = rest.next() {
@@ -244,8 +297,7 @@ fn unquote(quoted: &str) -> Option<String> {
         };
         bytes.push(escaped);
     }
-    // Paths of findings are UTF-8 text; a name that is not could not match one anyway.
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some(bytes)
 }
 
 /// The new-side line range of a hunk header `-a,b +c,d @@`; `None` when it only deletes.
@@ -260,6 +312,7 @@ fn added_range(hunk: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::{added_range, diff_path};
+    use std::path::PathBuf;
 
     #[test]
     fn hunk_headers() {
@@ -270,9 +323,10 @@ mod tests {
 
     #[test]
     fn quoted_and_spaced_names() {
-        assert_eq!(diff_path("b/my model.py\t").as_deref(), Some("my model.py"));
-        assert_eq!(diff_path("\"b/mod\\303\\251le.py\"").as_deref(), Some("modéle.py"));
-        assert_eq!(diff_path("\"b/ta\\tb \\\"q\\\".py\"\t").as_deref(), Some("ta\tb \"q\".py"));
+        let path = |p: &str| Some(PathBuf::from(p));
+        assert_eq!(diff_path("b/my model.py\t"), path("my model.py"));
+        assert_eq!(diff_path("\"b/mod\\303\\251le.py\""), path("modéle.py"));
+        assert_eq!(diff_path("\"b/ta\\tb \\\"q\\\".py\"\t"), path("ta\tb \"q\".py"));
         assert_eq!(diff_path("/dev/null"), None);
         assert_eq!(diff_path("\"b/bad\\9\""), None, "not an escape git writes");
     }

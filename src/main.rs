@@ -269,6 +269,9 @@ impl Finished<'_> {
             let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
             let changed = diff::ChangedLines::since(rev, start)?;
             outcome.findings.retain(|f| changed.touches(f));
+            for why in changed.undecided() {
+                output::warn(&format!("--diff-base cannot judge {why}; all its findings are kept"));
+            }
         }
         if let Some(reason) = &args.add_ignore {
             let added = add_ignore::add_ignores(&outcome.findings, reason);

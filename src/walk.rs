@@ -294,7 +294,7 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
         Ok(abs) => abs.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf()),
         Err(_) => path.to_path_buf(),
     };
-    let text = shown.to_string_lossy().replace('\\', "/");
+    let text = crate::shown_path::shown(&shown);
     text.strip_prefix("./").map(str::to_string).unwrap_or(text)
 }
 
