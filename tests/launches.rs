@@ -269,3 +269,26 @@ fn documents_the_scan_leaves_out_start_nothing() {
         serde_json::json!(["demo.py", "eval.py", "export_onnx.py", "model_zoo.py", "tests/test_layers.py", "train.py"])
     );
 }
+
+#[test]
+fn the_entry_points_of_a_hubconf_are_called_by_torch_hub() {
+    // torch.hub.load(repo, "resnet_npu") calls hubconf.py's public functions by
+    // name from outside the project: they counted as called by nothing.
+    let dir = temp_dir("launches-hubconf");
+    std::fs::create_dir(dir.join("test")).unwrap();
+    std::fs::write(dir.join("setup.py"), "from setuptools import setup\nsetup(name='m')\n").unwrap();
+    std::fs::write(dir.join("test/train.sh"), "python3 train.py --epochs 1\n").unwrap();
+    let train = "import torch\n\n\ndef main():\n    print(1)\n\n\nif __name__ == '__main__':\n    main()\n";
+    std::fs::write(dir.join("train.py"), train).unwrap();
+    let hub = "import torch\n\n\ndef resnet_npu(pretrained=False):\n    return torch.nn.Linear(2, 2).cuda()\n\n\ndef _helper():\n    return torch.zeros(1).cuda()\n";
+    std::fs::write(dir.join("hubconf.py"), hub).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let at = |line: u64| {
+        let found =
+            report["findings"].as_array().unwrap().iter().find(|f| f["path"] == "hubconf.py" && f["line"] == line);
+        found.map(|f| f["unlaunched"].as_bool().unwrap())
+    };
+    assert_eq!(at(5), Some(false), "an entry point torch.hub calls: {run:?}", run = run.stdout);
+    assert_eq!(at(9), Some(true), "a private helper nothing calls stays advice");
+}

@@ -27,14 +27,28 @@ pub fn of_project(dir: &str, python: &BTreeSet<String>) -> Vec<(String, String)>
             declared.extend(declarations(section(&text[at..])));
         }
     }
-    // pyproject.toml: `[project.scripts]` or Poetry's `[tool.poetry.scripts]`.
-    let pyproject = read("pyproject.toml");
-    for table in ["[project.scripts]", "[tool.poetry.scripts]"] {
-        if let Some(at) = pyproject.find(table) {
-            declared.extend(declarations(section(&pyproject[at + table.len()..])));
-        }
-    }
+    declared.extend(pyproject_scripts(&read("pyproject.toml")));
     declared.into_iter().filter_map(|(name, module)| Some((name, module_file(dir, &module, python)?))).collect()
+}
+
+/// `(command, module)` of each script pyproject.toml declares, in
+/// `[project.scripts]` or Poetry's `[tool.poetry.scripts]`, read as TOML
+/// (inline tables, dotted keys, spaced headers and multi-line strings
+/// included). A file that is not TOML declares nothing: pip could not
+/// install it either.
+fn pyproject_scripts(text: &str) -> Vec<(String, String)> {
+    let Ok(doc) = text.parse::<toml::Table>() else { return Vec::new() };
+    let table =
+        |path: &[&str]| path.iter().try_fold(&doc, |t, key| t.get(*key)?.as_table()).into_iter().flat_map(|t| t.iter());
+    table(&["project", "scripts"])
+        .chain(table(&["tool", "poetry", "scripts"]))
+        .filter_map(|(name, target)| {
+            // Poetry also allows `{ reference = "module:function", ... }`.
+            let target = target.as_str().or_else(|| target.get("reference")?.as_str())?;
+            let module = target.split(':').next()?.trim();
+            Some((name.clone(), module.to_string()))
+        })
+        .collect()
 }
 
 /// The declarations up to the end of a list, a setup.cfg section or a TOML
@@ -102,9 +116,27 @@ mod tests {
             declarations(section(&cfg[cfg.find("console_scripts").unwrap()..])),
             [("run-it".into(), "app.cli".into())]
         );
-        let toml = "[project.scripts]\nyolo = \"ultralytics.cfg:entrypoint\"\n\n[tool.other]\nz = \"q:r\"\n";
-        let at = toml.find("[project.scripts]").unwrap() + "[project.scripts]".len();
-        assert_eq!(declarations(section(&toml[at..])), [("yolo".into(), "ultralytics.cfg".into())]);
+    }
+
+    #[test]
+    fn pyproject_scripts_are_read_as_toml() {
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        };
+        let plain = "[project.scripts]\nyolo = \"ultralytics.cfg:entrypoint\"\n\n[tool.other]\nz = \"q:r\"\n";
+        assert_eq!(pyproject_scripts(plain), pairs(&[("yolo", "ultralytics.cfg")]));
+        // Forms a line scan missed: an inline table, dotted keys, a spaced
+        // header, a multi-line string, a quoted key; and Poetry's table.
+        let inline = "[project]\nname = \"x\"\nscripts = { go = \"app.go:main\" }\n";
+        assert_eq!(pyproject_scripts(inline), pairs(&[("go", "app.go")]));
+        let dotted = "[project]\nscripts.run = \"app.run:main\"\n";
+        assert_eq!(pyproject_scripts(dotted), pairs(&[("run", "app.run")]));
+        let spaced = "[ project.scripts ]\n\"my-tool\" = \"\"\"\npkg.tool:main\"\"\"\n";
+        assert_eq!(pyproject_scripts(spaced), pairs(&[("my-tool", "pkg.tool")]));
+        let poetry =
+            "[tool.poetry.scripts]\nserve = \"srv.main:run\"\nref = { reference = \"r.m:f\", type = \"console\" }\n";
+        assert_eq!(pyproject_scripts(poetry), pairs(&[("ref", "r.m"), ("serve", "srv.main")]));
+        assert!(pyproject_scripts("[project.scripts\nbroken = ").is_empty(), "not TOML: nothing declared");
     }
 
     #[test]
