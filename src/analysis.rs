@@ -258,6 +258,9 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         None => facts.findings.iter().map(|(f, _)| f.line).collect(),
     };
     facts.gates = options::around(tree.root_node(), text, &finding_lines);
+    if !finding_lines.is_empty() {
+        facts.module_level_defs = module_level_defs(tree.root_node());
+    }
     facts.cuda_only_tests = crate::semantic::cuda_only::tests(tree.root_node(), text, &finding_lines);
     if let Some(line) = facts.cut_at_line {
         partial.push(format!(
@@ -281,6 +284,16 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     out.facts = facts;
     out.notebook = notebook.map(Box::new);
     out
+}
+
+/// The lines (first, last; 1-based) of the module-level `def` and `class`
+/// statements under `root`, with their decorators.
+fn module_level_defs(root: tree_sitter::Node) -> Vec<(usize, usize)> {
+    let mut cursor = root.walk();
+    root.children(&mut cursor)
+        .filter(|n| matches!(n.kind(), "function_definition" | "class_definition" | "decorated_definition"))
+        .map(|n| (n.start_position().row + 1, n.end_position().row + 1))
+        .collect()
 }
 
 /// Whether `text` has `.EXT` for an extension whose file names rules ask

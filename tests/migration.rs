@@ -434,3 +434,31 @@ fn a_pattern_only_automatic_migration_breaks_is_info_without_it_and_still_blocks
     assert_eq!(code, 0, "info does not fail the default gate: {out}");
     assert!(out.contains("Automatic migration (transfer_to_npu): blocked by 1 finding (TX015 x1)"), "{out}");
 }
+
+/// `(line, advisory)` of each TX001 finding of a JSON scan of `train.py`
+/// written with `source` alone in a fresh project.
+fn tx001_advice(name: &str, source: &str) -> (Vec<(u64, bool)>, String) {
+    let dir = temp_dir(name);
+    std::fs::write(dir.join("train.py"), source).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let found = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX001");
+    let lines = found.map(|f| (f["line"].as_u64().unwrap(), f["advisory"].as_bool().unwrap())).collect();
+    (lines, report["projects"][0]["migration"].as_str().unwrap_or_default().to_string())
+}
+
+#[test]
+fn code_that_runs_before_transfer_to_npu_is_not_migrated_by_it() {
+    // Module-level code above the import runs before torch is patched.
+    let above = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nfrom torch_npu.contrib import transfer_to_npu\nx = torch.nn.Linear(2, 2).cuda()\n";
+    assert_eq!(tx001_advice("late-above", above).0, [(2, false), (4, true)]);
+    // Imported only inside main(): code at import time runs before it.
+    let in_main = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n\n\ndef main():\n    from torch_npu.contrib import transfer_to_npu\n    return torch.nn.Linear(2, 2).cuda()\n\n\nif __name__ == \"__main__\":\n    torch.nn.Linear(2, 2).cuda()\n    main()\n";
+    let (lines, style) = tx001_advice("late-main", in_main);
+    assert_eq!(lines, [(2, false), (7, true), (11, false)]);
+    assert_eq!(style, "automatic");
+    // Imported only for type checkers: it never runs.
+    let typing = "import torch\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from torch_npu.contrib import transfer_to_npu\nx = torch.nn.Linear(2, 2).cuda()\n";
+    let (lines, style) = tx001_advice("late-typing", typing);
+    assert_eq!((lines, style.as_str()), (vec![(5, false)], "manual"));
+}

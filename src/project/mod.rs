@@ -91,6 +91,7 @@ pub fn analyse(
             files_scanned: 0,
             migration: Assumed::decide(migration, None),
             transfer_imports: Vec::new(),
+            late_transfer_imports: Vec::new(),
             entry_scripts: Vec::new(),
             unguarded_scripts: Vec::new(),
             launches: Launches::default(),
@@ -104,6 +105,7 @@ pub fn analyse(
             let role = engine.set.sites.get(*i).and_then(|s| s.role);
             let listed = match (role, per_project.get_mut(o.project)) {
                 (Some(SitesRole::AutomaticMigration), Some(p)) => &mut p.transfer_imports,
+                (Some(SitesRole::LateAutomaticMigration), Some(p)) => &mut p.late_transfer_imports,
                 (Some(SitesRole::EntryScripts), Some(p)) => &mut p.entry_scripts,
                 (Some(SitesRole::UnguardedScripts), Some(p)) => &mut p.unguarded_scripts,
                 _ => continue,

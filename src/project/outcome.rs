@@ -16,6 +16,9 @@ pub struct ProjectOutcome {
     /// Where the project imports `transfer_to_npu` (sites of the
     /// `automatic-migration` summary lists), in path and line order.
     pub transfer_imports: Vec<(String, usize)>,
+    /// Where it imports `transfer_to_npu` inside a function (sites of the
+    /// `late-automatic-migration` lists), in path and line order.
+    pub late_transfer_imports: Vec<(String, usize)>,
     /// Its entry scripts (sites of the `entry-scripts` lists), in path and line order.
     pub entry_scripts: Vec<(String, usize)>,
     /// Scripts without a `__main__` guard that parse options at module

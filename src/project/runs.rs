@@ -29,6 +29,14 @@ pub(super) struct Runs {
     untaken_branches: Vec<HashMap<String, Vec<Untaken>>>,
     /// Files that run without `transfer_to_npu` in a project on automatic migration.
     unmigrated_files: HashSet<String>,
+    /// Files whose process imports `transfer_to_npu` only inside a function:
+    /// what they run at import time runs before it.
+    late_files: HashSet<String>,
+    /// By file, the line of its first module-level `transfer_to_npu` import:
+    /// module-level code above it runs before it.
+    import_lines: HashMap<String, usize>,
+    /// By file with findings, its module-level `def` and `class` lines.
+    definitions: HashMap<String, Vec<(usize, usize)>>,
     /// Files that no started process runs.
     unlaunched_files: HashSet<String>,
     /// By display path, the tests that run only where CUDA is.
@@ -58,29 +66,47 @@ impl Runs {
             Entries::Launched => (0..per_project.len()).map(|p| untaken_in(walked, outcomes, p)).collect(),
             Entries::All => Vec::new(),
         };
-        let mut cuda_only_tests = HashMap::new();
-        for o in outcomes.iter().filter_map(KeptOutcome::full).filter(|o| !o.facts.cuda_only_tests.is_empty()) {
-            cuda_only_tests.insert(o.path.to_string(), o.facts.cuda_only_tests.clone());
+        let (mut cuda_only_tests, mut definitions) = (HashMap::new(), HashMap::new());
+        for o in outcomes.iter().filter_map(KeptOutcome::full) {
+            if !o.facts.cuda_only_tests.is_empty() {
+                cuda_only_tests.insert(o.path.to_string(), o.facts.cuda_only_tests.clone());
+            }
+            if o.notebook.is_none() && !o.facts.findings.is_empty() {
+                definitions.insert(o.path.to_string(), o.facts.module_level_defs.clone());
+            }
         }
         let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
         for f in &walked.files {
             files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
         }
         let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
+        let (mut late_files, mut import_lines) = (HashSet::new(), HashMap::new());
         for (i, p) in per_project.iter_mut().enumerate() {
             p.transfer_imports.sort();
+            p.late_transfer_imports.sort();
             p.entry_scripts.sort();
             p.unguarded_scripts.sort();
-            let first = p.transfer_imports.first().map(|(path, line)| (path.as_str(), *line));
+            let imports = p.transfer_imports.iter().chain(&p.late_transfer_imports);
+            let first = imports.min().map(|(path, line)| (path.as_str(), *line));
             p.migration = Assumed::decide(migration, first);
             let paths =
                 |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
             let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
             let mut graph = processes::LazyGraph::new(&files_by_project[i], &p.project.display);
             if p.migration.detected_automatic() {
-                let found = processes::unmigrated(&mut graph, &importers, &entry_paths);
+                let all_importers: BTreeSet<String> =
+                    importers.union(&paths(&p.late_transfer_imports)).cloned().collect();
+                let found = processes::unmigrated(&mut graph, &all_importers, &entry_paths);
+                if !p.late_transfer_imports.is_empty() {
+                    // Migrated, but only once a function that imports it runs.
+                    let early = processes::unmigrated(&mut graph, &importers, &entry_paths);
+                    late_files.extend(early.files.difference(&found.files).cloned());
+                }
                 p.migration.unmigrated_entries = found.entries;
                 unmigrated_files.extend(found.files);
+                for (path, line) in &p.transfer_imports {
+                    import_lines.entry(path.clone()).or_insert(*line);
+                }
             }
             if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
                 let files = &files_by_project[i];
@@ -98,6 +124,9 @@ impl Runs {
             entries,
             untaken_branches,
             unmigrated_files,
+            late_files,
+            import_lines,
+            definitions,
             unlaunched_files,
             cuda_only_tests,
             untaken: BTreeSet::new(),
@@ -128,8 +157,21 @@ impl Runs {
             // Code that no process runs blocks nothing either.
             (f.unlaunched, f.blocker, f.severity) = (true, false, Severity::Info);
         } else if let Some(p) = project {
-            p.migration.apply(f, self.unmigrated_files.contains(f.path.as_str()));
+            let unmigrated = self.unmigrated_files.contains(f.path.as_str()) || self.runs_before_migration(f);
+            p.migration.apply(f, unmigrated);
         }
+    }
+
+    /// Whether `f` runs before `transfer_to_npu` patches torch in its
+    /// process: module-level code (outside every `def` and `class`) above
+    /// the file's own module-level import, or anywhere in a file whose
+    /// process imports it only inside a function.
+    fn runs_before_migration(&self, f: &Finding) -> bool {
+        let path = f.path.as_str();
+        let Some(defs) = self.definitions.get(path).filter(|_| f.cell.is_none()) else { return false };
+        let at_module_level = !defs.iter().any(|(first, last)| (*first..=*last).contains(&f.line));
+        let above_import = self.import_lines.get(path).is_some_and(|&line| f.line < line);
+        at_module_level && (above_import || self.late_files.contains(path))
     }
 
     /// The test around `f` that an NPU host skips, by the line of its `def`:

@@ -60,6 +60,10 @@ pub struct FileFacts {
     /// The lines of the tests around its findings that run only where CUDA
     /// is ([`crate::semantic::cuda_only`]).
     pub cuda_only_tests: Vec<(usize, usize)>,
+    /// The lines (first, last) of its module-level `def` and `class`
+    /// statements, decorators included; kept for a file with findings: a
+    /// finding outside them runs when the module is imported.
+    pub module_level_defs: Vec<(usize, usize)>,
     /// Its suppression comments.
     pub directives: Vec<Directive>,
     /// Why the file was skipped or analysed only in part, if it was.

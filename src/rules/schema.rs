@@ -565,8 +565,11 @@ pub struct SitesSpec {
 pub enum SitesRole {
     /// Scripts a user runs: where `transfer_to_npu` is imported to turn on automatic migration.
     EntryScripts,
-    /// Imports of `transfer_to_npu`: automatic migration is already on.
+    /// Module-level imports of `transfer_to_npu`: automatic migration is already on.
     AutomaticMigration,
+    /// Imports of `transfer_to_npu` inside a function: automatic migration
+    /// is on once the function runs, not for the code that runs at import time.
+    LateAutomaticMigration,
     /// Scripts without a `__main__` guard that parse options at module
     /// level: entry scripts too, where nothing imports them.
     UnguardedScripts,
