@@ -245,7 +245,7 @@ fn functions_with_findings(
             // `torch.hub.load(repo, "name")` calls a hubconf.py's public
             // functions by name, from outside the project.
             let hub = path.rsplit('/').next() == Some("hubconf.py");
-            functions.retain(|u| lines.iter().any(|&line| u.holds(line)) && !(hub && !u.name.starts_with('_')));
+            functions.retain(|u| (!hub || u.name.starts_with('_')) && lines.iter().any(|&line| u.holds(line)));
             (!functions.is_empty()).then(|| (path.into_owned(), functions))
         })
         .collect()
