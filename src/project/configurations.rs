@@ -151,10 +151,21 @@ impl<'a> Options<'a> {
             if !word.starts_with('-') || word.len() < 2 || word.parse::<f64>().is_ok() {
                 continue;
             }
-            let (flag, inline) = match word.split_once('=').filter(|_| word.starts_with("--")) {
+            let (flag, inline) = match word.split_once('=') {
                 Some((flag, value)) => (flag, Some(value.to_string())),
                 None => (word, None),
             };
+            if !word.starts_with("--") && (inline.is_some() || self.flag(flag).is_none()) {
+                // `-n8`, `-n=8`, `-av`: a short option with its value attached,
+                // or several together. Each option they may stand for is
+                // given an unknown value.
+                for c in flag.chars().skip(1) {
+                    if let Some(dest) = self.flag(&format!("-{c}")) {
+                        run.given.insert(dest.to_string(), None);
+                    }
+                }
+                continue;
+            }
             let dest = self.flag(flag);
             let next_is_value = words.get(i).is_some_and(|w| !w.starts_with('-') || w.parse::<f64>().is_ok());
             let (Some(dest), Some(def)) = (dest, dest.and_then(|d| self.by_dest.get(d).copied().flatten())) else {
@@ -410,6 +421,38 @@ mod tests {
         assert_eq!(value("scale"), Some(vec![Literal::None]), "no default is None");
         assert_eq!(value("ids"), None, "nargs: not known");
         assert_eq!(value("undefined"), None);
+    }
+
+    #[test]
+    fn what_a_run_may_give_in_ways_not_read_leaves_the_option_undecided() {
+        let parser = "import argparse\np = argparse.ArgumentParser()\n\
+            p.add_argument('-n', '--num-gpu', type=int, default=1)\n\
+            p.add_argument('-a', '--amp', action='store_true')\n\
+            p.add_argument('-v', '--verbose', action='store_true')\n\
+            args = p.parse_args()\n";
+        // A short option with its value attached, or several together.
+        for command in ["python train.py -n8", "python train.py -n=8", "python train.py -av"] {
+            let (options, run) = run_of(parser, command);
+            let decided = |dest: &str| options.values(dest, &run).is_some();
+            let attached = command.contains("-n");
+            assert_eq!((decided("num_gpu"), decided("amp")), (!attached, attached), "{command}");
+        }
+        // The script's own code replaces the default or the parsed value, or parses words it gives.
+        for extra in [
+            "p.set_defaults(amp=True)\n",
+            "vars(args)['amp'] = True\n",
+            "args.__dict__['amp'] = True\n",
+            "args = p.parse_args(['--amp'])\n",
+        ] {
+            let (options, run) = run_of(&format!("{parser}{extra}"), "python train.py -n 8");
+            assert_eq!(options.values("amp", &run), None, "{extra}");
+        }
+        // Reading the command line in the usual ways decides as before.
+        for extra in ["args = p.parse_args(argv)\n", "args = p.parse_args(sys.argv[1:])\n", "a = p.parse_args(None)\n"]
+        {
+            let (options, run) = run_of(&format!("{parser}{extra}"), "python train.py -n 8");
+            assert_eq!(options.values("amp", &run), Some(vec![Literal::Bool(false)]), "{extra}");
+        }
     }
 
     #[test]

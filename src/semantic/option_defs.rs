@@ -79,7 +79,7 @@ pub fn in_file(src: &str) -> Definitions {
     let namespaces = parsed_names(src);
     let stored = stored_in(src, &namespaces);
     let mut out = Definitions { stored, replaces_values: replaces_values(src), ..Definitions::default() };
-    let sets_defaults = src.contains("set_defaults(**");
+    let sets_defaults = src.contains("set_defaults(");
     if !src.contains("add_argument") && !sets_defaults {
         return out;
     }
@@ -96,10 +96,23 @@ pub fn in_file(src: &str) -> Definitions {
             if is_set_defaults_from_mapping(node, src) {
                 out.replaces_defaults.push(enclosing_tests(node, src, &namespaces));
             }
+            // `set_defaults(amp=True)`: a default other than the definition's.
+            out.stored.extend(defaults_set(node, src).into_iter().map(|name| (name, None)));
         }
         true
     });
+    out.stored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| format!("{:?}", a.1).cmp(&format!("{:?}", b.1))));
+    out.stored.dedup();
     out
+}
+
+/// The option names whose defaults a `X.set_defaults(name=value, ...)` call sets.
+fn defaults_set(call: Node, src: &str) -> Vec<String> {
+    let named = call.field(Field::Function).and_then(|f| f.field(Field::Attribute)).map(|a| text(a, src));
+    let Some(args) = call.field(Field::Arguments).filter(|_| named == Some("set_defaults")) else { return Vec::new() };
+    let mut cursor = args.walk();
+    let names = args.named_children(&mut cursor).filter(|a| a.kind_name() == "keyword_argument");
+    names.filter_map(|a| Some(text(a.field(Field::Name)?, src).to_string())).collect()
 }
 
 /// The option an `add_argument(...)` call defines, if it is one with option strings.
@@ -195,6 +208,15 @@ fn stored_in(src: &str, namespaces: &[&str]) -> Vec<(String, Option<Literal>)> {
             }
             continue;
         }
+        // `vars(args)["k"] = v`, `args.__dict__["k"] = v`: a stored value not known here.
+        if let Some((object, key)) = item_of_options(line) {
+            if holds_options(object) {
+                if let Some(name) = quoted(key) {
+                    out.push((name.to_string(), None));
+                }
+            }
+            continue;
+        }
         let Some((targets, value)) = assignment(line) else { continue };
         let targets: Vec<&str> = targets.split(',').map(str::trim).collect();
         let value = (targets.len() == 1).then(|| simple_literal(value)).flatten();
@@ -209,6 +231,38 @@ fn stored_in(src: &str, namespaces: &[&str]) -> Vec<(String, Option<Literal>)> {
     out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| format!("{:?}", a.1).cmp(&format!("{:?}", b.1))));
     out.dedup();
     out
+}
+
+/// The object and the key of an item assignment to an option namespace's
+/// dictionary: `vars(args)["k"] = ...` or `args.__dict__["k"] = ...`.
+fn item_of_options(line: &str) -> Option<(&str, &str)> {
+    let (target, _) = assignment_split(line)?;
+    let (object, key) = match target.strip_prefix("vars(") {
+        Some(rest) => rest.split_once(")[")?,
+        None => target.split_once(".__dict__[")?,
+    };
+    Some((object.trim().trim_start_matches("self."), key.strip_suffix(']')?.trim()))
+}
+
+/// The text before and after the `=` of an assignment line (not `==`,
+/// `<=`, `>=`, `!=` nor a keyword inside a call).
+fn assignment_split(line: &str) -> Option<(&str, &str)> {
+    let mut depth = 0i32;
+    for (at, c) in line.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '=' if depth == 0 => {
+                let (before, after) = (&line[..at], &line[at + 1..]);
+                if after.starts_with('=') || before.ends_with(['!', '<', '>', '=']) {
+                    return None;
+                }
+                return Some((before.trim_end(), after.trim_start()));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The targets and value of an assignment line (`a.b = 1`, `a.b += 1`), not a comparison.
@@ -245,6 +299,25 @@ fn quoted(s: &str) -> Option<&str> {
     (!inner.contains(['\\', '"', '\''])).then_some(inner)
 }
 
+/// Whether `line` parses options from words it gives (`parse_args(["--num-gpu",
+/// "8"])`, `parse_args(words)`) rather than from the command line:
+/// `parse_args()`, `parse_args(None)` and `parse_args(argv)`-like names
+/// (`args`, `argv`, `sys.argv[1:]`) read the command line.
+fn parses_given_words(line: &str) -> bool {
+    ["parse_args(", "parse_known_args("].iter().any(|call| {
+        line.split(call).skip(1).any(|rest| {
+            let first = rest.split([',', ')']).next().unwrap_or("").trim();
+            let command_line = first.is_empty()
+                || first.contains('=')
+                || first == "None"
+                || first.starts_with("sys.argv")
+                || first.ends_with("argv")
+                || first.ends_with("args");
+            !command_line
+        })
+    })
+}
+
 /// Whether the file may replace any option's value after parsing: a
 /// dictionary update or a `setattr` with a computed name on an object named
 /// like parsed options, or parsing into a namespace it was given.
@@ -256,6 +329,10 @@ fn replaces_values(src: &str) -> bool {
     src.contains("parse_args(namespace=")
         || crate::source::python_lines(src).any(|l| {
             let l = l.trim_start();
+            let computed_item = item_of_options(l).is_some_and(|(object, key)| on_options(object) && quoted(key).is_none());
+            if computed_item || parses_given_words(l) {
+                return true;
+            }
             let dict_update = l.find(".__dict__.update(").is_some_and(|at| on_options(&l[..at]));
             let vars_update = l
                 .strip_prefix("vars(")
