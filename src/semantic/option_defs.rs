@@ -301,9 +301,10 @@ fn quoted(s: &str) -> Option<&str> {
 
 /// Whether `line` parses options from words it gives (`parse_args(["--num-gpu",
 /// "8"])`, `parse_args(words)`) rather than from the command line:
-/// `parse_args()`, `parse_args(None)` and `parse_args(argv)`-like names
-/// (`args`, `argv`, `sys.argv[1:]`) read the command line.
-fn parses_given_words(line: &str) -> bool {
+/// `parse_args()`, `parse_args(None)`, `parse_args(argv)`-like names (`args`,
+/// `argv`, `sys.argv[1:]`) and the words `parse_known_args()` left over
+/// (`rest` in `known, rest = p.parse_known_args()`) read the command line.
+fn parses_given_words(line: &str, left_over: &[&str]) -> bool {
     ["parse_args(", "parse_known_args("].iter().any(|call| {
         line.split(call).skip(1).any(|rest| {
             let first = rest.split([',', ')']).next().unwrap_or("").trim();
@@ -312,10 +313,21 @@ fn parses_given_words(line: &str) -> bool {
                 || first == "None"
                 || first.starts_with("sys.argv")
                 || first.ends_with("argv")
-                || first.ends_with("args");
+                || first.ends_with("args")
+                || left_over.contains(&first);
             !command_line
         })
     })
+}
+
+/// The names a `known, rest = p.parse_known_args(...)` line binds: the
+/// left-over words among them come from the command line.
+fn known_args_targets(src: &str) -> Vec<&str> {
+    let targets = crate::source::python_lines(src).filter_map(|l| {
+        let (targets, value) = assignment_split(l.trim_start())?;
+        value.contains("parse_known_args(").then_some(targets)
+    });
+    targets.flat_map(|t| t.split(',')).map(|t| t.trim().trim_matches(['(', ')', '[', ']']).trim()).collect()
 }
 
 /// Whether the file may replace any option's value after parsing: a
@@ -326,11 +338,12 @@ fn replaces_values(src: &str) -> bool {
         let object = object.trim().trim_start_matches("self.");
         NAMESPACES.contains(&object)
     };
+    let left_over = known_args_targets(src);
     src.contains("parse_args(namespace=")
         || crate::source::python_lines(src).any(|l| {
             let l = l.trim_start();
             let computed_item = item_of_options(l).is_some_and(|(object, key)| on_options(object) && quoted(key).is_none());
-            if computed_item || parses_given_words(l) {
+            if computed_item || parses_given_words(l, &left_over) {
                 return true;
             }
             let dict_update = l.find(".__dict__.update(").is_some_and(|at| on_options(&l[..at]));
@@ -394,10 +407,18 @@ mod tests {
             "args.__dict__.update(d)\n",
             "setattr(opt, k, v)\n",
             "p.parse_args(namespace=ns)\n",
+            "p.parse_args(['--amp'])\n",
+            "p.parse_args(words)\n",
         ] {
             assert!(in_file(src).replaces_values, "{src}");
         }
-        for src in ["self.__dict__.update(state)\n", "setattr(module, name, v)\n", "setattr(args, 'x', 1)\n"] {
+        for src in [
+            "self.__dict__.update(state)\n",
+            "setattr(module, name, v)\n",
+            "setattr(args, 'x', 1)\n",
+            "known, rest = p.parse_known_args()\nargs = p.parse_args(rest)\n",
+            "a, (remaining) = p.parse_known_args(argv)\nargs = p.parse_args(remaining)\n",
+        ] {
             assert!(!in_file(src).replaces_values, "{src}");
         }
         let guarded = "import argparse\np = argparse.ArgumentParser()\nif args.config:\n    p.set_defaults(**cfg)\n";
