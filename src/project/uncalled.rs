@@ -154,12 +154,8 @@ impl<'f> Callers<'f> {
     /// What `text` says of the names.
     pub fn seen_in(&self, text: &str) -> Seen {
         let mut seen = self.nothing_seen();
-        if let Some(words) = &self.words {
-            for m in words.find_overlapping_iter(text) {
-                if is_whole_word(text, m.start(), m.end()) && !only_imports(text, m.start(), m.end()) {
-                    seen.mentions[m.pattern().as_usize()] += 1;
-                }
-            }
+        for i in self.mentions_in(text) {
+            seen.mentions[i] += 1;
         }
         if let Some(starts) = &self.starts {
             for m in starts.find_overlapping_iter(text) {
@@ -171,46 +167,55 @@ impl<'f> Callers<'f> {
         seen
     }
 
+    /// The names (indexes into `names`) that `text` mentions as whole
+    /// words, once per mention; an import under the name's own is none.
+    fn mentions_in(&self, text: &str) -> Vec<usize> {
+        let Some(words) = &self.words else { return Vec::new() };
+        words
+            .find_overlapping_iter(text)
+            .filter(|m| is_whole_word(text, m.start(), m.end()) && !only_imports(text, m.start(), m.end()))
+            .map(|m| m.pattern().as_usize())
+            .collect()
+    }
+
     /// By file, the functions that nothing mentions other than their own
     /// definitions and nothing builds at run time, from what all the texts
     /// of the project say together (`total`, [`Callers::seen_in`] of each
     /// text added up). A mention inside a function found uncalled is no
-    /// call either (a helper whose only caller is dead is dead too), so the
-    /// search repeats until no more functions are found.
+    /// call either (a helper whose only caller is dead is dead too): each
+    /// function found uncalled takes its mentions off the names it
+    /// mentions, and the functions of a name that so loses its last call
+    /// are looked at again, until none is left (each function is read once,
+    /// however long the chains).
     pub fn uncalled(&self, total: &Seen) -> HashMap<String, Vec<Function>> {
-        // Each definition mentions its name in its own lines: its `def`, its recursive calls.
-        let mut defined = vec![0usize; self.names.len()];
         let index = |name: &str| self.names.binary_search(&name).ok();
-        for f in self.functions.values().flatten() {
-            if let Some(i) = index(&f.name) {
-                defined[i] += f.own_mentions();
-            }
-        }
-        // Mentions that sit in the lines of functions already found dead.
-        let mut in_dead = vec![0usize; self.names.len()];
-        let mut dead: HashMap<&str, Vec<&Function>> = HashMap::new();
-        loop {
-            let is_dead = |f: &Function| {
-                index(&f.name)
-                    .is_some_and(|i| total.mentions[i].saturating_sub(in_dead[i]) <= defined[i] && !total.built[i])
-            };
-            let mut found: Vec<(&str, &Function)> = Vec::new();
-            for (path, fs) in self.functions {
-                for f in fs.iter().filter(|f| is_dead(f)) {
-                    if !dead.get(path.as_str()).is_some_and(|d| d.iter().any(|g| g.first == f.first)) {
-                        found.push((path.as_str(), f));
-                    }
+        // By name: its functions, and the mentions of it in their own lines
+        // (their `def`s, recursive calls).
+        let mut by_name: Vec<Vec<(&str, &Function)>> = vec![Vec::new(); self.names.len()];
+        let mut defined = vec![0usize; self.names.len()];
+        for (path, fs) in self.functions {
+            for f in fs {
+                if let Some(i) = index(&f.name) {
+                    defined[i] += f.own_mentions();
+                    by_name[i].push((path.as_str(), f));
                 }
             }
-            if found.is_empty() {
-                break;
+        }
+        // Mentions not yet known to sit in dead functions.
+        let mut live = total.mentions.clone();
+        let called = |i: usize, live: &[usize]| live[i] > defined[i] || total.built[i];
+        let mut dead_names = vec![false; self.names.len()];
+        let mut queue: Vec<usize> = (0..self.names.len()).filter(|&i| !called(i, &live)).collect();
+        let mut dead: HashMap<&str, Vec<&Function>> = HashMap::new();
+        while let Some(i) = queue.pop() {
+            if std::mem::replace(&mut dead_names[i], true) {
+                continue;
             }
-            for (path, f) in found {
-                let own = index(&f.name);
-                let seen = self.seen_in(&f.body);
-                for (i, n) in seen.mentions.into_iter().enumerate() {
-                    if Some(i) != own {
-                        in_dead[i] += n;
+            for &(path, f) in &by_name[i] {
+                for j in self.mentions_in(&f.body).into_iter().filter(|&j| j != i) {
+                    live[j] = live[j].saturating_sub(1);
+                    if !dead_names[j] && !called(j, &live) {
+                        queue.push(j);
                     }
                 }
                 dead.entry(path).or_default().push(f);
