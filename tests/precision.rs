@@ -129,6 +129,14 @@ class Mixer:
         return self.mix(x, x.device) + self.mix(x, **{'device': 'cpu'})
 
 
+class Blender:
+    def blend(self, x, device='cuda'):
+        return x.to(device)
+
+    def run(self, x, **opts):
+        return self.blend(x, x.device) + self.blend(x, **opts)
+
+
 y = target(torch.ones(2), 3, 'cpu')
 z = smooth(torch.ones(2), 3)
 ";
@@ -143,8 +151,10 @@ z = smooth(torch.ones(2), 3)
             (8, "info".to_string()),
             // the call at the end leaves it out
             (14, "warning".to_string()),
-            // `**{...}` may or may not pass it
-            (19, "warning".to_string()),
+            // a dictionary written out in the call passes it, as a keyword would
+            (19, "info".to_string()),
+            // `**opts` may or may not pass it
+            (27, "warning".to_string()),
         ]
     );
 }

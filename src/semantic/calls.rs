@@ -1,7 +1,7 @@
 //! Calls: the callee, a method call's receiver and name, and the arguments,
 //! looked up by keyword or position.
 
-use super::values::text;
+use super::values::{plain_string, text};
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
@@ -27,7 +27,10 @@ pub struct CallArgs<'t> {
     pub star: bool,
     /// The value of the first `*args` (`layers` in `f(*layers)`).
     pub star_value: Option<Node<'t>>,
-    /// A `**kwargs` appears.
+    /// `(key, value)` of the pairs of a `**{"key": value}` written out in
+    /// the call: keywords too, as Python passes them.
+    pub spread_keywords: Vec<(String, Node<'t>)>,
+    /// A `**kwargs` appears whose keys are not all written out.
     pub double_star: bool,
     /// The argument list node, when there is one.
     pub list: Option<Node<'t>>,
@@ -41,6 +44,7 @@ impl<'t> CallArgs<'t> {
             keywords: Vec::new(),
             star: false,
             star_value: None,
+            spread_keywords: Vec::new(),
             double_star: false,
             list: None,
         };
@@ -67,7 +71,10 @@ impl<'t> CallArgs<'t> {
                     }
                     args.star = true;
                 }
-                "dictionary_splat" => args.double_star = true,
+                "dictionary_splat" => match child.named_child(0).and_then(|d| literal_pairs(d, src)) {
+                    Some(pairs) => args.spread_keywords.extend(pairs),
+                    None => args.double_star = true,
+                },
                 "comment" => {}
                 _ if !args.star => args.positional.push(child),
                 _ => {}
@@ -81,6 +88,9 @@ impl<'t> CallArgs<'t> {
         if let Some(name) = name {
             if let Some((_, kw)) = self.keywords.iter().find(|(n, _)| *n == name) {
                 return kw.field(Field::Value).map_or(ArgState::Unknown, ArgState::Present);
+            }
+            if let Some((_, value)) = self.spread_keywords.iter().find(|(n, _)| n == name) {
+                return ArgState::Present(*value);
             }
         }
         if let Some(pos) = position {
@@ -101,6 +111,22 @@ impl<'t> CallArgs<'t> {
     pub fn keyword(&self, name: &str) -> Option<Node<'t>> {
         self.keywords.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
     }
+}
+
+/// The `(key, value)` pairs of a dictionary display whose keys are all
+/// plain strings and which unpacks no other mapping; `None` otherwise.
+fn literal_pairs<'t>(dict: Node<'t>, src: &str) -> Option<Vec<(String, Node<'t>)>> {
+    if dict.kind_name() != "dictionary" {
+        return None;
+    }
+    let mut cursor = dict.walk();
+    let entries = dict.named_children(&mut cursor).filter(|e| e.kind_name() != "comment");
+    entries
+        .map(|pair| {
+            let key = pair.field(Field::Key).filter(|_| pair.kind_name() == "pair")?;
+            Some((plain_string(key, src)?, pair.field(Field::Value)?))
+        })
+        .collect()
 }
 
 /// The callee of a call node, or the expression of a bare decorator.
