@@ -253,9 +253,9 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     facts.directives = suppress::in_python(tree.root_node(), text);
     facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
     // A notebook's cells are not started with options.
-    let finding_lines: Vec<usize> = match notebook {
-        Some(_) => Vec::new(),
-        None => facts.findings.iter().map(|(f, _)| f.line).collect(),
+    let finding_lines = match notebook {
+        Some(_) => crate::source::LineSet::default(),
+        None => crate::source::LineSet::new(facts.findings.iter().map(|(f, _)| f.line)),
     };
     facts.gates = options::around(tree.root_node(), text, &finding_lines);
     if !finding_lines.is_empty() {

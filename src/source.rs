@@ -198,6 +198,33 @@ impl LineIndex {
     }
 }
 
+/// A set of 1-based line numbers (a file's findings), asked whether any
+/// lies within a range of lines. Sorted once, so that asking for each node
+/// of a large file costs a binary search, not a pass over every finding.
+#[derive(Debug, Clone, Default)]
+pub struct LineSet(Vec<usize>);
+
+impl LineSet {
+    /// The set of `lines`, in any order.
+    pub fn new(lines: impl IntoIterator<Item = usize>) -> Self {
+        let mut lines: Vec<usize> = lines.into_iter().collect();
+        lines.sort_unstable();
+        lines.dedup();
+        LineSet(lines)
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether some line of the set lies in `first..=last`.
+    pub fn any_within(&self, first: usize, last: usize) -> bool {
+        let at = self.0.partition_point(|&l| l < first);
+        self.0.get(at).is_some_and(|&l| l <= last)
+    }
+}
+
 /// The excerpt stored with a finding on `line` (its text): the text, or
 /// nothing when it is longer than [`MAX_EXCERPT_BYTES`]. Findings are kept
 /// until the report, so a long line must not be copied into each of them.
@@ -284,7 +311,7 @@ fn char_starts(bytes: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{LineIndex, CHAR_BLOCK};
+    use super::{LineIndex, LineSet, CHAR_BLOCK};
 
     #[test]
     fn a_lone_carriage_return_ends_a_line_as_in_python() {
@@ -340,5 +367,13 @@ mod tests {
             let counted: usize = lines.counted(start, offset).iter().map(|r| r.len()).sum();
             assert!(counted < 2 * CHAR_BLOCK, "{start}..{offset}: {counted} bytes counted");
         }
+    }
+
+    #[test]
+    fn a_line_set_answers_for_ranges() {
+        let set = LineSet::new([9, 3, 3, 20]);
+        assert!(set.any_within(3, 3) && set.any_within(4, 9) && set.any_within(10, 25));
+        assert!(!set.any_within(4, 8) && !set.any_within(21, 30) && !set.any_within(1, 2));
+        assert!(LineSet::new([]).is_empty() && !LineSet::new([]).any_within(1, 100));
     }
 }

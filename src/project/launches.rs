@@ -44,7 +44,7 @@
 
 use crate::project::named_files::NamedFiles;
 use crate::project::processes::LazyGraph;
-use crate::source::read_source;
+use crate::source::{read_source, LineSet};
 use crate::walk::{Excluded, FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -74,7 +74,7 @@ pub struct Launches {
     /// Those scripts and the files only they import (display paths).
     pub files: HashSet<String>,
     /// By display path, the module-level functions that nothing in the
-    /// project calls, among those that hold findings.
+    /// project calls, among those that hold findings, in line order.
     pub uncalled: HashMap<String, Vec<crate::project::uncalled::Function>>,
     /// By display path, the first and last line of the `if __name__ ==
     /// "__main__":` block of each entry script nothing starts: only running
@@ -117,7 +117,7 @@ pub fn find(
     entries: EntryScripts,
     shell_names: &NamedFiles,
     graph: &mut LazyGraph,
-    finding_lines: &HashMap<&str, Vec<usize>>,
+    finding_lines: &HashMap<&str, LineSet>,
 ) -> Launches {
     let scripts: BTreeSet<String> = entries.guarded.union(entries.unguarded).cloned().collect();
     // Where some shell scripts are written for the NPU, only they (and what
@@ -232,7 +232,7 @@ fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Optio
 /// looked for.
 fn functions_with_findings(
     files: &[&ScanFile],
-    finding_lines: &HashMap<&str, Vec<usize>>,
+    finding_lines: &HashMap<&str, LineSet>,
 ) -> HashMap<String, Vec<crate::project::uncalled::Function>> {
     files
         .par_iter()
@@ -245,7 +245,7 @@ fn functions_with_findings(
             // `torch.hub.load(repo, "name")` calls a hubconf.py's public
             // functions by name, from outside the project.
             let hub = path.rsplit('/').next() == Some("hubconf.py");
-            functions.retain(|u| (!hub || u.name.starts_with('_')) && lines.iter().any(|&line| u.holds(line)));
+            functions.retain(|u| (!hub || u.name.starts_with('_')) && lines.any_within(u.first, u.last));
             (!functions.is_empty()).then(|| (path.into_owned(), functions))
         })
         .collect()

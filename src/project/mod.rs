@@ -36,6 +36,7 @@ use crate::config::{Entries, Migration, Setting};
 use crate::finding::Finding;
 use crate::rules::engine::Engine;
 use crate::rules::schema::SitesRole;
+use crate::source::LineSet;
 use crate::walk::WalkResult;
 use launches::Launches;
 use migration::Assumed;
@@ -114,10 +115,11 @@ pub fn analyse(
         }
     }
     // The lines of the findings by file: functions that hold some are looked for callers.
-    let mut finding_lines: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
     for f in findings.iter().flatten().flat_map(|f| &f.kept) {
-        finding_lines.entry(f.path.as_str()).or_default().push(f.line);
+        by_path.entry(f.path.as_str()).or_default().push(f.line);
     }
+    let finding_lines: HashMap<&str, LineSet> = by_path.into_iter().map(|(p, l)| (p, LineSet::new(l))).collect();
     let settings = (migration, entries);
     let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines);
     Projects { facts, findings, outcomes: per_project, runs }

@@ -17,7 +17,7 @@ use crate::finding::{Finding, Severity};
 use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_defs;
 use crate::semantic::options::Gate;
-use crate::source::read_source;
+use crate::source::{read_source, LineSet};
 use crate::walk::{FileKind, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -60,7 +60,7 @@ impl Runs {
         outcomes: &[KeptOutcome],
         facts: &ScanFacts,
         (migration, entries): (&Setting<Migration>, Entries),
-        finding_lines: &HashMap<&str, Vec<usize>>,
+        finding_lines: &HashMap<&str, LineSet>,
     ) -> Self {
         let untaken_branches = match entries {
             Entries::Launched => (0..per_project.len()).map(|p| untaken_in(walked, outcomes, p)).collect(),
@@ -206,8 +206,12 @@ fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> bool {
     let launches = project.map(|p| &p.launches);
     let functions = launches.and_then(|l| l.uncalled.get(f.path.as_str()));
     let main_block = launches.and_then(|l| l.main_blocks.get(f.path.as_str()));
-    functions.is_some_and(|fs| fs.iter().any(|u| u.holds(f.line)))
-        || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
+    // In line order, without overlaps (module-level functions): the last one starting at or before the line.
+    let within = |fs: &Vec<crate::project::uncalled::Function>| {
+        let at = fs.partition_point(|u| u.first <= f.line);
+        at > 0 && fs[at - 1].holds(f.line)
+    };
+    functions.is_some_and(within) || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
 }
 
 /// The branches around the findings of `o` that test options.

@@ -14,13 +14,14 @@
 
 use super::values::{text, unparen};
 use crate::parse::{Field, FieldOf, KindOf};
+use crate::source::LineSet;
 use tree_sitter::Node;
 
 /// The first and last line (1-based) of each definition in the tree rooted at
 /// `root` (of source `src`) that a skip decorator limits to CUDA hosts, among
 /// those that hold one of `finding_lines`. Nested ones inside such a
 /// definition are not listed again.
-pub fn tests(root: Node, src: &str, finding_lines: &[usize]) -> Vec<(usize, usize)> {
+pub fn tests(root: Node, src: &str, finding_lines: &LineSet) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     if finding_lines.is_empty() || !src.contains("skip") || !src.contains("cuda") {
         return out;
@@ -28,7 +29,7 @@ pub fn tests(root: Node, src: &str, finding_lines: &[usize]) -> Vec<(usize, usiz
     let lines_of = |n: Node| (n.start_position().row + 1, n.end_position().row + 1);
     let holds_finding = |n: Node| {
         let (first, last) = lines_of(n);
-        finding_lines.iter().any(|&l| (first..=last).contains(&l))
+        finding_lines.any_within(first, last)
     };
     super::traverse::each_descendant(root, |node| {
         if !holds_finding(node) {
@@ -141,7 +142,7 @@ mod tests {
 
     fn ranges(src: &str) -> Vec<(usize, usize)> {
         let tree = crate::parse::parse_python(src).expect("parses");
-        let lines: Vec<usize> = (1..=src.lines().count()).collect();
+        let lines = LineSet::new(1..=src.lines().count());
         tests(tree.root_node(), src, &lines)
     }
 

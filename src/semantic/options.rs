@@ -9,6 +9,7 @@
 
 use super::values::{literal, text, unparen, Literal};
 use crate::parse::{Field, FieldOf, KindOf};
+use crate::source::LineSet;
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
@@ -89,16 +90,13 @@ const MAX_TEST_DEPTH: usize = 32;
 
 /// The branches around the findings of a parsed file (at `finding_lines`)
 /// whose tests read options.
-pub fn around(root: Node, src: &str, finding_lines: &[usize]) -> Vec<Gate> {
+pub fn around(root: Node, src: &str, finding_lines: &LineSet) -> Vec<Gate> {
     let mut out = Vec::new();
     if finding_lines.is_empty() {
         return out;
     }
     let namespaces = parsed_names(src);
-    let inside = |n: Node| {
-        let (first, last) = (n.start_position().row + 1, n.end_position().row + 1);
-        finding_lines.iter().any(|&l| (first..=last).contains(&l))
-    };
+    let inside = |n: Node| finding_lines.any_within(n.start_position().row + 1, n.end_position().row + 1);
     // Into the nodes that hold a finding only.
     super::traverse::each_descendant(root, |node| {
         if node.kind_name() == "if_statement" {
@@ -140,8 +138,8 @@ pub fn enclosing_tests(node: Node, src: &str, namespaces: &[&str]) -> Vec<Cond> 
 
 /// The branches of the `if` chain at `node` that hold a finding and whose
 /// test reads an option.
-fn gates_of(node: Node, src: &str, namespaces: &[&str], finding_lines: &[usize], out: &mut Vec<Gate>) {
-    let holds_finding = |(first, last): (usize, usize)| finding_lines.iter().any(|&l| (first..=last).contains(&l));
+fn gates_of(node: Node, src: &str, namespaces: &[&str], finding_lines: &LineSet, out: &mut Vec<Gate>) {
+    let holds_finding = |(first, last): (usize, usize)| finding_lines.any_within(first, last);
     out.extend(arms(node, src, namespaces).into_iter().filter(|a| holds_finding(a.lines) && a.test.reads_options()));
 }
 
