@@ -13,11 +13,12 @@
 
 use crate::rules::engine::{Engine, FileFacts};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever the stored layout or the analysis changes incompatibly.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// Entries no run has used for this long (30 days) are dropped on save: a
 /// file renamed or deleted leaves its entry behind, and CI caches restored for
@@ -27,6 +28,11 @@ pub const MAX_AGE_SECS: u64 = 30 * 24 * 60 * 60;
 /// At most this many entries are kept, the most recently used first: ten
 /// times a large monorepo's Python files, yet a cache file of tens of MB at most.
 pub const MAX_ENTRIES: usize = 100_000;
+
+/// A run that analyses nothing new rewrites the cache only to record its use
+/// of entries last used longer ago than this (a day): far below
+/// [`MAX_AGE_SECS`], and a warm scan of an unchanged tree writes nothing.
+const SEEN_REFRESH_SECS: u64 = 24 * 60 * 60;
 
 /// What identifies a file's content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,14 +80,15 @@ struct Sealed {
     /// When a run last used the entry (seconds since 1970), for eviction;
     /// outside the checksum since it only decides how long the entry is kept.
     seen: u64,
-    /// The [`StoredOutcome`], as JSON.
-    outcome: serde_json::Value,
+    /// The [`StoredOutcome`], as the JSON text stored (decoded only when
+    /// the checksum holds, and never re-encoded to be checked or kept).
+    outcome: Box<RawValue>,
 }
 
 impl Sealed {
     /// Whether the checksum holds for the entry stored under `path`.
     fn holds(&self, path: &str) -> bool {
-        checksum(path, &self.outcome) == self.check
+        checksum(path, self.outcome.get()) == self.check
     }
 }
 
@@ -91,11 +98,11 @@ struct CacheFile {
     entries: BTreeMap<String, Sealed>,
 }
 
-/// The checksum sealing the entry of `path` whose analysis is `outcome`:
-/// FNV-1a over the path, a NUL and the analysis's compact JSON.
-pub fn checksum(path: &str, outcome: &serde_json::Value) -> u64 {
+/// The checksum sealing the entry of `path` whose analysis is the JSON text
+/// `outcome`, as stored: FNV-1a over the path, a NUL and that text.
+pub fn checksum(path: &str, outcome: &str) -> u64 {
     let h = crate::hash::fnv1a_extend(crate::hash::fnv1a(path.as_bytes()), b"\0");
-    crate::hash::fnv1a_extend(h, outcome.to_string().as_bytes())
+    crate::hash::fnv1a_extend(h, outcome.as_bytes())
 }
 
 /// Why this run's analyses could not be saved (the scan itself is not affected).
@@ -189,6 +196,10 @@ const LEGACY_IGNORE_START: &str = "# Written by npu-mem";
 pub struct Cache {
     file: PathBuf,
     entries: BTreeMap<String, StoredOutcome>,
+    /// When a run last used each entry, and the oldest use of any entry
+    /// stored: what decides whether [`Cache::save`] has anything to write.
+    seen: BTreeMap<String, u64>,
+    oldest_seen: Option<u64>,
     /// Why the cache file on disk, or some of its entries, were not used.
     pub note: Option<String>,
 }
@@ -203,11 +214,15 @@ impl Cache {
         let file = dir.join(format!("{:016x}.json", key(engine, target)));
         let (stored, mut note) = load(&file);
         let total = stored.len();
-        let entries: BTreeMap<String, StoredOutcome> = stored
-            .into_iter()
-            .filter(|(path, s)| s.holds(path))
-            .filter_map(|(path, s)| Some((path, serde_json::from_value(s.outcome).ok()?)))
-            .collect();
+        let oldest_seen = stored.values().map(|s| s.seen).min();
+        let mut seen = BTreeMap::new();
+        let mut entries = BTreeMap::new();
+        for (path, sealed) in stored.into_iter().filter(|(path, s)| s.holds(path)) {
+            if let Ok(outcome) = serde_json::from_str::<StoredOutcome>(sealed.outcome.get()) {
+                seen.insert(path.clone(), sealed.seen);
+                entries.insert(path, outcome);
+            }
+        }
         if entries.len() < total {
             // A sealed entry that does not load was written by another layout of the analysis.
             note = Some(format!(
@@ -217,7 +232,7 @@ impl Cache {
                 total - entries.len()
             ));
         }
-        Ok(Cache { file, entries, note })
+        Ok(Cache { file, entries, seen, oldest_seen, note })
     }
 
     /// The stored analysis of `path` if it was made from exactly `content`.
@@ -230,8 +245,13 @@ impl Cache {
     /// [`MAX_AGE_SECS`] or [`MAX_ENTRIES`]; writes atomically, and creates the
     /// directory with its tag and a `.gitignore` that ignores it. The cache
     /// file replaces whatever is at its path, a symbolic link included:
-    /// nothing is written through a link.
+    /// nothing is written through a link. A run that changes nothing stored
+    /// (see [`Cache::has_news`]) writes nothing.
     pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), CacheError> {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        if !self.has_news(&entries, now) {
+            return Ok(());
+        }
         let dir = self.file.parent().unwrap_or(Path::new("."));
         let fail = |source| CacheError::Unwritable { dir: dir.to_path_buf(), source };
         let encode = |source| CacheError::Encode { dir: dir.to_path_buf(), source };
@@ -240,17 +260,27 @@ impl Cache {
         create_new(&dir.join("CACHEDIR.TAG"), &tag).map_err(fail)?;
         let ignore = format!("{LEGACY_IGNORE_START}: the whole cache directory stays out of git.\n*\n");
         create_new(&dir.join(".gitignore"), &ignore).map_err(fail)?;
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
         // Read again rather than reuse what `open` read: a run that saved since then keeps its entries.
         let (mut merged, _) = load(&self.file);
         merged.retain(|path, s| s.holds(path));
         for (path, outcome) in entries {
-            let outcome = serde_json::to_value(&outcome).map_err(encode)?;
-            merged.insert(path.clone(), Sealed { check: checksum(&path, &outcome), seen: now, outcome });
+            let outcome = serde_json::value::to_raw_value(&outcome).map_err(encode)?;
+            merged.insert(path.clone(), Sealed { check: checksum(&path, outcome.get()), seen: now, outcome });
         }
         evict(&mut merged, now, MAX_ENTRIES);
         let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(encode)?;
         crate::atomic::replace_own(&self.file, &text).map_err(fail)
+    }
+
+    /// Whether saving `entries` at `now` changes what is stored: an analysis
+    /// the cache did not hold, an entry last used more than a day ago, or
+    /// one due to expire. Otherwise the file stays as it is: rewriting it
+    /// on every warm run cost more than the analyses it saved.
+    fn has_news(&self, entries: &BTreeMap<String, StoredOutcome>, now: u64) -> bool {
+        let expiring = self.oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
+        let stale = |path: &str| self.seen.get(path).is_none_or(|&s| s.saturating_add(SEEN_REFRESH_SECS) < now);
+        let new = |path: &str, o: &StoredOutcome| self.get(path, o.content).is_none();
+        expiring || entries.iter().any(|(path, o)| new(path, o) || stale(path))
     }
 }
 
@@ -351,7 +381,7 @@ mod tests {
     use super::*;
 
     fn sealed(seen: u64) -> Sealed {
-        Sealed { check: 0, seen, outcome: serde_json::Value::Null }
+        Sealed { check: 0, seen, outcome: RawValue::from_string("null".to_string()).expect("valid JSON") }
     }
 
     #[test]
@@ -378,10 +408,10 @@ mod tests {
 
     #[test]
     fn the_checksum_covers_path_and_content() {
-        let outcome = serde_json::json!({"findings": [1, 2]});
-        let sum = checksum("a.py", &outcome);
-        assert_eq!(sum, checksum("a.py", &serde_json::json!({"findings": [1, 2]})));
-        assert_ne!(sum, checksum("b.py", &outcome));
-        assert_ne!(sum, checksum("a.py", &serde_json::json!({"findings": []})));
+        let outcome = r#"{"findings":[1,2]}"#;
+        let sum = checksum("a.py", outcome);
+        assert_eq!(sum, checksum("a.py", r#"{"findings":[1,2]}"#));
+        assert_ne!(sum, checksum("b.py", outcome));
+        assert_ne!(sum, checksum("a.py", r#"{"findings":[]}"#));
     }
 }

@@ -39,11 +39,14 @@ fn stored(dir: &Path) -> (PathBuf, serde_json::Value) {
     (files[0].clone(), value)
 }
 
-/// Writes `value` to `file`, with every entry's checksum recomputed when `reseal`.
+/// Writes `value` to `file`, with every entry's checksum recomputed when
+/// `reseal`. Checksums cover the entry's JSON text as stored, and this
+/// writes it anew (keys in another order), so without `reseal` every entry
+/// fails its checksum.
 fn store(file: &Path, mut value: serde_json::Value, reseal: bool) {
     for (path, entry) in value["entries"].as_object_mut().unwrap() {
         if reseal {
-            entry["check"] = npu_mem::cache::checksum(path, &entry["outcome"]).into();
+            entry["check"] = npu_mem::cache::checksum(path, &entry["outcome"].to_string()).into();
         }
     }
     std::fs::write(file, value.to_string()).unwrap();
@@ -207,12 +210,39 @@ fn scanning_one_file_keeps_the_other_entries_and_old_ones_expire() {
     // An entry no run has used for longer than the maximum age is dropped on the next save.
     let stale = paths.iter().find(|p| *p != "demo/train.py").unwrap().clone();
     value["entries"][&stale]["seen"] = 1.into();
-    store(&file, value, false);
+    store(&file, value, true);
     npu_mem_in(&dir, &["scan", "demo/train.py", "--fail-on", "never"]);
     let (_, after) = stored(&dir);
     let kept: Vec<&String> = after["entries"].as_object().unwrap().keys().collect();
     assert_eq!(kept.len(), paths.len() - 1, "{kept:?}");
     assert!(!kept.contains(&&stale), "{stale} expired: {kept:?}");
+}
+
+#[test]
+fn a_warm_scan_of_an_unchanged_tree_writes_nothing() {
+    let dir = project("cache-unchanged");
+    let cold = json(&dir, &[]);
+    let (file, before) = stored(&dir);
+    let bytes = std::fs::read(&file).unwrap();
+    // A marker that a rewrite would lose: the run must leave the file as it is.
+    std::fs::write(&file, [&bytes[..], b"\n"].concat()).unwrap();
+    assert_eq!(json(&dir, &[]), cold);
+    assert_eq!(std::fs::read(&file).unwrap(), [&bytes[..], b"\n"].concat(), "rewritten though nothing changed");
+
+    // An entry last used more than a day ago is recorded as used again.
+    let seen = |v: &serde_json::Value| v["entries"]["demo/train.py"]["seen"].as_u64().unwrap();
+    let mut old = before.clone();
+    old["entries"]["demo/train.py"]["seen"] = (seen(&before) - 2 * 86_400).into();
+    store(&file, old, true);
+    assert_eq!(json(&dir, &[]), cold);
+    assert!(seen(&stored(&dir).1) >= seen(&before), "the use is recorded");
+
+    // A changed file is analysed and stored.
+    let train = dir.join("demo/train.py");
+    std::fs::write(&train, std::fs::read_to_string(&train).unwrap() + "\nx = 1\n").unwrap();
+    json(&dir, &[]);
+    let (_, changed) = stored(&dir);
+    assert_ne!(changed["entries"]["demo/train.py"]["outcome"], before["entries"]["demo/train.py"]["outcome"]);
 }
 
 #[test]
