@@ -18,8 +18,8 @@ What it reads (nothing is imported, nothing runs on an NPU):
   `ProcessGroupHCCL.cpp`, read with `git show` at the commit each wheel's version.py names).
 
 It writes, byte for byte the same on every run (rows sorted, no dates):
-  aten_ops_on_npu.tsv, aten_overloads_on_npu.tsv, torch_api_ops.tsv, unsupported_apis.tsv,
-  op_dtype_limits.tsv, hccl_dtypes.tsv
+  aten_ops_on_npu.tsv, aten_overloads_on_npu.tsv, torch_api_ops.tsv, npu_cpu_fallbacks.tsv,
+  unsupported_apis.tsv, op_dtype_limits.tsv, hccl_dtypes.tsv
 and reads the curated decompositions in scripts/npu_op_support_overrides.tsv.
 
 Needs Python >= 3.9 and PyYAML (the only package outside the standard library).
@@ -439,11 +439,14 @@ class CallReader:
         self.ops = op_names
         self.functional = parse_module(wheels.torch_source("torch/nn/functional.py"))
         self.torch_functional = parse_module(wheels.torch_source("torch/functional.py"))
-        self.memo: dict[int, frozenset[str]] = {}
+        # Keyed by the node itself (AST nodes hash by identity), which keeps it alive: an id() key
+        # could be reused by a node of a module parsed later, once the first is freed, and hand
+        # that node another function's operators (the output then depended on memory layout).
+        self.memo: dict[ast.AST, frozenset[str]] = {}
 
     def of(self, node: ast.AST, module: Module) -> frozenset[str]:
         """Operators reached from a function, class body or expression."""
-        key = id(node)
+        key = node
         if key in self.memo:
             return self.memo[key]
         self.memo[key] = frozenset()  # recursion guard
@@ -890,9 +893,12 @@ def write_tables(args, all_wheels, huawei, overrides) -> dict[str, int]:
     sizes["aten_overloads_on_npu.tsv"] = write_tsv(args.out / "aten_overloads_on_npu.tsv",
                                                    OVERLOAD_COMMENTS + wheel_comments(), ["overload"] + VERSIONS, rows)
 
-    api_rows, api_verdicts = api_table(all_wheels, facts, names, overrides)
+    api_rows, api_verdicts, api_fallbacks = api_table(all_wheels, facts, names, overrides)
     sizes["torch_api_ops.tsv"] = write_tsv(args.out / "torch_api_ops.tsv", API_COMMENTS + wheel_comments(),
                                            ["api", "kind", "ops"] + VERSIONS + ["fallback_ops", "source"], api_rows)
+    sizes["npu_cpu_fallbacks.tsv"] = write_tsv(args.out / "npu_cpu_fallbacks.tsv",
+                                               FALLBACK_COMMENTS + wheel_comments(), ["api"] + VERSIONS + ["left_out"],
+                                               certain_fallback_rows(api_fallbacks, names, facts, delegated))
 
     sizes["unsupported_apis.tsv"] = write_tsv(args.out / "unsupported_apis.tsv", UNSUPPORTED_COMMENTS + wheel_comments(),
                                               ["api"] + [f"list_{s}" for s in HUAWEI_LISTS] + VERSIONS +
@@ -938,9 +944,10 @@ def api_table(all_wheels, facts, names, overrides):
         if not o.key.startswith("aten:"):
             for v in VERSIONS:
                 derived.setdefault((o.key, o.kind), {})[v] = (frozenset(o.ops), o.source)
-    rows, verdicts = [], {}
+    rows, verdicts, fallbacks = [], {}, {}
     for (api, kind), per_version in sorted(derived.items()):
         cells, fallback_ops, all_ops, sources = [], [], set(), set()
+        bad_at: dict[str, list[str]] = {}
         for v in VERSIONS:
             if v not in per_version:
                 cells.append("-")
@@ -954,6 +961,7 @@ def api_table(all_wheels, facts, names, overrides):
             bad = sorted(op for op in decided if columns[v][op] in ("fallback", "partial"))
             if bad:
                 fallback_ops.append(f"{v}: {' '.join(bad)}")
+                bad_at[v] = bad
         verdicts[api] = cells
         if any(part.startswith("_") for part in api.split(".")):
             continue  # private names: not what training code calls
@@ -962,7 +970,37 @@ def api_table(all_wheels, facts, names, overrides):
         if all(c == "implicit" for c in cells if c != "-"):
             continue
         rows.append([api, kind, " ".join(sorted(all_ops))] + cells + ["; ".join(fallback_ops), "; ".join(sorted(sources))])
-    return rows, verdicts
+        if bad_at:
+            fallbacks[api] = bad_at
+    return rows, verdicts, fallbacks
+
+
+def certain_fallback_rows(api_fallbacks, names, facts, delegated):
+    """Rows of npu_cpu_fallbacks.tsv: per listed API and version, the operators it reaches that fall
+    back to the CPU whatever the arguments, for rules to report.
+
+    An operator counts when its name verdict is `fallback` (no functional or in-place overload has an
+    NPU kernel) and some such overload falls back for certain: not one counted as fallback only because
+    its registration name is no string of the .so (the least certain verdicts, see aten_ops_on_npu.tsv).
+    A `partial` operator (the overload chosen by the arguments decides) is left out, as are APIs whose
+    operators all fall in these two groups."""
+    rows = []
+    for api in sorted(api_fallbacks):
+        cells, left_out = [], []
+        for v in VERSIONS:
+            certain = []
+            for op in api_fallbacks[api].get(v, []):
+                overloads = [n for n, slot in facts.items() if base_name(n) == op and slot.verdict.get(v) == "fallback"
+                             and not is_out_variant(slot.func[v])]
+                if names.get(op, {}).get(v) == "fallback" and any(n not in delegated[v] for n in overloads):
+                    certain.append(op)
+                else:
+                    left_out.append(f"{v}: {op} ({names.get(op, {}).get(v, '-')}"
+                                    + (", uncertain" if any(n in delegated[v] for n in overloads) else "") + ")")
+            cells.append(" ".join(certain))
+        if any(cells):
+            rows.append([api] + cells + ["; ".join(left_out)])
+    return rows
 
 
 def unsupported_rows(huawei, api_verdicts):
@@ -1052,6 +1090,15 @@ API_COMMENTS = [
     "cells: kernel (every deciding operator has an NPU kernel or a composite kernel), fallback (every one falls",
     "back to the CPU), partial (some code path of the API falls back: fallback_ops names which), composite, -",
     "(the API does not exist in that torch version).",
+]
+FALLBACK_COMMENTS = [
+    "Python APIs of torch_api_ops.tsv that reach an operator torch_npu's CPU fallback runs, whatever the arguments:",
+    "per version, the operators whose every functional and in-place overload has no NPU kernel (aten_ops_on_npu.tsv",
+    "verdict fallback), leaving out overloads counted as fallback only because their registration name is no",
+    "string of libtorch_npu.so (the least certain verdicts) and partial operators (the overload the arguments pick",
+    "decides). - = none at that version. left_out names what the torch_api_ops.tsv fallback_ops column has and this",
+    "table does not, with the operator's verdict. For rules: a cell is what a call of the API runs on the CPU.",
+    "Generated by scripts/npu_op_support.py.",
 ]
 UNSUPPORTED_COMMENTS = [
     "APIs that Huawei's op_list_2_{1,6,7,8}.json mark unsupported, against what the wheels show.",

@@ -233,6 +233,38 @@ fn api_rows_name_known_operators_and_their_fallbacks() {
     assert!(find("torch.distributions.Gamma.rsample")[fallback_column].contains("_standard_gamma"));
 }
 
+/// The rule-facing fallback table is the API table's `fallback_ops` narrowed to
+/// operators that fall back whatever the arguments: each cell's operators are
+/// `fallback` in the aten table and named by `fallback_ops` at that version, and
+/// the least certain verdicts (out= kernel registered, no registration string)
+/// stay out.
+#[test]
+fn certain_fallbacks_narrow_the_api_table() {
+    let names = verdicts("aten_ops_on_npu.tsv");
+    let (api_header, api_rows) = table("torch_api_ops.tsv");
+    let fallback_column = api_header.iter().position(|h| h == "fallback_ops").unwrap();
+    let certain = verdicts("npu_cpu_fallbacks.tsv");
+    assert!(!certain.is_empty());
+    for (api, cells) in &certain {
+        let row = api_rows.iter().find(|r| &r[0] == api).unwrap_or_else(|| panic!("{api} is no row of torch_api_ops"));
+        for (i, cell) in cells.iter().enumerate().filter(|(_, c)| *c != "-") {
+            let named = row[fallback_column]
+                .split("; ")
+                .find_map(|part| part.strip_prefix(&format!("{}: ", NPU_VERSIONS[i])))
+                .unwrap_or_else(|| panic!("{api}: no fallback_ops at {}", NPU_VERSIONS[i]));
+            for op in cell.split(' ') {
+                assert!(named.split(' ').any(|n| n == op), "{api}: {op} is not in fallback_ops at {}", NPU_VERSIONS[i]);
+                assert_eq!(names[op][i], "fallback", "{api}: {op} at {}", NPU_VERSIONS[i]);
+            }
+        }
+    }
+    assert_eq!(certain["torch.distributions.MultivariateNormal"], ["linalg_cholesky_ex", "linalg_cholesky_ex", "-"]);
+    assert_eq!(certain["torch.lgamma"], ["lgamma"; 3]);
+    for uncertain in ["Tensor.index_add_", "Tensor.cumsum_", "Tensor.bitwise_or_", "Tensor.scatter_", "torch.cumprod"] {
+        assert!(!certain.contains_key(uncertain), "{uncertain} falls back only by the least certain verdict");
+    }
+}
+
 /// The remaining tables have their documented shape.
 #[test]
 fn huawei_and_hccl_tables_have_their_columns() {
