@@ -16,6 +16,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("rules/amp.toml", include_str!("../../rules/amp.toml")),
     ("rules/memory.toml", include_str!("../../rules/memory.toml")),
     ("rules/npu_api.toml", include_str!("../../rules/npu_api.toml")),
+    ("rules/operators.toml", include_str!("../../rules/operators.toml")),
     ("rules/meta.toml", include_str!("../../rules/meta.toml")),
 ];
 
@@ -29,6 +30,7 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
     ("rules/data/torch_npu_ops.tsv", include_str!("../../rules/data/torch_npu_ops.tsv")),
     ("rules/data/attention_on_npu.tsv", include_str!("../../rules/data/attention_on_npu.tsv")),
     ("rules/data/cuda_only_libraries.tsv", include_str!("../../rules/data/cuda_only_libraries.tsv")),
+    ("rules/data/npu_cpu_fallbacks.tsv", include_str!("../../rules/data/npu_cpu_fallbacks.tsv")),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.
