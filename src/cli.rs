@@ -41,6 +41,8 @@ pub enum Format {
     Gitlab,
     /// A Markdown report for a pull-request comment or the job summary.
     Markdown,
+    /// One CSV row per finding, with the columns of Huawei's `unsupported_api.csv`.
+    Csv,
 }
 
 /// When to colour the output.
@@ -80,7 +82,7 @@ impl From<MinSeverity> for crate::finding::Severity {
 // The flags that shape the report, for the modes that write none (--diff,
 // --add-ignore, --write-baseline), so that they are refused, not ignored.
 #[command(group(clap::ArgGroup::new("report_flags").multiple(true)
-    .args(["format", "output", "output_sarif", "output_json", "output_markdown", "output_gitlab", "statistics"])))]
+    .args(["format", "output", "output_sarif", "output_json", "output_markdown", "output_gitlab", "output_csv", "statistics"])))]
 pub struct ScanArgs {
     /// Files or directories to scan.
     #[arg(default_value = ".")]
@@ -104,6 +106,9 @@ pub struct ScanArgs {
     /// Also write a GitLab Code Quality report to this file (for `artifacts: reports: codequality:`).
     #[arg(long, value_name = "FILE")]
     pub output_gitlab: Option<PathBuf>,
+    /// Also write a CSV report to this file (the columns of Huawei's `unsupported_api.csv`).
+    #[arg(long, value_name = "FILE")]
+    pub output_csv: Option<PathBuf>,
     /// Exit with 1 when a finding at or above this severity remains [default: warning].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,

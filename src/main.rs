@@ -199,7 +199,8 @@ fn analyse(
     let progress = npu_mem::progress::Progress::default();
     let run = || pool.install(|| scan::analyse_files(&walked.files, engine, &progress, cache));
     let machine_stdout =
-        matches!(args.format, Format::Json | Format::Sarif | Format::Github | Format::Gitlab) && args.output.is_none();
+        matches!(args.format, Format::Json | Format::Sarif | Format::Github | Format::Gitlab | Format::Csv)
+            && args.output.is_none();
     if npu_mem::progress::wanted(args.quiet, machine_stdout, std::io::stderr().is_terminal()) {
         progress.show_while(walked.files.len(), run)
     } else {
@@ -227,6 +228,7 @@ struct ReportFiles {
     json: Option<ReportFile>,
     markdown: Option<ReportFile>,
     gitlab: Option<ReportFile>,
+    csv: Option<ReportFile>,
 }
 
 impl ReportFiles {
@@ -238,6 +240,7 @@ impl ReportFiles {
             json: open(&args.output_json)?,
             markdown: open(&args.output_markdown)?,
             gitlab: open(&args.output_gitlab)?,
+            csv: open(&args.output_csv)?,
         })
     }
 }
@@ -318,6 +321,7 @@ impl Finished<'_> {
         let whole = [
             (files.markdown, report::markdown::render as fn(&Report) -> String),
             (files.gitlab, report::gitlab::render),
+            (files.csv, report::csv::render),
         ];
         for (file, render) in whole {
             if let Some(file) = file {
@@ -367,6 +371,7 @@ impl Finished<'_> {
                 Format::Github => report::github::render(report),
                 Format::Gitlab => report::gitlab::render(report),
                 Format::Markdown => report::markdown::render(report),
+                Format::Csv => report::csv::render(report),
             }
         };
         out.write_all(text.as_bytes())

@@ -1,7 +1,8 @@
 //! Reporters: the same scan rendered as text, one line per finding, JSON,
-//! SARIF, GitHub annotations, a GitLab Code Quality report or Markdown.
+//! SARIF, GitHub annotations, a GitLab Code Quality report, Markdown or CSV.
 
 pub mod concise;
+pub mod csv;
 pub mod github;
 pub mod gitlab;
 pub mod json;
