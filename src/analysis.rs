@@ -11,7 +11,7 @@ use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::slots::MAX_SCOPE_NODES;
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::semantic::{launch_lines, named_files, options};
-use crate::source::{read_source, LineIndex};
+use crate::source::{read_file, LineIndex};
 use crate::suppress;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
@@ -148,7 +148,7 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
     files
         .par_iter()
         .filter(|f| f.kind == FileKind::Python)
-        .filter(|f| read_source(&f.path(), f.kind).ok().and_then(|s| parse_python(&s.text)).is_some())
+        .filter(|f| read_file(f).ok().and_then(|s| parse_python(&s.text)).is_some())
         .count()
 }
 
@@ -158,7 +158,7 @@ pub fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> Fil
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine);
     }
-    match read_source(&file.path(), file.kind) {
+    match read_file(file) {
         Ok(source) => {
             // Hashing is only worth its time when there is a cache to ask.
             let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };

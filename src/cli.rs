@@ -84,9 +84,14 @@ impl From<MinSeverity> for crate::finding::Severity {
 #[command(group(clap::ArgGroup::new("report_flags").multiple(true)
     .args(["format", "output", "output_sarif", "output_json", "output_markdown", "output_gitlab", "output_csv", "statistics"])))]
 pub struct ScanArgs {
-    /// Files or directories to scan.
+    /// Files or directories to scan; `-` is standard input (with --stdin-filename).
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
+    /// Read the file to scan from standard input and report it as this path (which need not
+    /// exist): for editors and formatters that pipe a buffer. Give `-` as the path to scan.
+    /// With --fix, the fixed text is printed on stdout in place of the report.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["add_ignore", "write_baseline"])]
+    pub stdin_filename: Option<PathBuf>,
     /// Output format (given twice, the last wins: a pre-commit hook's `args` can
     /// replace the format its entry sets).
     #[arg(long, value_enum, default_value_t = Format::Text, overrides_with = "format")]

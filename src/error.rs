@@ -8,6 +8,7 @@ use crate::output::ReportFileError;
 use crate::report::rules::UnknownRule;
 use crate::rules::error::PackError;
 use crate::rules::spec_error::VersionError;
+use crate::stdin::StdinError;
 use crate::walk::WalkError;
 use std::fmt;
 
@@ -26,6 +27,10 @@ pub enum RunError {
     StatisticsFormat,
     /// `--unsafe-fixes` without `--fix` or `--diff`.
     UnsafeFixesAlone,
+    /// `--fix` of standard input, which prints the fixed text, with a flag that shapes a report.
+    StdinFixReport,
+    /// Standard input cannot be scanned.
+    Stdin(StdinError),
     /// The worker threads could not be started.
     Threads(rayon::ThreadPoolBuildError),
     /// A path to scan, or an `exclude` glob, cannot be used.
@@ -62,6 +67,12 @@ impl fmt::Display for RunError {
             RunError::UnsafeFixesAlone => {
                 write!(f, "--unsafe-fixes chooses which fixes --fix and --diff apply; add one of them")
             }
+            RunError::StdinFixReport => write!(
+                f,
+                "--fix with --stdin-filename prints the fixed text on stdout in place of the report; leave out \
+                 --format and the --output flags, or use --diff"
+            ),
+            RunError::Stdin(e) => e.fmt(f),
             RunError::Threads(e) => {
                 write!(f, "cannot start worker threads: {e}; pass a smaller --threads, or leave it out")
             }
@@ -92,8 +103,9 @@ impl std::error::Error for RunError {
             RunError::Diff(e) => Some(e),
             RunError::Stdout(e) => Some(e),
             RunError::Walk(e) => Some(e),
+            RunError::Stdin(e) => Some(e),
             RunError::AfterFix { error, .. } => Some(error.as_ref()),
-            RunError::StatisticsFormat | RunError::UnsafeFixesAlone => None,
+            RunError::StatisticsFormat | RunError::UnsafeFixesAlone | RunError::StdinFixReport => None,
         }
     }
 }
@@ -105,6 +117,7 @@ wraps_errors!(RunError {
     Target(VersionError),
     Threads(rayon::ThreadPoolBuildError),
     Walk(WalkError),
+    Stdin(StdinError),
     Baseline(BaselineError),
     ReportFile(ReportFileError),
     Diff(DiffError),

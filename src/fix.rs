@@ -14,7 +14,7 @@ use crate::notebook::{Notebook, NotebookError};
 use crate::parse::parse_python;
 use crate::project::{file_findings, ScanFacts};
 use crate::rules::engine::Engine;
-use crate::source::{decode, SourceText};
+use crate::source::{read_file_bytes, ReadError, SourceText};
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -143,8 +143,10 @@ fn fix_file(
     engine: &Engine,
     wanted: &Wanted,
 ) -> Result<Option<(FixedFile, FileOutcome)>, FixError> {
-    let original = std::fs::read(file.path()).map_err(FixError::Unreadable)?;
-    let source = decode(original.clone(), file.kind).map_err(FixError::Undecodable)?;
+    let (original, source) = read_file_bytes(file).map_err(|e| match e {
+        ReadError::Io(e) => FixError::Unreadable(e),
+        e => FixError::Undecodable(e),
+    })?;
     // Edits are written back in the file's own encoding.
     if !source.gives_back(&original) {
         return Err(FixError::NotReversible { encoding: source.encoding.name() });

@@ -44,6 +44,7 @@ pub mod scan;
 pub mod semantic;
 pub mod shown_path;
 pub mod source;
+pub mod stdin;
 pub mod suppress;
 pub mod walk;
 pub mod write;

@@ -91,7 +91,9 @@ fn print_or_fail(text: &str) -> Result<u8, RunError> {
 /// analysis, fixes, report.
 fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let started = std::time::Instant::now();
-    let file = config_file(&args)?;
+    let buffer = npu_mem::stdin::buffer(args.stdin_filename.as_deref(), &args.paths)?;
+    let roots = buffer.as_ref().map_or_else(|| args.paths.clone(), |b| vec![b.path.clone()]);
+    let file = config_file(&args, &roots)?;
     let settings = config::resolve(&args.command_line(), file.as_ref());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads.map_or(0, usize::from)).build()?;
     let set = pool.install(|| packs::load(&settings.rules.value))?;
@@ -112,7 +114,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     };
     let engine = Engine::new(&set, target, &enabled);
 
-    let walked = walk::walk(&args.paths, &settings.exclude.value, &set.compiler.file_extensions)?;
+    let texts = buffer.iter().map(|b| (config::absolute(&b.path), b.text.clone())).collect();
+    let walked = walk::walk_with_texts(&roots, &settings.exclude.value, &set.compiler.file_extensions, &texts)?;
     if args.parse_only {
         let parsed = pool.install(|| npu_mem::analysis::parse_only(&walked.files));
         let ms = started.elapsed().as_millis();
@@ -121,7 +124,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     }
 
     let cache_dir = args.cache_dir.clone().unwrap_or_else(|| std::path::PathBuf::from(".npu-mem-cache"));
-    let cache = match (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value, &args.paths)) {
+    let cache = match (!args.no_cache).then(|| Cache::open(&cache_dir, &engine, &settings.target.value, &roots)) {
         Some(Ok(cache)) => Some(cache),
         // A cache that cannot be used costs time, never the scan.
         Some(Err(e)) => {
@@ -138,7 +141,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
         let facts = npu_mem::project::ScanFacts::of(&walked, &outcomes, &engine);
-        let write = !args.diff;
+        // Standard input is fixed in memory: the fixed text is printed.
+        let write = !args.diff && buffer.is_none();
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });
     if let Some(cache) = &cache {
@@ -148,6 +152,9 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     }
     if args.diff {
         return print_diff(fix_run.unwrap_or_default(), args.quiet);
+    }
+    if let (Some(buffer), Some(run)) = (&buffer, fix_run.as_ref().filter(|_| args.fix)) {
+        return print_fixed(buffer, run, &args);
     }
 
     let written: Vec<String> = match (&fix_run, args.fix) {
@@ -168,11 +175,11 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     })
 }
 
-/// The configuration file: the one `--config` names, or the nearest one above the first path.
-fn config_file(args: &ScanArgs) -> Result<Option<config::Loaded>, config::ConfigError> {
+/// The configuration file: the one `--config` names, or the nearest one above the first of `roots`.
+fn config_file(args: &ScanArgs, roots: &[std::path::PathBuf]) -> Result<Option<config::Loaded>, config::ConfigError> {
     match &args.config {
         Some(path) => Ok(Some(config::read(path)?.ok_or_else(|| config::ConfigError::NoTable { path: path.clone() })?)),
-        None => config::discover(args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path())),
+        None => config::discover(roots.first().map_or(std::path::Path::new("."), |p| p.as_path())),
     }
 }
 
@@ -180,6 +187,11 @@ fn config_file(args: &ScanArgs) -> Result<Option<config::Loaded>, config::Config
 fn check_flags(args: &ScanArgs) -> Result<Option<fix::FixMode>, RunError> {
     if args.statistics && !matches!(args.format, Format::Text | Format::Concise) {
         return Err(RunError::StatisticsFormat);
+    }
+    let outputs = [&args.output, &args.output_sarif, &args.output_json, &args.output_markdown, &args.output_gitlab];
+    let report_flags = args.format != Format::Text || outputs.iter().any(|o| o.is_some());
+    if args.stdin_filename.is_some() && args.fix && report_flags {
+        return Err(RunError::StdinFixReport);
     }
     match (args.fix || args.diff, args.unsafe_fixes) {
         (false, true) => Err(RunError::UnsafeFixesAlone),
@@ -269,7 +281,8 @@ impl Finished<'_> {
         let (args, settings) = (self.args, self.settings);
         scan::apply_settings(&mut outcome, self.ignores, &settings.severity.value);
         if let Some(rev) = &args.diff_base {
-            let start = args.paths.first().map_or(std::path::Path::new("."), |p| p.as_path());
+            let first = args.stdin_filename.as_ref().or(args.paths.first());
+            let start = first.map_or(std::path::Path::new("."), |p| p.as_path());
             let changed = diff::ChangedLines::since(rev, start)?;
             outcome.findings.retain(|f| changed.touches(f));
             for why in changed.undecided() {
@@ -408,6 +421,23 @@ fn print_diff(run: fix::FixRun, quiet: bool) -> Result<u8, RunError> {
         output::status(&format!("--fix would fix {counts} in {}", plural(run.files.len(), "file")));
     }
     Ok(if run.files.is_empty() { 0 } else { EXIT_FINDINGS })
+}
+
+/// `--fix` of standard input: the text, fixed (or as it was), on stdout, and
+/// what was fixed on stderr; 1 with `--exit-non-zero-on-fix` if it changed.
+fn print_fixed(buffer: &npu_mem::stdin::Buffer, run: &fix::FixRun, args: &ScanArgs) -> Result<u8, RunError> {
+    for p in &run.problems {
+        output::warn(&format!("{}: {}", p.path, p.message));
+    }
+    let fixed = run.files.first();
+    let text = fixed.map_or_else(|| buffer.text.to_string(), |f| String::from_utf8_lossy(&f.fixed).into_owned());
+    print_or_fail(&text)?;
+    if !args.quiet {
+        let follow_ups = fixed.map_or(&[][..], |f| &f.follow_ups);
+        let counts = fix::describe_count(fixed.map_or(0, |f| f.findings.len()), follow_ups);
+        output::status(&format!("fixed {counts} in standard input"));
+    }
+    Ok(if args.exit_non_zero_on_fix && fixed.is_some() { EXIT_FINDINGS } else { 0 })
 }
 
 /// `1 finding`, `2 findings`.

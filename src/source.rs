@@ -3,7 +3,7 @@
 
 use crate::encoding::{DecodeError, Encoding};
 use crate::finding::Position;
-use crate::walk::FileKind;
+use crate::walk::{FileKind, ScanFile};
 use std::path::Path;
 
 /// Files larger than this are skipped: no real Python module is this big, and
@@ -62,6 +62,39 @@ pub fn read_source(path: &Path, kind: FileKind) -> Result<SourceText, ReadError>
     }
     let bytes = std::fs::read(path).map_err(ReadError::Io)?;
     decode(bytes, kind)
+}
+
+/// Reads `file` as source text: the text that stands for it (an editor's
+/// buffer, standard input) if it has one, else the file on disk.
+pub fn read_file(file: &ScanFile) -> Result<SourceText, ReadError> {
+    match file.text() {
+        Some(text) => from_text(text),
+        None => read_source(&file.path(), file.kind),
+    }
+}
+
+/// Reads `file` as [`read_file`] does, with the bytes its text was read
+/// from (what a fix must find unchanged, and writes back in the same encoding).
+pub fn read_file_bytes(file: &ScanFile) -> Result<(Vec<u8>, SourceText), ReadError> {
+    match file.text() {
+        Some(text) => Ok((text.as_bytes().to_vec(), from_text(text)?)),
+        None => {
+            let bytes = std::fs::read(file.path()).map_err(ReadError::Io)?;
+            Ok((bytes.clone(), decode(bytes, file.kind)?))
+        }
+    }
+}
+
+/// Text that is already text (an editor decoded it) checked as a file's
+/// bytes are: within the size limit, and not binary.
+fn from_text(text: &str) -> Result<SourceText, ReadError> {
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(ReadError::TooLarge { bytes: text.len() as u64 });
+    }
+    if text.contains('\0') {
+        return Err(ReadError::Binary);
+    }
+    Ok(SourceText { text: text.to_string(), encoding: Encoding::Utf8 { bom: false } })
 }
 
 impl SourceText {

@@ -44,6 +44,9 @@ enum Place {
     /// A path and display path of its own (a file named on the command line,
     /// a name that is not UTF-8, or a display path that is not the join).
     Own(Box<(Box<Path>, Box<str>)>),
+    /// A path and display path of its own, and the text that stands for the
+    /// file's content: an editor's unsaved buffer, or standard input.
+    Buffer(Box<(Box<Path>, Box<str>, Arc<str>)>),
 }
 
 /// A directory that holds walked files.
@@ -79,11 +82,27 @@ impl ScanFile {
         }
     }
 
+    /// The same file with `text` standing for its content (an editor's
+    /// unsaved buffer, or standard input): whatever reads the file reads that.
+    pub fn with_text(&self, text: Arc<str>) -> Self {
+        let place = Place::Buffer(Box::new((self.path().into_boxed_path(), self.display().into(), text)));
+        ScanFile { place, kind: self.kind, project: self.project }
+    }
+
+    /// The text that stands for the file's content, if it has one (see [`ScanFile::with_text`]).
+    pub fn text(&self) -> Option<&Arc<str>> {
+        match &self.place {
+            Place::Buffer(buffer) => Some(&buffer.2),
+            _ => None,
+        }
+    }
+
     /// The path as found on disk.
     pub fn path(&self) -> PathBuf {
         match &self.place {
             Place::InDir { dir, name } => dir.path.join(&**name),
             Place::Own(own) => own.0.to_path_buf(),
+            Place::Buffer(buffer) => buffer.0.to_path_buf(),
         }
     }
 
@@ -102,6 +121,7 @@ impl ScanFile {
             Place::InDir { dir, name } if dir.shown.is_empty() => ("", "", name),
             Place::InDir { dir, name } => (&dir.shown, "/", name),
             Place::Own(own) => ("", "", &own.1),
+            Place::Buffer(buffer) => ("", "", &buffer.1),
         }
     }
 
@@ -302,6 +322,22 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 /// `excludes` (each relative to its own base directory) applied; files named
 /// explicitly are always scanned.
 pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> Result<WalkResult, WalkError> {
+    walk_with_texts(roots, excludes, extra_exts, &HashMap::new())
+}
+
+/// [`walk`], where `texts` (by absolute path, as [`crate::config::absolute`]
+/// spells it) stand for the content of the files at those paths: an
+/// editor's unsaved buffers, or standard input. A root with a text is a named
+/// file even if it is not on disk; a text for a file under a walked
+/// directory is scanned as if the file were there (even if it is not yet),
+/// unless an `exclude` glob or a hidden directory leaves its path out; other
+/// texts are not scanned.
+pub fn walk_with_texts(
+    roots: &[PathBuf],
+    excludes: &[Exclude],
+    extra_exts: &[String],
+    texts: &HashMap<PathBuf, Arc<str>>,
+) -> Result<WalkResult, WalkError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let excluded = Excluded::new(excludes)?;
     let mut files = Vec::new();
@@ -309,20 +345,28 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     let mut finder = ProjectFinder::default();
     // Walked files share their directory (see [`Place`]).
     let mut dirs: HashMap<PathBuf, Arc<Dir>> = HashMap::new();
+    // A file named on the command line (pre-commit names each staged file)
+    // looks for its project up to the current directory.
+    let named = |finder: &mut ProjectFinder, root: &Path| {
+        let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
+        let dir =
+            crate::config::absolute(root.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")));
+        let bound = if dir.starts_with(&cwd) { cwd.clone() } else { dir.clone() };
+        let project = finder.project(&dir, &bound);
+        ScanFile::new(root.to_path_buf(), display_path(root, &cwd), kind, project)
+    };
+    let mut walked_dirs = Vec::new();
     for root in roots {
+        if texts.contains_key(&crate::config::absolute(root)) {
+            files.push(named(&mut finder, root));
+            continue;
+        }
         let unusable = |source| WalkError::Unusable { path: root.clone(), source };
         let meta = std::fs::metadata(root).map_err(unusable)?;
         if meta.is_file() {
             // A file the user named must be readable: failing here beats a warning in a passing run.
             std::fs::File::open(root).map_err(unusable)?;
-            let kind = classify(root, extra_exts).unwrap_or(FileKind::Python);
-            // A file named on the command line (pre-commit names each staged
-            // file) looks for its project up to the current directory.
-            let dir =
-                crate::config::absolute(root.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")));
-            let bound = if dir.starts_with(&cwd) { cwd.clone() } else { dir.clone() };
-            let project = finder.project(&dir, &bound);
-            files.push(ScanFile::new(root.clone(), display_path(root, &cwd), kind, project));
+            files.push(named(&mut finder, root));
             continue;
         }
         // A directory the user named must be readable too: a walk that cannot
@@ -361,6 +405,12 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
                 Err(err) => problems.push((root.display().to_string(), err.to_string())),
             }
         }
+        walked_dirs.push((root, bound));
+    }
+    if !texts.is_empty() {
+        add_texts(&mut files, texts, &walked_dirs, &excluded, extra_exts, &mut |root, bound| {
+            finder.project(&root.parent().map_or_else(|| bound.to_path_buf(), crate::config::absolute), bound)
+        });
     }
     files.sort_by(ScanFile::display_cmp);
     files.dedup_by(|a, b| a.display_cmp(b).is_eq());
@@ -378,6 +428,40 @@ pub fn walk(roots: &[PathBuf], excludes: &[Exclude], extra_exts: &[String]) -> R
     // spare capacity would cost as much as the findings.
     files.shrink_to_fit();
     Ok(WalkResult { files, projects, problems, excluded })
+}
+
+/// Gives the files that have one their text from `texts`, and adds a file
+/// for each other text under a walked directory (`walked`: each root as
+/// given, and absolute) that the walk would not leave out; `project` finds
+/// an added file's project from its path and its root.
+fn add_texts(
+    files: &mut Vec<ScanFile>,
+    texts: &HashMap<PathBuf, Arc<str>>,
+    walked: &[(&PathBuf, PathBuf)],
+    excluded: &Excluded,
+    extra_exts: &[String],
+    project: &mut dyn FnMut(&Path, &Path) -> usize,
+) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut unused: HashMap<&PathBuf, &Arc<str>> = texts.iter().collect();
+    for f in files.iter_mut() {
+        if let Some(text) = unused.remove(&crate::config::absolute(&f.path())) {
+            *f = f.with_text(text.clone());
+        }
+    }
+    for (path, text) in unused {
+        let Some((root, bound)) = walked.iter().find(|(_, bound)| path.starts_with(bound)) else { continue };
+        let hidden = path.strip_prefix(bound).is_ok_and(|rest| {
+            rest.components().any(|c| c.as_os_str().to_str().is_some_and(|name| name.starts_with('.')))
+        });
+        let left_out =
+            hidden || path.ancestors().take_while(|a| a.starts_with(bound)).any(|a| excluded.excludes(a, a != path));
+        let Some(kind) = classify(path, extra_exts).filter(|_| !left_out) else { continue };
+        // Shown and found as the walk shows a file under `root`.
+        let on_walk = root.join(path.strip_prefix(bound).unwrap_or(path));
+        let file = ScanFile::new(on_walk.clone(), display_path(&on_walk, &cwd), kind, project(&on_walk, bound));
+        files.push(file.with_text(text.clone()));
+    }
 }
 
 /// The names that make a directory a project: `requirements*.txt` besides these.
@@ -516,6 +600,41 @@ mod tests {
             assert_eq!(f.path(), PathBuf::from(path), "{path}");
             assert_eq!(matches!(f.place, Place::InDir { .. }), shared, "{path}");
         }
+    }
+
+    #[test]
+    fn texts_stand_for_files_on_disk_and_for_files_not_saved_yet() {
+        let root = std::env::temp_dir().join(format!("npu-mem-walk-texts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("vendor")).unwrap();
+        std::fs::write(root.join("a.py"), "on disk\n").unwrap();
+        let root = crate::config::absolute(&root);
+        let text = |t: &str| -> Arc<str> { t.into() };
+        let texts: HashMap<PathBuf, Arc<str>> = [
+            (root.join("a.py"), text("buffer a\n")),
+            (root.join("new/b.py"), text("buffer b\n")),
+            (root.join("vendor/c.py"), text("excluded\n")),
+            (root.join(".hidden/d.py"), text("hidden\n")),
+            (root.join("notes.txt"), text("not scanned\n")),
+            (std::env::temp_dir().join("elsewhere.py"), text("outside\n")),
+        ]
+        .into_iter()
+        .collect();
+        let exclude = Exclude { glob: "vendor/".into(), base: root.clone(), source: "test".into() };
+        let walked = walk_with_texts(&[root.clone()], &[exclude], &[], &texts).unwrap();
+        let found: Vec<(String, Option<&str>)> = walked
+            .files
+            .iter()
+            .map(|f| (f.path().strip_prefix(&root).unwrap().display().to_string(), f.text().map(|t| &**t)))
+            .collect();
+        assert_eq!(found, [("a.py".into(), Some("buffer a\n")), ("new/b.py".into(), Some("buffer b\n"))]);
+        // A named file with a text need not exist.
+        let named = root.join("unsaved.py");
+        let texts: HashMap<PathBuf, Arc<str>> = [(named.clone(), text("x\n"))].into_iter().collect();
+        let walked = walk_with_texts(&[named.clone()], &[], &[], &texts).unwrap();
+        assert_eq!(walked.files.len(), 1);
+        assert_eq!((walked.files[0].path(), walked.files[0].text().map(|t| &**t)), (named, Some("x\n")));
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

@@ -44,7 +44,7 @@
 
 use crate::project::named_files::NamedFiles;
 use crate::project::processes::LazyGraph;
-use crate::source::{read_source, LineSet};
+use crate::source::{read_file, LineSet};
 use crate::walk::{Excluded, FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -241,7 +241,7 @@ fn functions_with_findings(
             let path = f.display();
             let lines = finding_lines.get(path.as_ref())?;
             let mut functions =
-                crate::project::uncalled::top_level_functions(&read_source(&f.path(), f.kind).ok()?.text);
+                crate::project::uncalled::top_level_functions(&read_file(f).ok()?.text);
             // `torch.hub.load(repo, "name")` calls a hubconf.py's public
             // functions by name, from outside the project.
             let hub = path.rsplit('/').next() == Some("hubconf.py");
@@ -317,7 +317,7 @@ fn read_project(
         .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
         .filter(|f| !inert_shell.contains(f.display().as_ref()))
         .filter_map(|f| {
-            let text = read_source(&f.path(), f.kind).ok()?.text;
+            let text = read_file(f).ok()?.text;
             Some(read(&f.display(), Some(f.kind), f.kind == FileKind::Shell, &text))
         });
     let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {

@@ -20,7 +20,7 @@
 //! shell scripts start no NPU run (see [`crate::project::launches`]). A project whose
 //! shell scripts never name the NPU is left as it is.
 
-use crate::source::read_source;
+use crate::source::read_file;
 use crate::walk::{FileKind, ScanFile};
 use std::collections::{BTreeSet, HashMap};
 
@@ -57,7 +57,7 @@ pub fn closure(
     let scripts: Vec<(String, String)> = files
         .iter()
         .filter(|f| f.kind == FileKind::Shell)
-        .filter_map(|f| Some((f.display().into_owned(), read_source(&f.path(), f.kind).ok()?.text)))
+        .filter_map(|f| Some((f.display().into_owned(), read_file(f).ok()?.text)))
         .map(|(path, text)| (path, crate::parse::shell::Comments::of(&text).blank(&text)))
         .collect();
     // The scripts that name the NPU, and those beside them: Huawei keeps a

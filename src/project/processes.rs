@@ -19,7 +19,7 @@
 //! so memory stays flat, and only the projects that need the graph pay for
 //! it.
 
-use crate::source::read_source;
+use crate::source::read_file;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -183,7 +183,7 @@ impl<'f> ImportGraph<'f> {
 /// Every qualified name a file's import statements import (relative ones
 /// start with dots), read from its lines; none for a file that cannot be read.
 fn imported_names(file: &ScanFile) -> Vec<String> {
-    read_source(&file.path(), file.kind)
+    read_file(file)
         .map(|source| crate::semantic::import_lines::imported_names(&source.text))
         .unwrap_or_default()
 }

@@ -17,7 +17,7 @@ use crate::finding::{Finding, Severity};
 use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_defs;
 use crate::semantic::options::Gate;
-use crate::source::{read_source, LineSet};
+use crate::source::{read_file, LineSet};
 use crate::walk::{FileKind, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -264,7 +264,7 @@ fn untaken_in(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize) -> 
     let definitions: Vec<option_defs::Definitions> = (0..python.len())
         .into_par_iter()
         .filter(|&j| run_anywhere[j])
-        .filter_map(|j| Some(option_defs::in_file(&read_source(&python[j].path(), python[j].kind).ok()?.text)))
+        .filter_map(|j| Some(option_defs::in_file(&read_file(python[j]).ok()?.text)))
         .filter(|d| !d.is_empty())
         .collect();
     let gates: Vec<(&str, &[Gate], &[usize])> =

@@ -17,7 +17,7 @@
 //! have a project nested inside them.
 
 use crate::semantic::import_lines::imported_names;
-use crate::source::read_source;
+use crate::source::read_file;
 use crate::walk::{FileKind, WalkResult};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -58,7 +58,7 @@ pub fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
             .par_iter()
             .filter(|f| f.project == parent && f.kind == FileKind::Python)
             .map(|f| {
-                let text = read_source(&f.path(), f.kind).map(|s| s.text).unwrap_or_default();
+                let text = read_file(f).map(|s| s.text).unwrap_or_default();
                 let tops = imported_names(&text)
                     .into_iter()
                     .filter(|n| !n.starts_with('.'))
