@@ -134,8 +134,7 @@ fn edit_file(
 ) -> Result<(usize, Vec<String>), AddIgnoreError> {
     let original =
         std::fs::read(path).map_err(|source| AddIgnoreError::Unreadable { path: path.to_path_buf(), source })?;
-    let python = !path.to_string_lossy().ends_with(".sh");
-    let kind = if python { FileKind::Python } else { FileKind::Shell };
+    let kind = if path.to_string_lossy().ends_with(".sh") { FileKind::Shell } else { FileKind::Python };
     let not_text = |e: ReadError| AddIgnoreError::NotText { path: path.to_path_buf(), reason: e.to_string() };
     let source = crate::source::decode(original.clone(), kind).map_err(not_text)?;
     let encoding = source.encoding;
@@ -144,11 +143,45 @@ fn edit_file(
         return Err(not_reversible());
     }
     let SourceText { text, .. } = source;
-    let tree = if python { parse_python(&text) } else { None };
+    let added = with_suppressions(path, &text, kind, lines, reason)?;
+    if added.comments == 0 {
+        return Ok((0, added.skipped));
+    }
+    let bytes = encoding.encode(&added.text).ok_or_else(not_reversible)?;
+    crate::write::replace_file(path, &original, &bytes).map_err(AddIgnoreError::Write)?;
+    Ok((added.comments, added.skipped))
+}
+
+/// A file's text with suppression comments added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppressed {
+    /// The new text.
+    pub text: String,
+    /// Comments added or extended.
+    pub comments: usize,
+    /// Lines left alone, and why.
+    pub skipped: Vec<String>,
+}
+
+/// `text`, of the Python or shell file (`kind`) at `path`, with
+/// `# npu-mem: ignore[CODES] -- reason` appended to each of `lines` (by
+/// 1-based line number, the codes to suppress there), or the codes added to
+/// the suppression already on the line; nothing else changes. What
+/// `--add-ignore` writes, and what the language server's "Ignore this
+/// finding" offers as an edit.
+pub fn with_suppressions(
+    path: &Path,
+    text: &str,
+    kind: FileKind,
+    lines: &BTreeMap<usize, Vec<&str>>,
+    reason: &str,
+) -> Result<Suppressed, AddIgnoreError> {
+    let python = kind != FileKind::Shell;
+    let tree = if python { parse_python(text) } else { None };
     let directives = match &tree {
-        Some(tree) => crate::suppress::in_python(tree.root_node(), &text),
+        Some(tree) => crate::suppress::in_python(tree.root_node(), text),
         None if python => Vec::new(),
-        None => crate::suppress::in_shell(&text),
+        None => crate::suppress::in_shell(text),
     };
     // The line suppression already on a line, to extend rather than repeat.
     let existing: BTreeMap<usize, &Directive> =
@@ -158,7 +191,7 @@ fn edit_file(
     let mut count = 0;
     let mut offset = 0;
     // Lines as the findings count them: a lone CR ends one, as in Python.
-    for (i, raw) in crate::source::python_lines_with_ends(&text).enumerate() {
+    for (i, raw) in crate::source::python_lines_with_ends(text).enumerate() {
         let line_no = i + 1;
         let body = raw.trim_end_matches(['\n', '\r']);
         let ending = &raw[body.len()..];
@@ -188,18 +221,13 @@ fn edit_file(
         }
         offset += raw.len();
     }
-    if count == 0 {
-        return Ok((0, skipped));
-    }
-    if python {
+    if python && count > 0 {
         let errors = |t: &str| parse_python(t).map(|tree| tree.root_node().has_error());
-        if errors(&out) == Some(true) && errors(&text) == Some(false) {
+        if errors(&out) == Some(true) && errors(text) == Some(false) {
             return Err(AddIgnoreError::BreaksSyntax { path: path.to_path_buf() });
         }
     }
-    let bytes = encoding.encode(&out).ok_or_else(not_reversible)?;
-    crate::write::replace_file(path, &original, &bytes).map_err(AddIgnoreError::Write)?;
-    Ok((count, skipped))
+    Ok(Suppressed { text: out, comments: count, skipped })
 }
 
 /// The line with `codes` suppressed: merged into its `existing` suppression

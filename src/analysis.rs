@@ -17,6 +17,7 @@ use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 
 /// One file's analysis, before project facts and suppressions are applied.
+#[derive(Clone)]
 pub struct FileOutcome {
     /// The display path.
     pub path: SharedText,
@@ -70,6 +71,9 @@ impl FileOutcome {
 /// A file's outcome as the scan keeps it until the merge. Most files of a
 /// large repository report nothing; of those only what the merge counts is
 /// kept, so memory grows by a few bytes per such file, not by an outcome.
+/// Cloned by the language server, which merges its outcomes again after
+/// each edit of a file.
+#[derive(Clone)]
 pub enum KeptOutcome {
     /// Analysed, with nothing to report (see [`FileFacts::reports`]) and
     /// not a notebook; it may still make project facts true and add to

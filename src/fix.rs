@@ -89,7 +89,7 @@ pub fn fix_files(
     write: bool,
 ) -> FixRun {
     let fixable = |f: &Finding| mode.applies(f) && !ignores.ignores(f);
-    let wanted = Wanted { mode, ignores };
+    let wanted = Wanted { mode, ignores, only: None };
     let results: Vec<_> = files
         .par_iter()
         .zip(outcomes.par_iter_mut())
@@ -121,19 +121,56 @@ pub fn fix_files(
     run
 }
 
+/// One finding of a file: its code and the byte where it starts, in the
+/// text the analysis sees (a notebook's joined cells).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FindingAt<'a> {
+    /// The rule code.
+    pub code: &'a str,
+    /// The first byte of its range ([`Finding::byte_range`]).
+    pub start: usize,
+}
+
+impl FindingAt<'_> {
+    /// Whether `f` is this finding.
+    fn is(&self, f: &Finding) -> bool {
+        f.code == self.code && f.byte_range.0 == self.start
+    }
+}
+
 /// Which findings' fixes to apply.
 struct Wanted<'a> {
     mode: FixMode,
     ignores: &'a PerFileIgnores,
+    /// Only this finding's fix (and the companions it names), not every fix `mode` applies.
+    only: Option<FindingAt<'a>>,
 }
 
 impl Wanted<'_> {
-    /// Whether to apply `f`'s fix; `companions` are codes an applied fix
-    /// named in `then`, whose fixes come with it whatever their safety.
-    fn wants(&self, f: &Finding, companions: &HashSet<String>) -> bool {
-        let chosen = self.mode.applies(f) || (f.fix.is_some() && companions.contains(f.code.as_str()));
+    /// Whether to apply `f`'s fix in the pass after `passes` others;
+    /// `companions` are codes an applied fix named in `then`, whose fixes
+    /// come with it whatever their safety.
+    fn wants(&self, f: &Finding, companions: &HashSet<String>, passes: usize) -> bool {
+        let picked = self.mode.applies(f) && self.only.is_none_or(|at| passes == 0 && at.is(f));
+        let chosen = picked || (f.fix.is_some() && companions.contains(f.code.as_str()));
         chosen && !self.ignores.ignores(f)
     }
+}
+
+/// Fixes one file in memory, as `--fix` (`mode`), or only finding `only`
+/// (with the fixes its fix brings along: the import a new call needs, say);
+/// `Ok(None)` when nothing changed. Nothing is written: the server's code
+/// actions, which must give what `--fix` gives, are built from the result.
+pub fn fix_in_memory(
+    file: &ScanFile,
+    facts: &ScanFacts,
+    engine: &Engine,
+    mode: FixMode,
+    ignores: &PerFileIgnores,
+    only: Option<FindingAt>,
+) -> Result<Option<FixedFile>, FixError> {
+    let wanted = Wanted { mode, ignores, only };
+    Ok(fix_file(file, facts, engine, &wanted)?.map(|(fixed, _)| fixed))
 }
 
 /// Fixes one file in memory: `Ok(None)` when nothing changed.
@@ -167,12 +204,12 @@ fn fix_file(
     let mut companions: HashSet<String> = HashSet::new();
     // Companion fixes are for findings the fixes create, not ones already there.
     let mut present_before: Option<HashSet<SharedText>> = None;
-    for _ in 0..MAX_PASSES {
+    for passes in 0..MAX_PASSES {
         let outcome = analyse_text(file, &text, engine);
         let findings = file_findings(&outcome, facts, engine).kept;
         let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
         companions.retain(|c| !before.contains(c.as_str()));
-        let mut pending: Vec<Finding> = findings.into_iter().filter(|f| wanted.wants(f, &companions)).collect();
+        let mut pending: Vec<Finding> = findings.into_iter().filter(|f| wanted.wants(f, &companions, passes)).collect();
         let promised =
             promised.get_or_insert_with(|| pending.iter().map(|f| (f.code.clone(), f.byte_range.0)).collect());
         if pending.is_empty() {
