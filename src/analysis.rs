@@ -193,6 +193,34 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
 /// Analyses `text` as the contents of `file` (the fixer calls this on text
 /// it has edited in memory).
 pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
+    analyse_edited(file, text, engine, None).0
+}
+
+/// [`analyse_text`] for a Python file whose syntax tree before an edit,
+/// with the edit recorded on it, is `old` (see [`crate::parse::parse_python_edited`]);
+/// also gives the new tree, when the file was parsed (for the next edit).
+pub fn analyse_edited(
+    file: &ScanFile,
+    text: &str,
+    engine: &Engine,
+    old: Option<&tree_sitter::Tree>,
+) -> (FileOutcome, Option<tree_sitter::Tree>) {
+    let mut tree_out = None;
+    let out = analyse_into(file, text, engine, old, &mut tree_out);
+    (out, tree_out)
+}
+
+/// [`analyse_edited`]'s work; the new syntax tree, if any, goes to `tree_out`.
+fn analyse_into(
+    file: &ScanFile,
+    text: &str,
+    engine: &Engine,
+    old: Option<&tree_sitter::Tree>,
+    tree_out: &mut Option<tree_sitter::Tree>,
+) -> FileOutcome {
+    // A notebook's tree is of its joined cells, not of the text an editor changes.
+    let old = old.filter(|_| file.kind == FileKind::Python);
+    let parse = |text: &str| crate::parse::parse_python_edited(text, old);
     let mut out = FileOutcome::new(file);
     let path_findings = engine.analyse_path(&out.path);
     if file.kind == FileKind::PathOnly {
@@ -229,16 +257,17 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
         // names it spells out collected (a build script may trigger no rule);
         // a Python file is parsed only if it has either.
         if text.contains(suppress::MARKER) || mentions_named_extension(engine, text) {
-            if let Some(tree) = parse_python(text) {
+            if let Some(tree) = parse(text) {
                 out.facts.directives = suppress::in_python(tree.root_node(), text);
                 out.facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+                *tree_out = Some(tree);
             }
         }
         out.facts.findings = path_findings;
         return out;
     };
     let lines = LineIndex::new(text);
-    let Some(tree) = parse_python(text) else {
+    let Some(tree) = parse(text) else {
         return out.skipped(format!(
             "the parser gave up on this file (parsing stops after {} s; tree-sitter's error recovery can take that \
              long on long broken lines); skipped",
@@ -287,6 +316,7 @@ pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome
     facts.findings.extend(path_findings);
     out.facts = facts;
     out.notebook = notebook.map(Box::new);
+    *tree_out = Some(tree);
     out
 }
 

@@ -235,6 +235,14 @@ impl Cache {
         Ok(Cache { file, entries, seen, oldest_seen, note })
     }
 
+    /// A cache that lives in memory only, holding `entries` (what
+    /// [`crate::scan::cache_entries`] gave): the language server's, which
+    /// re-analyses only the files that changed since its last pass, and
+    /// writes nothing into the user's tree ([`Cache::save`] writes nothing for it).
+    pub fn in_memory(entries: BTreeMap<String, StoredOutcome>) -> Cache {
+        Cache { file: PathBuf::new(), entries, seen: BTreeMap::new(), oldest_seen: None, note: None }
+    }
+
     /// The stored analysis of `path` if it was made from exactly `content`.
     pub fn get(&self, path: &str, content: ContentId) -> Option<&StoredOutcome> {
         self.entries.get(path).filter(|e| e.content == content)
@@ -246,10 +254,11 @@ impl Cache {
     /// directory with its tag and a `.gitignore` that ignores it. The cache
     /// file replaces whatever is at its path, a symbolic link included:
     /// nothing is written through a link. A run that changes nothing stored
-    /// (see [`Cache::has_news`]) writes nothing.
+    /// (see [`Cache::has_news`]) writes nothing, and an in-memory cache
+    /// nothing ever.
     pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), CacheError> {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        if !self.has_news(&entries, now) {
+        if self.file.as_os_str().is_empty() || !self.has_news(&entries, now) {
             return Ok(());
         }
         let dir = self.file.parent().unwrap_or(Path::new("."));

@@ -22,6 +22,8 @@ pub enum Command {
     Rules(RulesArgs),
     /// Explain one rule.
     Rule(RuleArgs),
+    /// Run the language server on stdin and stdout, for editors (see README: "In your editor").
+    Server,
 }
 
 /// Output formats of `scan`.

@@ -160,6 +160,15 @@ pub struct Settings {
     pub entries: Setting<Entries>,
 }
 
+impl Settings {
+    /// Whether rule `code` runs: `select` names it (or is empty) and `ignore` does not.
+    pub fn enables(&self, code: &str) -> bool {
+        let (select, ignore) = (&self.select.value, &self.ignore.value);
+        (select.is_empty() || select.iter().any(|s| code.starts_with(s.as_str())))
+            && !ignore.iter().any(|s| code.starts_with(s.as_str()))
+    }
+}
+
 /// The line of the first occurrence of `key` (as a TOML key, or as the last
 /// part of a table header such as `[tool.npu-mem.severity]`) in `text`.
 fn line_of(text: &str, key: &str) -> Option<usize> {

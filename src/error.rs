@@ -8,6 +8,7 @@ use crate::output::ReportFileError;
 use crate::report::rules::UnknownRule;
 use crate::rules::error::PackError;
 use crate::rules::spec_error::VersionError;
+use crate::server::ServerError;
 use crate::stdin::StdinError;
 use crate::walk::WalkError;
 use std::fmt;
@@ -31,6 +32,8 @@ pub enum RunError {
     StdinFixReport,
     /// Standard input cannot be scanned.
     Stdin(StdinError),
+    /// The language server cannot start.
+    Server(ServerError),
     /// The worker threads could not be started.
     Threads(rayon::ThreadPoolBuildError),
     /// A path to scan, or an `exclude` glob, cannot be used.
@@ -73,6 +76,7 @@ impl fmt::Display for RunError {
                  --format and the --output flags, or use --diff"
             ),
             RunError::Stdin(e) => e.fmt(f),
+            RunError::Server(e) => e.fmt(f),
             RunError::Threads(e) => {
                 write!(f, "cannot start worker threads: {e}; pass a smaller --threads, or leave it out")
             }
@@ -104,6 +108,7 @@ impl std::error::Error for RunError {
             RunError::Stdout(e) => Some(e),
             RunError::Walk(e) => Some(e),
             RunError::Stdin(e) => Some(e),
+            RunError::Server(e) => Some(e),
             RunError::AfterFix { error, .. } => Some(error.as_ref()),
             RunError::StatisticsFormat | RunError::UnsafeFixesAlone | RunError::StdinFixReport => None,
         }
@@ -118,6 +123,7 @@ wraps_errors!(RunError {
     Threads(rayon::ThreadPoolBuildError),
     Walk(WalkError),
     Stdin(StdinError),
+    Server(ServerError),
     Baseline(BaselineError),
     ReportFile(ReportFileError),
     Diff(DiffError),

@@ -42,6 +42,7 @@ pub mod report;
 pub mod rules;
 pub mod scan;
 pub mod semantic;
+pub mod server;
 pub mod shown_path;
 pub mod source;
 pub mod stdin;

@@ -36,6 +36,7 @@ fn main() -> ExitCode {
             .map_err(RunError::from)
             .and_then(|set| Ok(npu_mem::report::rules::explain(&set, &args.code)?))
             .and_then(|text| print_or_fail(&text)),
+        Command::Server => npu_mem::server::run().map_err(RunError::from),
     };
     let code = match result {
         Ok(code) => code,
@@ -107,12 +108,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     // Every input read and every output opened before the first file is written.
     let recorded = args.baseline.as_deref().map(baseline::read).transpose()?;
     let report_files = ReportFiles::open(&args)?;
-    let (select, ignore) = (&settings.select.value, &settings.ignore.value);
-    let enabled = |code: &str| {
-        (select.is_empty() || select.iter().any(|s| code.starts_with(s.as_str())))
-            && !ignore.iter().any(|s| code.starts_with(s.as_str()))
-    };
-    let engine = Engine::new(&set, target, &enabled);
+    let engine = Engine::new(&set, target, &|code: &str| settings.enables(code));
 
     let texts = buffer.iter().map(|b| (config::absolute(&b.path), b.text.clone())).collect();
     let walked = walk::walk_with_texts(&roots, &settings.exclude.value, &set.compiler.file_extensions, &texts)?;

@@ -30,6 +30,13 @@ static PARSE_LIMIT_IN_FORCE: std::sync::LazyLock<Duration> = std::sync::LazyLock
 /// not on ordinary input (syntax errors still produce a tree with error
 /// nodes), or if parsing takes longer than `PARSE_TIME_LIMIT`.
 pub fn parse_python(text: &str) -> Option<Tree> {
+    parse_python_edited(text, None)
+}
+
+/// [`parse_python`], reusing `old`: the tree of the text before an edit,
+/// on which the edit was recorded with `Tree::edit` (an editor's buffer,
+/// re-parsed after each change in a fraction of the time of a fresh parse).
+pub fn parse_python_edited(text: &str, old: Option<&Tree>) -> Option<Tree> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -45,7 +52,7 @@ pub fn parse_python(text: &str) -> Option<Tree> {
         // Python reads a lone `\r` as a line break; tree-sitter does not.
         let python = crate::source::python_line_ends(text);
         let bytes = python.as_bytes();
-        let tree = parser.parse_with_options(&mut |at, _| bytes.get(at..).unwrap_or_default(), None, Some(options));
+        let tree = parser.parse_with_options(&mut |at, _| bytes.get(at..).unwrap_or_default(), old, Some(options));
         if tree.is_none() {
             // A cancelled parse leaves state behind; the next file starts afresh.
             parser.reset();

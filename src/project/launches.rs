@@ -240,8 +240,7 @@ fn functions_with_findings(
         .filter_map(|f| {
             let path = f.display();
             let lines = finding_lines.get(path.as_ref())?;
-            let mut functions =
-                crate::project::uncalled::top_level_functions(&read_file(f).ok()?.text);
+            let mut functions = crate::project::uncalled::top_level_functions(&read_file(f).ok()?.text);
             // `torch.hub.load(repo, "name")` calls a hubconf.py's public
             // functions by name, from outside the project.
             let hub = path.rsplit('/').next() == Some("hubconf.py");

@@ -183,9 +183,7 @@ impl<'f> ImportGraph<'f> {
 /// Every qualified name a file's import statements import (relative ones
 /// start with dots), read from its lines; none for a file that cannot be read.
 fn imported_names(file: &ScanFile) -> Vec<String> {
-    read_file(file)
-        .map(|source| crate::semantic::import_lines::imported_names(&source.text))
-        .unwrap_or_default()
+    read_file(file).map(|source| crate::semantic::import_lines::imported_names(&source.text)).unwrap_or_default()
 }
 
 /// The project's Python files by dotted module path (`pkg/mod.py` is

@@ -102,10 +102,16 @@ pub fn list_markdown(set: &RuleSet) -> String {
         );
     }
     for r in &set.rules {
-        let _ = writeln!(out, "\n## {} {}\n\n{}\n", r.code, r.name, facts(r));
-        out.push_str(&rule_docs::to_markdown(&rule_docs::sections(r), "###"));
+        out.push('\n');
+        out.push_str(&markdown(r));
     }
     out
+}
+
+/// One rule's documentation as Markdown, as its section of `docs/rules.md`
+/// (also the language server's hover and the pages its diagnostics link to).
+pub fn markdown(r: &Rule) -> String {
+    format!("## {} {}\n\n{}\n\n{}", r.code, r.name, facts(r), rule_docs::to_markdown(&rule_docs::sections(r), "###"))
 }
 
 /// The id GitHub gives the rule's heading (`## TX001 cuda-call` -> `tx001-cuda-call`).
