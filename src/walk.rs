@@ -621,7 +621,7 @@ mod tests {
         .into_iter()
         .collect();
         let exclude = Exclude { glob: "vendor/".into(), base: root.clone(), source: "test".into() };
-        let walked = walk_with_texts(&[root.clone()], &[exclude], &[], &texts).unwrap();
+        let walked = walk_with_texts(std::slice::from_ref(&root), &[exclude], &[], &texts).unwrap();
         let found: Vec<(String, Option<&str>)> = walked
             .files
             .iter()
@@ -631,7 +631,7 @@ mod tests {
         // A named file with a text need not exist.
         let named = root.join("unsaved.py");
         let texts: HashMap<PathBuf, Arc<str>> = [(named.clone(), text("x\n"))].into_iter().collect();
-        let walked = walk_with_texts(&[named.clone()], &[], &[], &texts).unwrap();
+        let walked = walk_with_texts(std::slice::from_ref(&named), &[], &[], &texts).unwrap();
         assert_eq!(walked.files.len(), 1);
         assert_eq!((walked.files[0].path(), walked.files[0].text().map(|t| &**t)), (named, Some("x\n")));
         let _ = std::fs::remove_dir_all(&root);

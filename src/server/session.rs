@@ -98,13 +98,16 @@ struct ClientCaps {
     watch_files: bool,
 }
 
+/// What a workspace pass gives back: the configuration it used, and its result.
+type PassResult = (Arc<Config>, Result<Pass, ConfigProblem>);
+
 /// The analysis of the whole workspace and the passes that renew it.
 #[derive(Default)]
 struct Workspace {
     /// The last pass's project, kept up to date edit by edit.
     project: Option<Project>,
     /// The pass under way, with the configuration it uses.
-    pending: Option<Receiver<(Arc<Config>, Result<Pass, ConfigProblem>)>>,
+    pending: Option<Receiver<PassResult>>,
     /// Another pass is wanted once the one under way is done.
     again: bool,
     /// When a pass is due.
@@ -468,7 +471,7 @@ impl Session {
     }
 
     /// A pass is done (`None`: its thread ended without a result).
-    fn pass_done(&mut self, result: Option<(Arc<Config>, Result<Pass, ConfigProblem>)>) {
+    fn pass_done(&mut self, result: Option<PassResult>) {
         self.workspace.pending = None;
         let current = |config: &Arc<Config>| self.config.as_ref().is_some_and(|c| Arc::ptr_eq(c, config));
         match result {
