@@ -488,6 +488,10 @@ impl Session {
                 self.lone.retain(|uri, _| path_of(uri).is_none_or(|p| !project.has(&p)));
                 self.workspace.project = Some(project);
                 self.publish_all();
+                // Edits that waited for the first pass (or are not in it) are analysed now.
+                if !self.dirty.is_empty() {
+                    self.dirty_due = Some(Instant::now());
+                }
             }
             Some((config, Err(problem))) if current(&config) => self.show_config_problem(&problem),
             Some(_) => self.workspace.again = true,
