@@ -151,6 +151,7 @@ pub struct Project {
 }
 
 /// What the walk found, and what it could not walk into.
+#[derive(Clone)]
 pub struct WalkResult {
     /// Files in deterministic (display path) order.
     pub files: Vec<ScanFile>,

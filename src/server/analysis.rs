@@ -276,30 +276,22 @@ impl Project {
     /// Decides the project facts from every file's analysis and applies them,
     /// with the configuration's settings, to each file's findings.
     pub fn merge(&mut self) {
-        let engine = self.config.engine();
-        let settings = &self.config.settings;
-        let mut outcome =
-            scan::merge(self.outcomes.clone(), &engine, &self.walked, &settings.migration, settings.entries.value);
-        scan::apply_settings(&mut outcome, &self.config.ignores, &settings.severity.value);
-        let by_display: HashMap<String, &PathBuf> =
-            self.index.iter().map(|(path, &i)| (self.walked.files[i].display().into_owned(), path)).collect();
-        let mut reports: HashMap<PathBuf, FileReport> = HashMap::new();
-        for f in outcome.findings {
-            if let Some(&path) = by_display.get(f.path.as_str()) {
-                reports.entry(path.clone()).or_default().findings.push(f);
-            }
+        self.reports = self.snapshot().merge().0;
+    }
+
+    /// What a merge needs, to run it on another thread while the project takes edits.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            config: self.config.clone(),
+            walked: self.walked.clone(),
+            outcomes: self.outcomes.clone(),
+            index: self.index.clone(),
         }
-        for p in outcome.problems {
-            if let Some(&path) = by_display.get(p.path.as_str()) {
-                reports.entry(path.clone()).or_default().problem = Some(p);
-            }
-        }
-        for (path, r) in reports.iter_mut() {
-            let project = self.index.get(path).and_then(|&i| outcome.projects.get(self.walked.files[i].project));
-            let first = project.and_then(|p| p.transfer_imports.first());
-            r.migration_site = first.and_then(|(display, line)| Some(((*by_display.get(display)?).clone(), *line)));
-        }
-        self.reports = reports;
+    }
+
+    /// Takes the reports of a merge of one of its snapshots.
+    pub fn set_reports(&mut self, reports: Reports) {
+        self.reports = reports.0;
     }
 
     /// What `scan` reports for the file at `path`, as of the last [`Project::merge`].
@@ -323,6 +315,48 @@ impl Project {
         let fixed = fix::fix_in_memory(&self.walked.files[i], &facts, &engine, mode, &self.config.ignores, only)
             .map_err(|e| e.to_string())?;
         Ok(fixed.map(|f| String::from_utf8_lossy(&f.fixed).into_owned()))
+    }
+}
+
+/// A project's files and their analyses as of one moment.
+pub struct Snapshot {
+    config: Arc<Config>,
+    walked: WalkResult,
+    outcomes: Vec<KeptOutcome>,
+    index: HashMap<PathBuf, usize>,
+}
+
+/// What `scan` reports for each file of a project, by absolute path.
+pub struct Reports(HashMap<PathBuf, FileReport>);
+
+impl Snapshot {
+    /// Decides the project facts from every file's analysis and applies
+    /// them, with the configuration's settings, to each file's findings.
+    pub fn merge(self) -> Reports {
+        let Snapshot { config, walked, outcomes, index } = self;
+        let engine = config.engine();
+        let settings = &config.settings;
+        let mut outcome = scan::merge(outcomes, &engine, &walked, &settings.migration, settings.entries.value);
+        scan::apply_settings(&mut outcome, &config.ignores, &settings.severity.value);
+        let by_display: HashMap<String, &PathBuf> =
+            index.iter().map(|(path, &i)| (walked.files[i].display().into_owned(), path)).collect();
+        let mut reports: HashMap<PathBuf, FileReport> = HashMap::new();
+        for f in outcome.findings {
+            if let Some(&path) = by_display.get(f.path.as_str()) {
+                reports.entry(path.clone()).or_default().findings.push(f);
+            }
+        }
+        for p in outcome.problems {
+            if let Some(&path) = by_display.get(p.path.as_str()) {
+                reports.entry(path.clone()).or_default().problem = Some(p);
+            }
+        }
+        for (path, r) in reports.iter_mut() {
+            let project = index.get(path).and_then(|&i| outcome.projects.get(walked.files[i].project));
+            let first = project.and_then(|p| p.transfer_imports.first());
+            r.migration_site = first.and_then(|(display, line)| Some(((*by_display.get(display)?).clone(), *line)));
+        }
+        Reports(reports)
     }
 }
 

@@ -22,13 +22,19 @@ pub struct Document {
     /// The syntax tree of the last analysis, with the changes since then
     /// recorded on it; `None` when there is none to reuse.
     pub tree: Option<Tree>,
+    /// The version its project's analysis has (`None`: not analysed yet).
+    pub analysed: Option<i32>,
+    /// The version its project's reports are of: its diagnostics are
+    /// published only when that is its version, never at the places of an
+    /// older text.
+    pub reported: Option<i32>,
 }
 
 impl Document {
     /// A document opened with `text`.
     pub fn new(path: PathBuf, version: i32, text: String) -> Document {
         let lines = Lines::new(&text);
-        Document { path, version, text: text.into(), lines, tree: None }
+        Document { path, version, text: text.into(), lines, tree: None, analysed: None, reported: None }
     }
 
     /// Applies the client's changes (in order) and takes the new version.

@@ -8,7 +8,7 @@
 //! configuration file changes.
 
 use super::actions::{self, FIX_ALL};
-use super::analysis::{self, Config, ConfigProblem, Overrides, Pass, Project, Stored};
+use super::analysis::{self, Config, ConfigProblem, Overrides, Pass, Project, Reports, Stored};
 use super::diagnostics::{self, Context};
 use super::documents::Document;
 use super::hover;
@@ -32,9 +32,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long edits are gathered before the analysis runs: a burst of
-/// keystrokes is analysed once, and a pause shows its diagnostics at once.
-const DEBOUNCE: Duration = Duration::from_millis(15);
+/// How long edits are gathered before the analysis runs; every change
+/// already received is taken in too, so a burst of keystrokes that arrives
+/// while an analysis runs is analysed once after it.
+const DEBOUNCE: Duration = Duration::from_millis(5);
+
+/// A merge of the workspace that took longer than this moves the next ones
+/// off the session's thread, so that it keeps answering while they run.
+const SLOW_MERGE: Duration = Duration::from_millis(40);
 
 /// How long changes on disk are gathered before the workspace is analysed
 /// again (a `git checkout` changes many files at once).
@@ -62,6 +67,7 @@ pub fn run(transport: Transport) -> u8 {
         let due = session.next_due();
         let wait = due.map_or(never(), |at| after(at.saturating_duration_since(Instant::now())));
         let pass = session.workspace.pending.clone().unwrap_or_else(never);
+        let merged = session.merging.pending.clone().unwrap_or_else(never);
         select! {
             recv(receiver) -> incoming => match incoming {
                 Ok(incoming) => {
@@ -73,7 +79,16 @@ pub fn run(transport: Transport) -> u8 {
                 Err(_) => return 1,
             },
             recv(pass) -> result => session.pass_done(result.ok()),
-            recv(wait) -> _ => session.run_due(),
+            recv(merged) -> result => session.merge_done(result.ok()),
+            recv(wait) -> _ => {
+                // What the client sent meanwhile comes first: its edits join this analysis.
+                while let Ok(incoming) = receiver.try_recv() {
+                    if let Some(code) = session.handle(incoming) {
+                        return code;
+                    }
+                }
+                session.run_due();
+            }
         }
     }
 }
@@ -101,11 +116,28 @@ struct ClientCaps {
 /// What a workspace pass gives back: the configuration it used, and its result.
 type PassResult = (Arc<Config>, Result<Pass, ConfigProblem>);
 
+/// What a merge on another thread gives back: the project it is of (its
+/// generation), each document's version in it, the reports, and how long it took.
+type MergeResult = (u64, HashMap<Url, i32>, Reports, Duration);
+
+/// Merges of the workspace run off the session's thread once they are slow.
+#[derive(Default)]
+struct Merging {
+    /// The merge under way.
+    pending: Option<Receiver<MergeResult>>,
+    /// Another merge is wanted once the one under way is done.
+    again: bool,
+    /// How long the last merge took.
+    last: Duration,
+}
+
 /// The analysis of the whole workspace and the passes that renew it.
 #[derive(Default)]
 struct Workspace {
     /// The last pass's project, kept up to date edit by edit.
     project: Option<Project>,
+    /// Counts the projects installed, so that a merge of an older one is dropped.
+    generation: u64,
     /// The pass under way, with the configuration it uses.
     pending: Option<Receiver<PassResult>>,
     /// Another pass is wanted once the one under way is done.
@@ -129,6 +161,7 @@ struct Session {
     docs: HashMap<String, Url>,
     documents: HashMap<Url, Document>,
     workspace: Workspace,
+    merging: Merging,
     /// Projects of one open file each, for files outside the workspace (or not in it yet).
     lone: HashMap<Url, Project>,
     /// What was last published per document.
@@ -153,6 +186,7 @@ impl Session {
             docs: HashMap::new(),
             documents: HashMap::new(),
             workspace: Workspace::default(),
+            merging: Merging::default(),
             lone: HashMap::new(),
             published: HashMap::new(),
             dirty: BTreeSet::new(),
@@ -213,9 +247,8 @@ impl Session {
     }
 
     fn request(&mut self, req: Request) {
-        // Answers are about the documents as they are now.
-        if !self.dirty.is_empty() && self.stage == Stage::Running {
-            self.analyse_edits();
+        if self.stage == Stage::Running {
+            self.settle();
         }
         let refuse = |code: ErrorCode, message: &str| Response::new_err(req.id.clone(), code as i32, message.into());
         let response = match (self.stage, req.method.as_str()) {
@@ -417,6 +450,7 @@ impl Session {
             self.config = Some(Arc::new(config));
             // Another configuration re-uses nothing of the last pass.
             self.workspace.project = None;
+            self.workspace.generation += 1;
             self.lone.clear();
             self.start_pass();
         }
@@ -480,14 +514,18 @@ impl Session {
                 let mut project = Project::new(config, pass);
                 // Buffers edited while the pass ran are analysed as they are now.
                 for doc in self.documents.values_mut() {
-                    if project.has(&doc.path) && analysed.get(&doc.path) != Some(&doc.text) {
-                        doc.tree = project.edit(&doc.path, &doc.text, None);
+                    if project.has(&doc.path) {
+                        if analysed.get(&doc.path) != Some(&doc.text) {
+                            doc.tree = project.edit(&doc.path, &doc.text, None);
+                        }
+                        doc.analysed = Some(doc.version);
                     }
                 }
-                project.merge();
                 self.lone.retain(|uri, _| path_of(uri).is_none_or(|p| !project.has(&p)));
                 self.workspace.project = Some(project);
-                self.publish_all();
+                self.workspace.generation += 1;
+                self.merging.last = Duration::ZERO;
+                self.merge_workspace();
                 // Edits that waited for the first pass (or are not in it) are analysed now.
                 if !self.dirty.is_empty() {
                     self.dirty_due = Some(Instant::now());
@@ -531,6 +569,7 @@ impl Session {
             match project {
                 Some(project) => {
                     doc.tree = project.edit(&doc.path, &doc.text, doc.tree.as_ref());
+                    doc.analysed = Some(doc.version);
                     merge = true;
                 }
                 None => {
@@ -542,6 +581,7 @@ impl Session {
                     match Project::lone(config.clone(), &doc.path, doc.text.clone()) {
                         Ok(mut project) => {
                             project.merge();
+                            doc.reported = Some(doc.version);
                             self.lone.insert(uri, project);
                         }
                         Err(problem) => self.log(MessageType::ERROR, format!("npu-mem server: {}", problem.message)),
@@ -550,8 +590,77 @@ impl Session {
             }
         }
         if merge {
-            if let Some(project) = self.workspace.project.as_mut() {
-                project.merge();
+            self.merge_workspace();
+        }
+        self.publish_all();
+    }
+
+    /// Analyses the edits not analysed yet and waits for the merge under
+    /// way: answers are about the documents as they are now.
+    fn settle(&mut self) {
+        if !self.dirty.is_empty() {
+            self.analyse_edits();
+        }
+        while let Some(pending) = self.merging.pending.clone() {
+            self.merge_done(pending.recv().ok());
+        }
+    }
+
+    /// Merges the workspace's analyses and publishes what changed; on this
+    /// thread while merges are quick, else on another (one at a time).
+    fn merge_workspace(&mut self) {
+        let Some(project) = self.workspace.project.as_mut() else { return };
+        let versions: HashMap<Url, i32> = self
+            .documents
+            .iter()
+            .filter_map(|(uri, d)| Some((uri.clone(), d.analysed?)))
+            .filter(|(uri, _)| !self.lone.contains_key(uri))
+            .collect();
+        if self.merging.last < SLOW_MERGE {
+            let started = Instant::now();
+            let reports = project.snapshot().merge();
+            self.install_reports(self.workspace.generation, versions, reports, started.elapsed());
+            return;
+        }
+        if self.merging.pending.is_some() {
+            self.merging.again = true;
+            return;
+        }
+        let (snapshot, generation) = (project.snapshot(), self.workspace.generation);
+        let (done, pending) = crossbeam_channel::bounded(1);
+        let spawned = std::thread::Builder::new().name("npu-mem-merge".into()).spawn(move || {
+            let started = Instant::now();
+            let reports = snapshot.merge();
+            let _ = done.send((generation, versions, reports, started.elapsed()));
+        });
+        match spawned {
+            Ok(_) => self.merging.pending = Some(pending),
+            Err(e) => self.log(MessageType::ERROR, format!("npu-mem server: cannot start a merge: {e}")),
+        }
+    }
+
+    /// A merge on another thread is done (`None`: its thread ended without a result).
+    fn merge_done(&mut self, result: Option<MergeResult>) {
+        self.merging.pending = None;
+        match result {
+            Some((generation, versions, reports, took)) => self.install_reports(generation, versions, reports, took),
+            None => self.log(MessageType::ERROR, "npu-mem server: a merge stopped".into()),
+        }
+        if std::mem::take(&mut self.merging.again) {
+            self.merge_workspace();
+        }
+    }
+
+    /// Takes a merge's reports, if they are of the current project, and publishes what changed.
+    fn install_reports(&mut self, generation: u64, versions: HashMap<Url, i32>, reports: Reports, took: Duration) {
+        let Some(project) = self.workspace.project.as_mut().filter(|_| generation == self.workspace.generation) else {
+            return;
+        };
+        project.set_reports(reports);
+        self.merging.last = took;
+        for (uri, version) in versions {
+            if let Some(doc) = self.documents.get_mut(&uri) {
+                doc.reported = Some(version);
             }
         }
         self.publish_all();
@@ -566,6 +675,10 @@ impl Session {
     fn publish_all(&mut self) {
         let mut out = Vec::new();
         for (uri, doc) in &self.documents {
+            // Diagnostics of an older text would be at the wrong places: they wait for the merge.
+            if doc.reported != Some(doc.version) {
+                continue;
+            }
             let Some(project) = self.project_of(uri, &doc.path) else { continue };
             let report = project.report(&doc.path);
             let migration_site = report.migration_site.as_ref().and_then(|(path, line)| {
