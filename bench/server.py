@@ -4,7 +4,9 @@ For each project: open a 2,000-line Python file (the demo's four modules,
 repeated), wait for its diagnostics, then make edits one at a time (a line
 added at the top, which moves every diagnostic, so each edit is published)
 and time each from sending `didChange` to receiving the diagnostics of that
-version. Memory is the server's peak resident set (VmHWM) after the edits.
+version. CPU/edit is the server's user and system time (all threads) over
+the edits, divided by their number: what an edit costs whatever else the
+machine runs. Memory is the server's peak resident set (VmHWM) after the edits.
 
 Projects: the demo with the 2,000-line file added, and 1,000 files (the
 demo's five files in 200 packages) with it, both built in a temporary
@@ -55,6 +57,12 @@ def thousand_files(dir):
     return dir
 
 
+def cpu_seconds(pid):
+    """User and system time of the process, all its threads, so far."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mib(pid):
     for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -78,6 +86,7 @@ def measure(server, project, edits):
     arrived, diagnostics = client.diagnostics(uri, 1, timeout=600)
     first = arrived - started
     latencies = []
+    cpu_before = cpu_seconds(client.proc.pid)
     for version in range(2, edits + 2):
         sent = time.perf_counter()
         change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "# edit\n"}
@@ -87,6 +96,7 @@ def measure(server, project, edits):
         )
         arrived, _ = client.diagnostics(uri, version, timeout=60)
         latencies.append((arrived - sent) * 1000)
+    cpu = (cpu_seconds(client.proc.pid) - cpu_before) / edits * 1000
     peak = peak_rss_mib(client.proc.pid)
     code = client.shutdown()
     assert code == 0, code
@@ -96,6 +106,7 @@ def measure(server, project, edits):
         "first": first,
         "latencies": latencies,
         "peak": peak,
+        "cpu": cpu,
     }
 
 
@@ -112,13 +123,16 @@ def main():
         if args.project:
             projects.append((f"{os.path.basename(args.project)} + 2,000-line file",
                              pathlib.Path(shutil.copytree(args.project, tmp / "real"))))
-        print(f"{'project':32} {'files':>6} {'first diagnostics':>18} {'edit: median':>13} {'p90':>7} {'max':>7} {'peak RSS':>9}")
+        print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"{'project':32} {'files':>6} {'first diagnostics':>18} {'edit: median':>13} {'p90':>7} {'max':>7} "
+              f"{'CPU/edit':>9} {'peak RSS':>9}")
         for name, dir in projects:
             r = measure(args.server, dir, args.edits)
             lat = sorted(r["latencies"])
             p90 = lat[min(len(lat) - 1, int(0.9 * len(lat)))]
             print(f"{name:32} {r['files']:>6} {r['first']:>16.2f} s {statistics.median(lat):>10.1f} ms "
-                  f"{p90:>4.1f} ms {lat[-1]:>4.1f} ms {r['peak']:>5.1f} MiB")
+                  f"{p90:>4.1f} ms {lat[-1]:>4.1f} ms {r['cpu']:>6.1f} ms {r['peak']:>5.1f} MiB")
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
