@@ -185,7 +185,8 @@ fn shell_words(line: &str) -> Vec<String> {
 /// The arguments of every `npu-mem` command (or `cargo run -- ...`) in the
 /// code blocks of `text`, except `text` blocks, which show output.
 fn commands(text: &str) -> Vec<Vec<String>> {
-    let start = Regex::new(r"(?:^|[\s/])npu-mem ((?:scan|rules|rule|server)\b.*)|cargo run(?: --release)? -- (.*)").unwrap();
+    let start =
+        Regex::new(r"(?:^|[\s/])npu-mem ((?:scan|rules|rule|server)\b.*)|cargo run(?: --release)? -- (.*)").unwrap();
     let (blocks, _) = split_fences(text);
     let lines = blocks.iter().filter(|b| b.lang != "text").flat_map(|b| b.lines.iter());
     lines

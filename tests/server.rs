@@ -236,7 +236,7 @@ fn diagnostics_are_the_findings_the_cli_reports_and_follow_edits() {
     let page = d["codeDescription"]["href"].as_str().unwrap();
     let page = PathBuf::from(page.strip_prefix("file://").unwrap());
     let code = d["code"].as_str().unwrap();
-    assert!(std::fs::read_to_string(page).unwrap().contains(&format!("**{code}**")));
+    assert!(std::fs::read_to_string(page).unwrap().contains(&format!("## {code} ")));
 
     // A line added at the top moves every diagnostic one line down.
     client.change(&uri, 2, json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "# a new first line\n" }]));
@@ -252,7 +252,7 @@ fn diagnostics_are_the_findings_the_cli_reports_and_follow_edits() {
     let hover = client
         .call("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": moved[0]["range"]["start"] }));
     let value = hover["result"]["contents"]["value"].as_str().unwrap();
-    for part in ["**What it finds.**", "**Why it matters on an Ascend NPU.**", "**Example**", "**Use instead**"] {
+    for part in ["### What it finds", "### Why it matters on an Ascend NPU", "### Example", "### Use instead"] {
         assert!(value.contains(part), "{part} in {value}");
     }
     assert_eq!(client.shutdown(), 0);

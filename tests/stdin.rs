@@ -20,7 +20,8 @@ fn with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> (String, String, i32) 
         .stderr(Stdio::piped())
         .spawn()
         .expect("npu-mem starts");
-    child.stdin.take().unwrap().write_all(input).unwrap();
+    // A usage error ends npu-mem before it reads: the pipe may close under the write.
+    let _ = child.stdin.take().unwrap().write_all(input);
     let out = child.wait_with_output().unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (text(&out.stdout), text(&out.stderr), out.status.code().unwrap_or(-1))
