@@ -11,6 +11,10 @@ use crate::write::WriteError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The reason `--add-ignore` writes when none is given (and the language
+/// server's "Ignore this finding", unless the client sets another).
+pub const DEFAULT_REASON: &str = "existing finding, suppressed when adopting npu-mem";
+
 /// Why `--add-ignore` left a file alone.
 #[derive(Debug)]
 pub enum AddIgnoreError {

@@ -79,10 +79,6 @@ impl From<MinSeverity> for crate::finding::Severity {
     }
 }
 
-/// The reason `--add-ignore` writes when none is given (and the language
-/// server's "Ignore this finding" writes).
-pub const DEFAULT_IGNORE_REASON: &str = "existing finding, suppressed when adopting npu-mem";
-
 /// `npu-mem scan`.
 #[derive(Debug, clap::Args)]
 // The flags that shape the report, for the modes that write none (--diff,
@@ -154,7 +150,7 @@ pub struct ScanArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "report_flags"])]
     pub write_baseline: Option<PathBuf>,
     /// Append `# npu-mem: ignore[...] -- REASON` to every line with findings, then exit.
-    #[arg(long, value_name = "REASON", num_args = 0..=1, conflicts_with_all = ["write_baseline", "baseline", "report_flags"], default_missing_value = DEFAULT_IGNORE_REASON)]
+    #[arg(long, value_name = "REASON", num_args = 0..=1, conflicts_with_all = ["write_baseline", "baseline", "report_flags"], default_missing_value = crate::add_ignore::DEFAULT_REASON)]
     pub add_ignore: Option<String>,
     /// Keep only findings on lines added or changed since this git revision (untracked files count as changed).
     #[arg(long, value_name = "REV")]

@@ -430,7 +430,7 @@ fn print_fixed(buffer: &npu_mem::stdin::Buffer, run: &fix::FixRun, args: &ScanAr
     print_or_fail(&text)?;
     if !args.quiet {
         let follow_ups = fixed.map_or(&[][..], |f| &f.follow_ups);
-        let counts = fix::describe_count(fixed.map_or(0, |f| f.findings.len()), follow_ups);
+        let counts = report::describe_fixed(fixed.map_or(0, |f| f.findings.len()), follow_ups);
         output::status(&format!("fixed {counts} in standard input"));
     }
     Ok(if args.exit_non_zero_on_fix && fixed.is_some() { EXIT_FINDINGS } else { 0 })

@@ -2,10 +2,10 @@
 //! the pipeline. Every top-level module has its place in [`LAYERS`] and uses
 //! only modules of the layers below it (walk -> read -> parse -> semantic ->
 //! rules -> one file's analysis -> project -> outcome and its filters ->
-//! report and fix -> the driver); no module reaches itself again through the
-//! modules it uses. A module uses another when its code names a path into it:
-//! `crate::a::b`, `super::b`, or, in a parent module, `child::item`. Comments
-//! and unit-test modules may name anything.
+//! report and fix -> the driver -> the language server); no module reaches
+//! itself again through the modules it uses. A module uses another when its
+//! code names a path into it: `crate::a::b`, `super::b`, or, in a parent
+//! module, `child::item`. Comments and unit-test modules may name anything.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -153,7 +153,7 @@ const LAYERS: &[&[&str]] = &[
     &["walk"],
     &["encoding"],
     &["source"],
-    &["notebook"],
+    &["notebook", "stdin"],
     &["parse"],
     &["suppress", "semantic"],
     &["rules"],
@@ -164,8 +164,10 @@ const LAYERS: &[&[&str]] = &[
     &["baseline", "diff", "add_ignore"],
     &["outcome"],
     &["report", "fix"],
-    // The driver and the command line.
-    &["scan", "cli", "error"],
+    // The driver and the command line, the language server, and the errors that end a run.
+    &["scan", "cli"],
+    &["server"],
+    &["error"],
 ];
 
 /// The layer of top-level module `module`.

@@ -30,8 +30,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::add_ignore::DEFAULT_REASON as DEFAULT_IGNORE_REASON;
 pub use crate::atomic::write_whole;
-pub use crate::cli::DEFAULT_IGNORE_REASON;
 pub use crate::config::absolute;
 pub use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, Severity};
 pub use crate::source::line_ends;
