@@ -212,6 +212,54 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
+/// Why a finding is advice rather than work to do: where it was decided
+/// (the project layer) is where the reason is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Advice {
+    /// Its project is on automatic migration, and `transfer_to_npu` handles
+    /// the pattern at run time.
+    TransferToNpu,
+    /// No started process runs its file: an entry script the launch scripts
+    /// never start, or a module only such scripts import.
+    UnlaunchedFile,
+    /// It lies in the `__main__` block of a script nothing starts.
+    UnlaunchedMain,
+    /// It lies in a function nothing in the project calls.
+    UncalledFunction,
+    /// It lies in a branch whose test fails with the options of every run
+    /// the launch scripts start.
+    UntakenBranch,
+    /// It lies in a test that an NPU host skips for want of CUDA.
+    CudaOnlyTest,
+}
+
+impl Advice {
+    /// The identifier used in JSON and SARIF (`uncalled-function`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Advice::TransferToNpu => "transfer-to-npu",
+            Advice::UnlaunchedFile => "unlaunched-file",
+            Advice::UnlaunchedMain => "unlaunched-main",
+            Advice::UncalledFunction => "uncalled-function",
+            Advice::UntakenBranch => "untaken-branch",
+            Advice::CudaOnlyTest => "cuda-only-test",
+        }
+    }
+
+    /// Why, in words that finish "advice: ...".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Advice::TransferToNpu => "handled by transfer_to_npu at run time",
+            Advice::UnlaunchedFile => "in a file that no launch script starts or imports",
+            Advice::UnlaunchedMain => "in the `__main__` block of a script nothing starts",
+            Advice::UncalledFunction => "in a function nothing in the project calls",
+            Advice::UntakenBranch => "in a branch that no run of the launch scripts takes",
+            Advice::CudaOnlyTest => "in a test that an NPU host skips for want of CUDA",
+        }
+    }
+}
+
 /// One reported problem at one place in one file.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Finding {
@@ -258,6 +306,10 @@ pub struct Finding {
     /// its severity is then `info`, and it blocks nothing (`blocker` is false).
     #[serde(default)]
     pub unlaunched: bool,
+    /// Why the finding is advice (`None` when it is not): the one reason
+    /// behind `advisory` or `unlaunched`, for reports that say why.
+    #[serde(default)]
+    pub advice: Option<Advice>,
     /// A machine-applicable fix, if the rule has one and it applies here.
     pub fix: Option<Fix>,
     /// Byte range of the reported node, for overrides and fixes.

@@ -7,7 +7,7 @@
 //! `--migration` flag can decide the style for every project instead.
 
 use crate::config::{Migration, Origin, Setting};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Advice, Finding, Severity};
 
 /// The style a project is migrated in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -129,8 +129,7 @@ impl Assumed {
     pub fn apply(&self, f: &mut Finding, unmigrated: bool) {
         let automatic = self.style == Style::Automatic && !unmigrated;
         if automatic && f.auto_migrated && !f.blocker {
-            f.advisory = true;
-            f.severity = Severity::Info;
+            (f.advisory, f.severity, f.advice) = (true, Severity::Info, Some(Advice::TransferToNpu));
         }
         if f.only_under_automatic && !automatic {
             f.severity = Severity::Info;

@@ -13,7 +13,7 @@ use super::outcome::ProjectOutcome;
 use super::processes;
 use crate::analysis::KeptOutcome;
 use crate::config::{Entries, Migration, Setting};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Advice, Finding, Severity};
 use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_defs;
 use crate::semantic::options::Gate;
@@ -149,13 +149,14 @@ impl Runs {
         if let Some(line) = test {
             self.skipped.insert((f.project, f.path.to_string(), line));
         }
-        if self.unlaunched_files.contains(f.path.as_str())
-            || nothing_runs(project, f)
-            || branch.is_some()
-            || test.is_some()
-        {
+        let unlaunched = if self.unlaunched_files.contains(f.path.as_str()) {
+            Some(Advice::UnlaunchedFile)
+        } else {
+            nothing_runs(project, f).or(branch.map(|_| Advice::UntakenBranch)).or(test.map(|_| Advice::CudaOnlyTest))
+        };
+        if let Some(reason) = unlaunched {
             // Code that no process runs blocks nothing either.
-            (f.unlaunched, f.blocker, f.severity) = (true, false, Severity::Info);
+            (f.unlaunched, f.blocker, f.severity, f.advice) = (true, false, Severity::Info, Some(reason));
         } else if let Some(p) = project {
             let unmigrated = self.unmigrated_files.contains(f.path.as_str()) || self.runs_before_migration(f);
             p.migration.apply(f, unmigrated);
@@ -201,8 +202,8 @@ impl Runs {
 }
 
 /// Whether `f` lies in a function nothing calls, or in the `__main__` block
-/// of a script nothing starts.
-fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> bool {
+/// of a script nothing starts, and which.
+fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> Option<Advice> {
     let launches = project.map(|p| &p.launches);
     let functions = launches.and_then(|l| l.uncalled.get(f.path.as_str()));
     let main_block = launches.and_then(|l| l.main_blocks.get(f.path.as_str()));
@@ -211,7 +212,11 @@ fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> bool {
         let at = fs.partition_point(|u| u.first <= f.line);
         at > 0 && fs[at - 1].holds(f.line)
     };
-    functions.is_some_and(within) || main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line))
+    if functions.is_some_and(within) {
+        Some(Advice::UncalledFunction)
+    } else {
+        main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line)).then_some(Advice::UnlaunchedMain)
+    }
 }
 
 /// The branches around the findings of `o` that test options.

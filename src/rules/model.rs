@@ -554,6 +554,7 @@ impl Rule {
             only_under_automatic: self.only_under_automatic,
             advisory: false,
             unlaunched: false,
+            advice: None,
             fix: None,
             cell: None,
             byte_range: (0, 0),
