@@ -312,6 +312,10 @@ pub struct Finding {
     pub advice: Option<Advice>,
     /// A machine-applicable fix, if the rule has one and it applies here.
     pub fix: Option<Fix>,
+    /// Why the rule's fix, which applies here, is not offered: it would have
+    /// to migrate with code that cannot (see [`crate::rules::guards`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_withheld: Option<String>,
     /// Byte range of the reported node, for overrides and fixes.
     #[serde(skip)]
     pub byte_range: (usize, usize),

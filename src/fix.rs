@@ -341,6 +341,13 @@ fn select_fixes(text: &str, pending: Vec<Finding>) -> (Vec<(usize, usize, String
     let mut applied = Vec::new();
     for f in pending {
         let Some(fix) = &f.fix else { continue };
+        // Findings that share one fix (see `rules::guards`) are all fixed
+        // when it is applied.
+        let same = |e: &crate::finding::Edit| taken.iter().any(|(s, t, c)| (*s, *t) == e.byte_range && *c == e.content);
+        if !fix.edits.is_empty() && fix.edits.iter().all(same) {
+            applied.push(f);
+            continue;
+        }
         let ranges: Vec<(usize, usize)> = fix.edits.iter().map(|e| e.byte_range).collect();
         // Touching ranges count as overlapping: two insertions at one place
         // have no meaningful order, so the later one waits for the next pass.

@@ -398,3 +398,19 @@ fn gbk_files_are_scanned_where_python_or_the_shell_would_run_them() {
     assert_eq!(errors[0]["path"], "undeclared.py");
     assert!(errors[0]["message"].as_str().unwrap().contains("coding: gbk"), "{errors:?}");
 }
+
+#[test]
+fn a_fix_paired_with_an_unknown_rule_is_refused() {
+    let dir = temp_dir("pack-together");
+    let pack = dir.join("pair.toml");
+    let rule = "[pack]\nname = \"x\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"n\"\nsection = \"transfer\"\nseverity = \"info\"\nmessage = \"m\"\ndocs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }\nmatch = { method = \"cuda\" }\n[rule.fix]\napplicability = \"safe\"\ndescription = \"d\"\nedits = [{ on = \"node\", replace = \"x\" }]\n";
+    std::fs::write(&pack, format!("{rule}together = {{ codes = [\"ORG404\"], why = \"w\" }}\n")).unwrap();
+    let run = npu_mem(&["scan", "fixtures/demo", "--no-cache", "--rules", pack.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("ORG001") && run.stderr.contains("ORG404 in `together`"), "{}", run.stderr);
+    // Naming a defined rule is accepted.
+    std::fs::write(&pack, format!("{rule}together = {{ codes = [\"TX001\"], why = \"w\" }}\n")).unwrap();
+    let run =
+        npu_mem(&["scan", "fixtures/demo", "--no-cache", "--rules", pack.to_str().unwrap(), "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -138,37 +138,46 @@ fn fix_counts_match_the_report() {
     assert!(fix.stdout.contains(&format!("Fixed {wording} in 1 file.")), "{}", fix.stdout);
 }
 
-/// The applicability of the API001 fix on each line of `fixtures/guarded-tests/train.py`.
-fn api001_fixes(dir: &Path, extra: &[&str]) -> Vec<(u64, String)> {
+/// The applicability of the API001 fix on each line of `fixtures/guarded-tests/train.py` (`None`: no fix).
+fn api001_fixes(dir: &Path, extra: &[&str]) -> Vec<(u64, Option<String>)> {
     let found = findings(dir, extra);
     let api001 = found.iter().filter(|f| f["code"] == "API001");
-    api001.map(|f| (f["line"].as_u64().unwrap(), f["fix"]["applicability"].as_str().unwrap().to_string())).collect()
+    api001.map(|f| (f["line"].as_u64().unwrap(), f["fix"]["applicability"].as_str().map(str::to_string))).collect()
 }
 
 #[test]
-fn a_renamed_cuda_test_is_unsafe_while_the_code_it_guards_breaks_on_the_npu() {
+fn a_cuda_test_is_not_migrated_while_the_code_it_guards_breaks_on_the_npu() {
     let dir = temp_dir("guarded-tests");
     copy_dir(&Path::new(ROOT).join("fixtures/guarded-tests"), &dir);
-    let expected: Vec<(u64, String)> =
-        [(8, "unsafe"), (16, "unsafe"), (23, "safe"), (24, "safe"), (32, "safe"), (33, "safe")]
-            .into_iter()
-            .map(|(line, a)| (line, a.to_string()))
-            .collect();
+    let safe = || Some("safe".to_string());
+    let expected: Vec<(u64, Option<String>)> =
+        vec![(8, None), (16, None), (23, safe()), (24, safe()), (32, safe()), (33, safe())];
     assert_eq!(api001_fixes(&dir, &[]), expected);
     // The rules that decide it run even when only API001 is selected.
     assert_eq!(api001_fixes(&dir, &["--select", "API001"]), expected);
     let text = npu_mem_in(&dir, &["scan", ".", "--select", "API001", "--fail-on", "never"]).stdout;
-    assert!(text.contains("(unsafe: the test guards TX017 on line 9, which has no safe fix"), "{text}");
-    assert!(text.contains("(unsafe: the test guards API002 on line 17, which has no safe fix"), "{text}");
+    let withheld = |test_line: u32, code: &str, line: u32| {
+        format!(
+            "= no fix here: migrating the CUDA test `torch.cuda.is_available()` (line {test_line}) would run {code} \
+             (line {line}) on the NPU, which no fix changes"
+        )
+    };
+    assert!(text.contains(&withheld(8, "TX017", 9)), "{text}");
+    assert!(text.contains(&withheld(16, "API002", 17)), "{text}");
     assert!(!text.contains("TX017 ["), "a rule that is not selected reports nothing: {text}");
+    let json = findings(&dir, &["--select", "API001"]);
+    let reason =
+        json.iter().find(|f| f["line"] == 8).map(|f| f["fix_withheld"].as_str().unwrap_or_default().to_string());
+    assert!(reason.is_some_and(|r| r.contains("would run TX017 (line 9) on the NPU")), "{json:?}");
 
-    let run = npu_mem_in(&dir, &["scan", ".", "--select", "API001", "--fix", "--fail-on", "never"]);
+    let run = npu_mem_in(&dir, &["scan", ".", "--select", "API001", "--fix", "--unsafe-fixes", "--fail-on", "never"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let fixed = std::fs::read_to_string(dir.join("train.py")).unwrap();
     let lines: Vec<&str> = fixed.lines().collect();
     assert_eq!(lines[7], "    if torch.cuda.is_available():", "{fixed}");
     assert_eq!(lines[15], "    if torch.cuda.is_available():", "{fixed}");
     assert_eq!(lines[22], "    if torch.npu.is_available():", "{fixed}");
+    assert_eq!(lines[23], "        torch.npu.synchronize()", "{fixed}");
     assert_eq!(lines[31], "    elif torch.npu.is_available():", "{fixed}");
 }
 
@@ -204,4 +213,81 @@ model = torch.nn.Linear(2, 2).to(args.device)
     let left: Vec<String> =
         codes(&findings(&dir, &[])).into_iter().filter(|c| c.starts_with("TX002") || c.starts_with("TX008")).collect();
     assert!(left.is_empty(), "still reported after --fix: {left:?}");
+}
+
+/// `(code, line, fix applicability or None, fix_withheld)` of each finding in
+/// `fixtures/guarded-branches/train.py`.
+fn guarded_branch_fixes(dir: &Path) -> Vec<(String, u64, Option<String>, String)> {
+    findings(dir, &[])
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap_or_default().to_string(),
+                f["line"].as_u64().unwrap_or_default(),
+                f["fix"]["applicability"].as_str().map(str::to_string),
+                f["fix_withheld"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn code_under_a_cuda_test_migrates_with_the_test_or_not_at_all() {
+    let dir = temp_dir("guarded-branches");
+    copy_dir(&Path::new(ROOT).join("fixtures/guarded-branches"), &dir);
+    let found = guarded_branch_fixes(&dir);
+    let fix_of = |code: &str, line: u64| {
+        found.iter().find(|(c, l, ..)| c == code && *l == line).unwrap_or_else(|| panic!("{code}:{line} in {found:?}"))
+    };
+    // The branch holding DataParallel: neither its test nor its `.cuda()` is fixed, and both say why.
+    for (code, line) in [("TX003", 9), ("TX001", 10)] {
+        let (_, _, fix, why) = fix_of(code, line);
+        assert_eq!(fix, &None, "{code}:{line}");
+        assert!(why.contains("would run TX011 (line 11) on the NPU"), "{code}:{line}: {why}");
+    }
+    // A test and the move it guards: one fix, unsafe when a part is.
+    assert_eq!(fix_of("TX003", 17).2.as_deref(), Some("unsafe"));
+    assert_eq!(fix_of("TX001", 18).2.as_deref(), Some("unsafe"));
+    assert_eq!(fix_of("API001", 24).2.as_deref(), Some("safe"));
+    assert_eq!(fix_of("TX001", 25).2.as_deref(), Some("safe"));
+    // The scaler's fix waits for the autocast's.
+    let (_, _, fix, why) = fix_of("AMP002", 31);
+    assert_eq!(fix, &None);
+    assert!(why.contains("AMP001 (line 32) has no fix"), "{why}");
+
+    // The body of each function after the fix, without its comment (the fix may add `import torch_npu` above).
+    let bodies_after = |extra: &[&str]| -> Vec<Vec<String>> {
+        let copy = temp_dir("guarded-branches-fixed");
+        copy_dir(&Path::new(ROOT).join("fixtures/guarded-branches"), &copy);
+        let text = fixed_train_py(&copy, extra);
+        let lines: Vec<&str> = text.lines().collect();
+        ["def setup(", "def place(", "def spread(", "def train("]
+            .iter()
+            .map(|def| {
+                let at = lines.iter().position(|l| l.starts_with(def)).unwrap_or_else(|| panic!("{def} in {text}"));
+                lines[at + 2..at + 5].iter().map(|l| l.to_string()).collect()
+            })
+            .collect()
+    };
+    // Safe fixes only: the CUDA branches keep their CUDA test and their CUDA code.
+    let safe = bodies_after(&[]);
+    assert_eq!(
+        safe[0],
+        ["    if device.type == \"cuda\":", "        model = model.cuda()", "        model = nn.DataParallel(model)"]
+    );
+    assert_eq!(safe[1], ["    if device.type == \"cuda\":", "        x = x.cuda()", "    return x"]);
+    assert_eq!(safe[2], ["    if torch.npu.device_count() > 1:", "        x = x.npu()", "    return x"]);
+    assert_eq!(
+        safe[3],
+        [
+            "    scaler = torch.cuda.amp.GradScaler()",
+            "    with torch.cuda.amp.autocast(use_amp):",
+            "        loss = model(x)"
+        ]
+    );
+    // With unsafe fixes: the guarded move migrates with its test, and nothing else changes.
+    let all = bodies_after(&["--unsafe-fixes"]);
+    assert_eq!(all[0], safe[0]);
+    assert_eq!(all[1], ["    if device.type == \"npu\":", "        x = x.npu()", "    return x"]);
+    assert_eq!(all[2..], safe[2..]);
 }

@@ -225,6 +225,9 @@ fn render_finding(out: &mut String, f: &Finding, paint: Paint) {
     if let Some(fix) = &f.fix {
         let _ = writeln!(out, "  = {} fix: {}", fix.applicability.as_str(), visible(&fix.description));
     }
+    if let Some(why) = &f.fix_withheld {
+        let _ = writeln!(out, "  = no fix here: {}", visible(why));
+    }
 }
 
 fn render_problems(out: &mut String, report: &Report) {

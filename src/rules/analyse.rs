@@ -35,7 +35,7 @@ impl Engine<'_> {
         out.cut_at_line = model.tree.cut().map(|n| n.start_position().row + 1);
         resolve_file_facts(&mut out);
         self.keep_first(&mut out.findings);
-        super::guards::withhold_guard_renames(&mut out.findings, &self.set.rules, root, src, lines);
+        super::guards::pair_fixes(&mut out.findings, &self.set.rules, root, src);
         if !self.guard_only.is_empty() {
             out.findings.retain(|(f, _)| !self.guard_only.iter().any(|c| f.code == *c));
         }

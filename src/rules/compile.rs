@@ -318,7 +318,8 @@ impl Compiler {
             }
             edits.push(EditTemplate { on, action });
         }
-        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when, then: f.then })
+        let (then, together) = (f.then, f.together);
+        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when, then, together })
     }
 }
 

@@ -6,7 +6,6 @@ use super::compile::Compiler;
 pub use super::file_facts::{FileFacts, TableRow};
 use super::model::*;
 use super::state::Clause;
-use crate::finding::Applicability;
 use crate::hash::FastMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
@@ -134,16 +133,24 @@ impl<'r> Engine<'r> {
         let mut rule_words = vec![None; set.rules.len()];
         let mut always = false;
         let applies = |rule: &Rule| rule.target.as_ref().is_none_or(|r| r.allows(target));
-        let safe_fixes = set.rules.iter().any(|r| {
-            applies(r) && enabled(&r.code) && r.fix.as_ref().is_some_and(|f| f.applicability == Applicability::Safe)
-        });
+        // The rules that decide whether an enabled rule's fix may be offered
+        // (see `guards`: code that breaks on an NPU, fixes that migrate a CUDA
+        // test, fixes paired by `together`) run even when not enabled; their
+        // findings are dropped.
+        let fixes = set.rules.iter().filter(|r| applies(r) && enabled(&r.code)).filter_map(|r| r.fix.as_ref());
+        let mut partners: Vec<&str> = Vec::new();
+        let mut any_fix = false;
+        for fix in fixes {
+            any_fix = true;
+            partners.extend(fix.together.iter().flat_map(|t| t.codes.iter().map(String::as_str)));
+        }
         for (i, rule) in set.rules.iter().enumerate() {
             if !applies(rule) {
                 continue;
             }
             if enabled(&rule.code) {
                 active.push(i);
-            } else if safe_fixes && super::guards::breaks_on_npu(rule) {
+            } else if any_fix && super::guards::decides_fixes(rule, &partners) {
                 guard_only.push(rule.code.to_string());
             } else {
                 continue;

@@ -77,6 +77,13 @@ pub enum PackProblem {
         /// The code named.
         code: String,
     },
+    /// A fix's `together` names a rule no pack defines.
+    UnknownTogether {
+        /// The rule whose fix names it.
+        rule: String,
+        /// The code named.
+        code: String,
+    },
     /// A summary count names a rule no pack defines.
     UnknownCountRule {
         /// The count's label.
@@ -129,6 +136,11 @@ impl fmt::Display for PackProblem {
                 "the fix of {rule} names {code} in `then`, which is not a rule with a fix; name a rule that has \
                  a `fix`, or remove it from `then`"
             ),
+            PackProblem::UnknownTogether { rule, code } => write!(
+                f,
+                "the fix of {rule} names {code} in `together`, which no pack defines; name a defined rule, or \
+                 remove it from `together`"
+            ),
             PackProblem::UnknownCountRule { label, code } => write!(
                 f,
                 "summary count `{label}` names rule {code}, which no pack defines; name a defined rule or \
@@ -150,6 +162,7 @@ impl std::error::Error for PackError {
             PackProblem::NoPacks
             | PackProblem::DuplicateCode { .. }
             | PackProblem::ThenNotFixable { .. }
+            | PackProblem::UnknownTogether { .. }
             | PackProblem::UnknownCountRule { .. } => None,
         }
     }

@@ -482,6 +482,8 @@ pub struct FixTemplate {
     pub when: Option<Matcher>,
     /// Codes whose findings, once this fix is applied, are fixed with it.
     pub then: Vec<String>,
+    /// Rules whose findings in the same file migrate with this one's, or not at all.
+    pub together: Option<super::schema::TogetherSpec>,
 }
 
 /// A compiled rule.
@@ -556,6 +558,7 @@ impl Rule {
             unlaunched: false,
             advice: None,
             fix: None,
+            fix_withheld: None,
             cell: None,
             byte_range: (0, 0),
             source_line: String::new(),

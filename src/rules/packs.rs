@@ -118,6 +118,15 @@ fn load_with(extra: &[PathBuf], defer_builtin_regexes: bool) -> Result<RuleSet, 
                 problem: Box::new(PackProblem::ThenNotFixable { rule: rule.code.to_string(), code: code.to_string() }),
             });
         }
+        let together = rule.fix.as_ref().and_then(|f| f.together.as_ref()).map_or(&[][..], |t| t.codes.as_slice());
+        if let Some(code) = together.iter().find(|c| !codes.contains(c.as_str())) {
+            return Err(PackError {
+                origin: "rule packs".into(),
+                line: None,
+                column: None,
+                problem: Box::new(PackProblem::UnknownTogether { rule: rule.code.to_string(), code: code.to_string() }),
+            });
+        }
     }
     for count in &set.counts {
         if let super::model::CountSource::Rule(code) = &count.source {

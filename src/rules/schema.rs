@@ -480,6 +480,20 @@ pub struct FixSpec {
     /// same file are fixed with it, at this fix's safety.
     #[serde(default)]
     pub then: Vec<String>,
+    /// Rules whose findings in the same file migrate with this one or not at
+    /// all: their fixes become one, and none is offered while one of them has none.
+    #[serde(default)]
+    pub together: Option<TogetherSpec>,
+}
+
+/// `together = { codes = [...], why = "..." }` in `[rule.fix]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TogetherSpec {
+    /// The codes of the rules whose findings migrate with this rule's.
+    pub codes: Vec<String>,
+    /// Why, in words that finish "one fix with ...: ", shown with the fix or with the reason there is none.
+    pub why: String,
 }
 
 /// One edit of a fix.

@@ -12,7 +12,8 @@
 //! user who wants the test on the NPU starts. Under `transfer_to_npu` CUDA is
 //! reported available and the test runs; the caller decides which applies.
 
-use super::values::{text, unparen};
+use super::cuda_tests::on_npu_host;
+use super::values::text;
 use crate::parse::{Field, FieldOf, KindOf};
 use crate::source::LineSet;
 use tree_sitter::Node;
@@ -73,66 +74,9 @@ fn skips_without_cuda(expr: Node, src: &str) -> bool {
     });
     let Some(condition) = condition else { return false };
     match name {
-        "skipIf" | "skipif" => without_cuda(condition, src) == Some(true),
-        "skipUnless" => without_cuda(condition, src) == Some(false),
+        "skipIf" | "skipif" => on_npu_host(condition, src) == Some(true),
+        "skipUnless" => on_npu_host(condition, src) == Some(false),
         _ => false,
-    }
-}
-
-/// The value of `cond` on a host without CUDA, where
-/// `torch.cuda.is_available()` is false and `torch.cuda.device_count()` 0,
-/// as far as that decides it: through `not`, `and` and `or`; `None` when
-/// something else decides.
-fn without_cuda(cond: Node, src: &str) -> Option<bool> {
-    let cond = unparen(cond);
-    match cond.kind_name() {
-        "call" => is_available_call(cond, src).then_some(false),
-        "not_operator" => cond.field(Field::Argument).and_then(|a| without_cuda(a, src)).map(|v| !v),
-        "boolean_operator" => {
-            let op = cond.field(Field::Operator).map_or("", |o| text(o, src));
-            let parts =
-                [cond.field(Field::Left), cond.field(Field::Right)].map(|p| p.and_then(|p| without_cuda(p, src)));
-            // `and` is false when one part is, `or` true when one part is.
-            let decisive = op == "or";
-            if parts.contains(&Some(decisive)) {
-                Some(decisive)
-            } else if parts == [Some(!decisive); 2] {
-                Some(!decisive)
-            } else {
-                None
-            }
-        }
-        "comparison_operator" => device_count_at_zero(cond, src),
-        _ => None,
-    }
-}
-
-/// `torch.cuda.is_available()` (any module path ending in `cuda.is_available`).
-fn is_available_call(call: Node, src: &str) -> bool {
-    let callee = call.field(Field::Function).map_or("", |f| text(f, src));
-    callee == "cuda.is_available" || callee.ends_with(".cuda.is_available")
-}
-
-/// The value of a comparison `torch.cuda.device_count() OP n` (`<`, `<=`,
-/// `==`, `>`, `>=`, a whole number `n`) on a host without CUDA, where the
-/// count is 0; `None` for any other comparison.
-fn device_count_at_zero(cond: Node, src: &str) -> Option<bool> {
-    let mut cursor = cond.walk();
-    let operands: Vec<Node> = cond.named_children(&mut cursor).collect();
-    let [left, right] = operands.as_slice() else { return None };
-    let callee = (left.kind_name() == "call").then(|| left.field(Field::Function)).flatten()?;
-    let callee = text(callee, src);
-    if callee != "cuda.device_count" && !callee.ends_with(".cuda.device_count") {
-        return None;
-    }
-    let n = text(*right, src).parse::<i64>().ok()?;
-    match text(cond.child(1)?, src) {
-        "<" => Some(0 < n),
-        "<=" => Some(0 <= n),
-        "==" => Some(n == 0),
-        ">" => Some(0 > n),
-        ">=" => Some(0 >= n),
-        _ => None,
     }
 }
 

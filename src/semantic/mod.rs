@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod cuda_only;
+pub mod cuda_tests;
 pub mod dispatch;
 pub mod flow;
 pub mod import_lines;
