@@ -1,9 +1,32 @@
 //! npu-mem: static analysis for PyTorch code moving from CUDA GPUs to Huawei
-//! Ascend NPUs. The pipeline, in module order: [`walk`] finds files,
-//! [`source`] reads them (in the encodings [`encoding`] allows), [`parse`]
-//! builds syntax trees, [`semantic`] resolves
-//! names and contexts, [`rules`] matches the packs, [`scan`] runs it all in
-//! parallel and [`report`] renders the result.
+//! Ascend NPUs. One scan, read top to bottom (`main.rs` runs it; every
+//! module uses only the ones above it, as `tests/layers.rs` checks):
+//!
+//! ```text
+//!  settings   config ........ pyproject/npu-mem.toml and the command line, resolved
+//!  walk       walk .......... the files to scan (Python, notebooks, shell, build files)
+//!  read       encoding, source, notebook, stdin
+//!                             bytes -> text; cells of a notebook; a buffer on stdin
+//!  parse      parse ......... tree-sitter syntax trees (Python, shell)
+//!  one file   suppress, semantic
+//!                             ignore comments; the file's model (imports, scopes, flows)
+//!             rules ......... the packs, their compiler, the matcher and the engine
+//!             cache, analysis one file's facts and findings, or the cached ones
+//!  project    project ....... what holds across files: launches, runs, reach,
+//!                             untaken branches, uncalled functions, vendored copies
+//!  filter     baseline, diff, add_ignore
+//!                             known findings, changed lines, adopting the gate
+//!  outcome    outcome ....... the whole scan's findings and summaries
+//!  output     report, fix ... text/JSON/SARIF/GitLab/CSV/...; --fix and --diff
+//!  drive      scan, cli ..... the driver; the command-line arguments
+//!             server ........ the same analysis as a language server
+//!             error ......... why a command stopped
+//! ```
+//!
+//! Shared by every stage: [`finding`] (the result types), [`hash`],
+//! [`atomic`] and [`write`] (writing files safely), [`output`] (stdout and
+//! stderr without panics), [`progress`] and [`shown_path`] (how paths are
+//! shown).
 
 /// `From` impls that put each error type in a variant of an error enum, so
 /// that `?` converts it: `wraps_errors!(RunError { Config(ConfigError), ... })`.
