@@ -535,6 +535,7 @@ fn condition(compiler: &Compiler, c: &ConditionSpec) -> Res<ConditionTest> {
     Ok(ConditionTest {
         test_calls: NameGlobs::new(&c.test_calls.to_vec(), |p| compiler.regex(p))?,
         branch_value: c.branch_value.as_deref().map(|p| compiler.regex(p)).transpose()?,
+        else_value: c.else_value.as_deref().map(|p| compiler.regex(p)).transpose()?,
     })
 }
 

@@ -239,6 +239,11 @@ fn condition_test<'t>(test: &ConditionTest, node: Node<'t>, cx: &Context<'_, 't>
             return None;
         }
     }
+    if let Some(re) = test.else_value.as_ref().filter(|_| has_else(node)) {
+        if !branch_values(node).into_iter().any(|v| value_matches(v, re, cx)) {
+            return None;
+        }
+    }
     Some(hit)
 }
 
@@ -291,6 +296,20 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
         statement = Some(n);
     }
     tests
+}
+
+/// Whether a conditional expression or `if` chain has an `else`: a value for
+/// when every test fails (an `if` without one keeps what came before).
+fn has_else(node: Node) -> bool {
+    match node.kind_name() {
+        "conditional_expression" => true,
+        "if_statement" => {
+            let mut cursor = node.walk();
+            let arms = node.children_by_field_name("alternative", &mut cursor).collect::<Vec<_>>();
+            arms.iter().any(|a| a.kind_name() == "else_clause")
+        }
+        _ => false,
+    }
 }
 
 /// Branch values: both results of a conditional expression, or the right-hand

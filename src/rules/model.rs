@@ -201,6 +201,8 @@ pub struct ConditionTest {
     pub test_calls: NameGlobs,
     /// A branch value must match this.
     pub branch_value: Option<LazyRegex>,
+    /// Where the chain has an `else`, a branch value must match this too.
+    pub else_value: Option<LazyRegex>,
 }
 
 /// One alternative accepted for an argument.

@@ -411,6 +411,10 @@ pub struct ConditionSpec {
     /// Regex a branch value (a string, or the first argument of a call) must match.
     #[serde(default)]
     pub branch_value: Option<String>,
+    /// Regex a branch value must also match where the chain has an `else`
+    /// (or is a conditional expression): what is picked when the test fails.
+    #[serde(default)]
+    pub else_value: Option<String>,
 }
 
 /// One argument check: `{ name = "num_workers", position = 5, is = ["absent", 0] }`.
