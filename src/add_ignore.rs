@@ -185,7 +185,7 @@ pub fn with_suppressions(
     let directives = match &tree {
         Some(tree) => crate::suppress::in_python(tree.root_node(), text),
         None if python => Vec::new(),
-        None => crate::suppress::in_shell(text),
+        None => crate::suppress::in_shell(text, &crate::parse::shell::read(text).comments),
     };
     // The line suppression already on a line, to extend rather than repeat.
     let existing: BTreeMap<usize, &Directive> =

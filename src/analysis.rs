@@ -241,14 +241,15 @@ fn analyse_into(
              did not keep the link); skipped: restore the link, or scan the file it names"
         ));
     }
-    // A shell script is always read: it needs no parse, and what a launch
+    // A shell script is always read: it is small, and what a launch
     // command passes can make a project fact true (`project_has`) without
     // any rule's trigger word in it.
     if file.kind == FileKind::Shell {
-        out.facts = engine.analyse_shell(text, &LineIndex::new(text), &out.path);
-        out.facts.directives = suppress::in_shell(text);
-        out.facts.named_files = named_files::in_shell(text, &engine.shell_named_extensions);
-        out.facts.launches = launch_lines::launches_in(text);
+        let script = crate::parse::shell::read(text);
+        out.facts = engine.analyse_shell(text, &script, &LineIndex::new(text), &out.path);
+        out.facts.directives = suppress::in_shell(text, &script.comments);
+        out.facts.named_files = named_files::in_shell(text, &script.comments, &engine.shell_named_extensions);
+        out.facts.launches = launch_lines::launches_in(text, &script);
         out.facts.findings.extend(path_findings);
         return out;
     }

@@ -65,83 +65,16 @@ pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
     directives_in(&crate::source::python_line_ends(text), &comments)
 }
 
-/// Every suppression in the comments of a shell script. A `#` starts a
-/// comment at the start of a word outside quotes; quotes may span lines
-/// (`'...'` literally, `"..."` with backslash escapes), and the bodies of
-/// here-documents are skipped. Command substitutions are not followed, so
-/// quotes nested in `"$(...)"` end the outer string early; a `<<` shift in
-/// arithmetic is taken for a here-document (which can only hide a directive).
-pub fn in_shell(text: &str) -> Vec<Directive> {
+/// Every suppression in the comments of a shell script, whose comments
+/// ([`crate::parse::shell::read`]) are `comments`: a `#` in a quoted string
+/// or a here-document is text.
+pub fn in_shell(text: &str, comments: &crate::parse::shell::Comments) -> Vec<Directive> {
     if !text.contains(MARKER) {
         return Vec::new();
     }
-    let bytes = text.as_bytes();
-    let mut comments = Vec::new();
-    let mut quote: Option<u8> = None;
-    // Here-documents opened on the current line: (delimiter, `<<-` strips tabs).
-    let mut heredocs: Vec<(String, bool)> = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match (quote, b) {
-            (Some(b'"'), b'\\') => i += 1,
-            (Some(q), _) if q == b => quote = None,
-            (Some(_), _) => {}
-            (None, b'\\') => i += 1,
-            (None, b'\'' | b'"') => quote = Some(b),
-            (None, b'#')
-                if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')') =>
-            {
-                let end = text[i..].find('\n').map_or(text.len(), |e| i + e);
-                comments.push((i, end));
-                i = end;
-                continue;
-            }
-            (None, b'<') if bytes[i..].starts_with(b"<<") && !bytes[i..].starts_with(b"<<<") => {
-                let (delimiter, strip_tabs, len) = heredoc_delimiter(&text[i + 2..]);
-                heredocs.extend(delimiter.map(|d| (d, strip_tabs)));
-                i += 2 + len;
-                continue;
-            }
-            (None, b'\n') => {
-                for (delimiter, strip_tabs) in heredocs.drain(..) {
-                    i = skip_heredoc(text, i + 1, &delimiter, strip_tabs);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    directives_in(text, &comments.into_iter().filter(|&(s, e)| text[s..e].contains(MARKER)).collect::<Vec<_>>())
-}
-
-/// After `<<` in `rest`: the here-document's delimiter with quotes removed,
-/// whether it was `<<-`, and how many bytes that took.
-fn heredoc_delimiter(rest: &str) -> (Option<String>, bool, usize) {
-    let strip_tabs = rest.starts_with('-');
-    let after_dash = usize::from(strip_tabs);
-    let word_start = after_dash + (rest[after_dash..].len() - rest[after_dash..].trim_start_matches([' ', '\t']).len());
-    let word_len = rest[word_start..]
-        .find(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '<' | '>' | '(' | ')'))
-        .unwrap_or(rest.len() - word_start);
-    let word: String =
-        rest[word_start..word_start + word_len].chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
-    ((!word.is_empty()).then_some(word), strip_tabs, word_start + word_len)
-}
-
-/// The offset of the line break that ends a here-document whose body starts at
-/// `from` (or the end of `text` if it is never closed).
-fn skip_heredoc(text: &str, from: usize, delimiter: &str, strip_tabs: bool) -> usize {
-    let mut at = from;
-    while at < text.len() {
-        let end = text[at..].find('\n').map_or(text.len(), |e| at + e);
-        let line = text[at..end].trim_end_matches('\r');
-        if (if strip_tabs { line.trim_start_matches('\t') } else { line }) == delimiter {
-            return end;
-        }
-        at = end + 1;
-    }
-    text.len()
+    let marked: Vec<(usize, usize)> =
+        comments.ranges().into_iter().filter(|&(s, e)| text[s..e].contains(MARKER)).collect();
+    directives_in(text, &marked)
 }
 
 /// The directives in `comments` (byte ranges of whole comments, in order).
@@ -264,6 +197,10 @@ mod tests {
         in_python(tree.root_node(), text)
     }
 
+    fn shell(text: &str) -> Vec<Directive> {
+        in_shell(text, &crate::parse::shell::read(text).comments)
+    }
+
     #[test]
     fn a_code_named_twice_is_one_code_and_a_long_line_is_not_copied() {
         let long = format!("x = 1  # npu-mem: ignore[TX001, x, TX001, x{}] -- why", ", x".repeat(400));
@@ -279,7 +216,9 @@ mod tests {
     #[test]
     fn parses_line_and_file_directives() {
         let text = "x = y.cuda()  # npu-mem: ignore[TX001, TX006] -- benchmark only\ns = '# npu-mem: ignore[TX002]'\n# npu-mem: ignore-file[API]\n# npu-mem: ignored[TX001]\n";
-        for d in [python(text), in_shell(text)] {
+        // The same directives in a shell script (where `y.cuda()` would be a syntax error).
+        let script = text.replace("x = y.cuda()", "python3 x.py");
+        for d in [python(text), shell(&script)] {
             assert_eq!(d.len(), 2, "{d:?}");
             assert_eq!(
                 (d[0].line, d[0].column, d[0].codes.clone(), d[0].reason.clone()),
@@ -308,7 +247,7 @@ mod tests {
     #[test]
     fn shell_quotes_and_here_documents() {
         let text = "echo \"it's\" # npu-mem: ignore[TX009]\necho '# npu-mem: ignore-file[TX]'\necho \"a\nb # npu-mem: ignore-file[API]\"\ncat <<'EOF'\nit's # npu-mem: ignore-file[TX]\nEOF\nx=$# # npu-mem: ignore[TX010]\n";
-        let found: Vec<(usize, Vec<String>)> = in_shell(text).into_iter().map(|d| (d.line, d.codes)).collect();
+        let found: Vec<(usize, Vec<String>)> = shell(text).into_iter().map(|d| (d.line, d.codes)).collect();
         assert_eq!(found, [(1, vec!["TX009".to_string()]), (8, vec!["TX010".to_string()])]);
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub enum FileKind {
     /// Parsed with tree-sitter-python.
     Python,
-    /// Scanned for environment-variable assignments and reads.
+    /// Read with tree-sitter-bash: environment variables, commands, launches.
     Shell,
     /// Only matched by path (for example a `.cu` source in a Python project).
     PathOnly,
@@ -297,16 +297,44 @@ impl std::error::Error for WalkError {
     }
 }
 
-/// Classifies a file name; `extra` lists further extensions rules match by path.
+/// Classifies a file by its name; `extra` lists further extensions rules
+/// match by path. A file without an extension is a shell script when its
+/// first line runs a shell (`#!/bin/bash`, `#!/usr/bin/env sh`): launch
+/// scripts are often kept so (`run`, `train`); only those few first bytes are read.
 pub fn classify(path: &Path, extra: &[String]) -> Option<FileKind> {
-    let ext = path.extension()?.to_str()?;
+    let Some(ext) = path.extension() else {
+        return shell_shebang(path).then_some(FileKind::Shell);
+    };
+    let ext = ext.to_str()?;
     match ext {
         "py" | "pyi" => Some(FileKind::Python),
-        "sh" | "bash" => Some(FileKind::Shell),
+        "sh" | "bash" | "zsh" => Some(FileKind::Shell),
         "ipynb" => Some(FileKind::Notebook),
         _ if extra.iter().any(|e| e == ext) => Some(FileKind::PathOnly),
         _ => None,
     }
+}
+
+/// The shells whose scripts are read as shell scripts.
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
+
+/// Whether the file at `path` starts with a `#!` line that runs one of [`SHELLS`].
+fn shell_shebang(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 128];
+    let Ok(mut file) = std::fs::File::open(path) else { return false };
+    let Ok(n) = file.read(&mut head) else { return false };
+    let line = head[..n].split(|&b| b == b'\n').next().unwrap_or_default();
+    let Some(command) = line.strip_prefix(b"#!") else { return false };
+    let command = String::from_utf8_lossy(command);
+    let mut words = command.split_whitespace();
+    let program = words.next().map(|p| p.rsplit('/').next().unwrap_or(p));
+    // `#!/usr/bin/env bash`, `#!/usr/bin/env -S bash -e`.
+    let program = match program {
+        Some("env") => words.find(|w| !w.starts_with('-')),
+        other => other,
+    };
+    program.is_some_and(|p| SHELLS.contains(&p))
 }
 
 /// The path shown to users: relative to `cwd` when inside it, with `/` separators.
@@ -636,6 +664,27 @@ mod tests {
         assert_eq!(walked.files.len(), 1);
         assert_eq!((walked.files[0].path(), walked.files[0].text().map(|t| &**t)), (named, Some("x\n")));
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_file_without_an_extension_is_a_shell_script_by_its_first_line() {
+        let dir = std::env::temp_dir().join(format!("npu-mem-shebang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let kind = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            classify(&path, &[])
+        };
+        for text in ["#!/bin/bash\npython3 train.py\n", "#!/usr/bin/env bash\n", "#!/bin/sh -e\n", "#!/usr/bin/env zsh"]
+        {
+            assert_eq!(kind("run", text), Some(FileKind::Shell), "{text}");
+        }
+        for text in ["#!/usr/bin/env python3\n", "python3 train.py\n", "", "#!/bin/bashful\n"] {
+            assert_eq!(kind("run", text), None, "{text}");
+        }
+        assert_eq!(kind("train.zsh", "python3 train.py\n"), Some(FileKind::Shell));
+        assert_eq!(classify(&dir.join("missing"), &[]), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -292,3 +292,39 @@ fn the_entry_points_of_a_hubconf_are_called_by_torch_hub() {
     assert_eq!(at(5), Some(false), "an entry point torch.hub calls: {run:?}", run = run.stdout);
     assert_eq!(at(9), Some(true), "a private helper nothing calls stays advice");
 }
+
+/// Issue 47, item 6: `fixtures/launch_forms` starts its runs from a launch
+/// script without an extension (`#!/usr/bin/env bash`) and from a `.zsh`
+/// script, as `python3 -m pkg.train` (a package's `__main__.py`) and
+/// `PYTHONPATH=src python3 -m app.serve` (a module under `src/`). Nothing
+/// starts `train.py`.
+#[test]
+fn launches_by_package_by_src_module_and_from_scripts_without_sh() {
+    let report = json(&["fixtures/launch_forms"]);
+    let project = &report["projects"][0];
+    assert_eq!(
+        project["launched_entries"],
+        serde_json::json!([
+            "fixtures/launch_forms/pkg/train/__main__.py",
+            "fixtures/launch_forms/src/app/serve.py",
+            "fixtures/launch_forms/tools/evaluate.py"
+        ])
+    );
+    assert_eq!(project["unlaunched_entries"], serde_json::json!(["fixtures/launch_forms/train.py"]));
+}
+
+/// Issue 47, item 11 (b): a quoted string whose second line starts with `#`
+/// hid the rest of that line, the launch of `train_8p.py`, as a comment.
+#[test]
+fn a_quoted_line_that_starts_with_a_hash_hides_no_launch() {
+    let dir = temp_dir("launches-quoted-hash");
+    copy_dir(&repo().join(LAUNCHES), &dir);
+    let launcher = "#!/bin/bash\necho \"Eight processes,\n# one per NPU\"; python3 train_8p.py --device npu > train.log 2>&1 &\nwait\n";
+    std::fs::write(dir.join("test/train_full_8p.sh"), launcher).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        report["projects"][0]["launched_entries"],
+        serde_json::json!(["modelarts/train_start.py", "train_8p.py"])
+    );
+}

@@ -84,3 +84,84 @@ fn a_command_the_project_installs_starts_its_module() {
     assert_eq!(severity("toycli/train.py"), ("warning".to_string(), false));
     assert_eq!(severity("tests/test_train.py"), ("info".to_string(), true));
 }
+
+/// A project whose NPU launcher `test/train_full_8p.sh` runs `bash run.sh`
+/// after changing into `legacy/` by `launcher`: `legacy/run.sh` starts
+/// `legacy_train.py`; another `run.sh` beside the launcher starts `train_top.py`.
+fn cd_project(name: &str, launcher: &str) -> common::TempDir {
+    let dir = common::temp_dir(name);
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let entry = "import torch\n\n\ndef main():\n    return torch.nn.Linear(4, 4).cuda()\n\n\nif __name__ == \"__main__\":\n    main()\n";
+    write("requirements.txt", "torch\n");
+    write("test/env_npu.sh", "export ASCEND_GLOBAL_LOG_LEVEL=3\n");
+    write("test/train_full_8p.sh", &format!("source test/env_npu.sh\n{launcher}"));
+    write("test/run.sh", "python3 train_top.py --epochs 1\n");
+    write("legacy/run.sh", "python3 legacy_train.py --epochs 1\n");
+    write("train_top.py", entry);
+    write("legacy_train.py", entry);
+    dir
+}
+
+/// The project's launched and unlaunched entry scripts, by file name.
+fn entries(dir: &std::path::Path) -> (Vec<String>, Vec<String>) {
+    let run = common::npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let list = |key: &str| names(&report["projects"][0][key]);
+    (list("launched_entries"), list("unlaunched_entries"))
+}
+
+/// Issue 47, item 4: each of these `cd`s was read as no `cd`, so `bash
+/// run.sh` was taken for `test/run.sh` alone and `legacy_train.py` for
+/// started by nothing.
+#[test]
+fn every_way_to_change_directory_is_followed() {
+    for (i, launcher) in [
+        "pushd legacy\nbash run.sh\npopd\n",
+        "(cd legacy; bash run.sh)\n",
+        "{ cd legacy; }\nbash run.sh\n",
+        "builtin cd legacy\nbash run.sh\n",
+        "D=legacy\ncd $D\nbash run.sh\n",
+        "sh -c \"cd legacy; bash run.sh\"\n",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = cd_project(&format!("cd-{i}"), launcher);
+        let (launched, unlaunched) = entries(&dir);
+        assert_eq!(launched, ["legacy_train.py", "train_top.py"], "{launcher}");
+        assert!(unlaunched.is_empty(), "{launcher}: {unlaunched:?}");
+    }
+}
+
+/// Where the launcher changes into a directory it does not spell out, every
+/// `run.sh` may be the one it runs.
+#[test]
+fn a_directory_the_launcher_does_not_spell_out_may_hold_any_script() {
+    let dir = cd_project("cd-unknown", "cd \"$1\"\nbash run.sh\n");
+    assert_eq!(entries(&dir), (vec!["legacy_train.py".to_string(), "train_top.py".to_string()], vec![]));
+    // The control: without the `cd`, `bash run.sh` is the one beside the launcher.
+    let dir = cd_project("cd-none", "bash run.sh\n");
+    assert_eq!(entries(&dir), (vec!["train_top.py".to_string()], vec!["legacy_train.py".to_string()]));
+}
+
+/// Issue 47, item 11 (a): a script that only names the NPU (`RUN_ON_NPU=0`,
+/// an `echo`) made itself "the NPU launcher", and every other shell script
+/// of the project a recipe that starts nothing.
+#[test]
+fn a_script_that_only_names_the_npu_is_no_npu_launcher() {
+    let dir = cd_project("mention", "");
+    std::fs::remove_dir_all(dir.join("test")).unwrap();
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("scripts/gpu.sh"), "RUN_ON_NPU=0\necho \"not on the NPU\"\npython3 train_top.py\n")
+        .unwrap();
+    assert_eq!(entries(&dir), (vec!["legacy_train.py".to_string(), "train_top.py".to_string()], vec![]));
+    // The control: a script that sets the NPU up is a launcher (with the one
+    // that names the NPU), and the original's recipe in `legacy/` starts nothing.
+    std::fs::create_dir_all(dir.join("test")).unwrap();
+    std::fs::write(dir.join("test/train.sh"), "export ASCEND_DEVICE_ID=0\npython3 train_top.py\n").unwrap();
+    assert_eq!(entries(&dir), (vec!["train_top.py".to_string()], vec!["legacy_train.py".to_string()]));
+}

@@ -1,4 +1,5 @@
-//! Parsing Python with tree-sitter, one parser per worker thread.
+//! Parsing Python with tree-sitter, one parser per worker thread; shell
+//! scripts with tree-sitter-bash ([`shell`]).
 
 pub mod shell;
 
@@ -37,11 +38,24 @@ pub fn parse_python(text: &str) -> Option<Tree> {
 /// on which the edit was recorded with `Tree::edit` (an editor's buffer,
 /// re-parsed after each change in a fraction of the time of a fresh parse).
 pub fn parse_python_edited(text: &str, old: Option<&Tree>) -> Option<Tree> {
-    PARSER.with(|cell| {
+    // Python reads a lone `\r` as a line break; tree-sitter does not.
+    let python = crate::source::python_line_ends(text);
+    parse_with(&PARSER, || tree_sitter_python::LANGUAGE.into(), python.as_bytes(), old)
+}
+
+/// Parses `bytes` with the thread's parser in `slot` (made for `language`
+/// on first use), within the parse time limit, reusing `old` if given.
+fn parse_with(
+    slot: &'static std::thread::LocalKey<RefCell<Option<Parser>>>,
+    language: fn() -> tree_sitter::Language,
+    bytes: &[u8],
+    old: Option<&Tree>,
+) -> Option<Tree> {
+    slot.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             let mut parser = Parser::new();
-            parser.set_language(&tree_sitter_python::LANGUAGE.into()).ok()?;
+            parser.set_language(&language()).ok()?;
             *slot = Some(parser);
         }
         let parser = slot.as_mut()?;
@@ -49,9 +63,6 @@ pub fn parse_python_edited(text: &str, old: Option<&Tree>) -> Option<Tree> {
         // Called every hundred parser operations; `true` cancels.
         let mut past_deadline = |_: &tree_sitter::ParseState| Instant::now() > deadline;
         let options = ParseOptions::new().progress_callback(&mut past_deadline);
-        // Python reads a lone `\r` as a line break; tree-sitter does not.
-        let python = crate::source::python_line_ends(text);
-        let bytes = python.as_bytes();
         let tree = parser.parse_with_options(&mut |at, _| bytes.get(at..).unwrap_or_default(), old, Some(options));
         if tree.is_none() {
             // A cancelled parse leaves state behind; the next file starts afresh.
@@ -59,6 +70,15 @@ pub fn parse_python_edited(text: &str, old: Option<&Tree>) -> Option<Tree> {
         }
         tree
     })
+}
+
+thread_local! {
+    static BASH_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `text` as a bash script, as [`parse_python`] parses Python.
+pub(crate) fn parse_bash(text: &str) -> Option<Tree> {
+    parse_with(&BASH_PARSER, || tree_sitter_bash::LANGUAGE.into(), text.as_bytes(), None)
 }
 
 /// The 1-based line of the first syntax error in `tree`, if any.

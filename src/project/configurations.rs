@@ -395,7 +395,7 @@ mod tests {
     fn run_of(script: &str, command: &str) -> (Options<'static>, Run) {
         let definitions: &'static [Definitions] = Box::leak(Box::new([in_file(script)]));
         let options = Options::of(definitions);
-        let launch = launches_in(command).into_iter().next().expect("a launch");
+        let launch = launches_in(command, &crate::parse::shell::read(command)).into_iter().next().expect("a launch");
         let run = options.run(&launch);
         (options, run)
     }

@@ -82,14 +82,14 @@ fn module_file(dir: &str, module: &str, python: &BTreeSet<String>) -> Option<Str
 }
 
 /// Where `text`, a shell script, runs one of `commands` (as returned by
-/// [`of_project`]): a simple command ([`crate::parse::shell::commands`], after
+/// [`of_project`]): a simple command ([`crate::parse::shell::ShellCommand`], after
 /// wrappers such as `nohup` and variable assignments) whose command word
 /// is its name. The files those commands run.
 pub fn started_in(text: &str, commands: &[(String, String)]) -> Vec<String> {
     if commands.is_empty() {
         return Vec::new();
     }
-    let run = crate::parse::shell::commands(text);
+    let run = crate::parse::shell::read(text).commands;
     let words: BTreeSet<&str> = run.iter().filter_map(|c| c.text.split_whitespace().next()).collect();
     commands.iter().filter(|(name, _)| words.contains(name.as_str())).map(|(_, file)| file.clone()).collect()
 }

@@ -268,14 +268,22 @@ fn platform_started(path: &str) -> bool {
 }
 
 /// What names an entry script: its file name, and its dotted module path
-/// in the project (`tools.train`; `-m train` for a script at the top).
-fn needles(entry: &str, dir: &str) -> [String; 2] {
+/// in the project (`tools.train`; `-m train` for a script at the top), also
+/// as Python finds it from a `src/` directory on `PYTHONPATH` (`src/pkg/train.py`
+/// is `pkg.train`); a package's `__main__.py` is run as the package (`-m pkg.train`).
+fn needles(entry: &str, dir: &str) -> Vec<String> {
     let relative =
         if dir == "." { entry } else { entry.strip_prefix(dir).map_or(entry, |r| r.trim_start_matches('/')) };
     let file = relative.rsplit('/').next().unwrap_or(relative).to_string();
     let module = relative.trim_end_matches(".py").replace('/', ".");
-    let dotted = if module.contains('.') { module } else { format!("-m {module}") };
-    [file, dotted]
+    let mut modules = vec![module.clone()];
+    if let Some(package) = module.strip_suffix(".__main__") {
+        modules.push(package.to_string());
+    }
+    let under_src: Vec<String> = modules.iter().filter_map(|m| m.strip_prefix("src.").map(str::to_string)).collect();
+    modules.extend(under_src);
+    let dotted = modules.into_iter().map(|m| if m.contains('.') { m } else { format!("-m {m}") });
+    std::iter::once(file).chain(dotted).collect()
 }
 
 /// Reads the project's texts (its Python files, notebooks and shell
@@ -460,7 +468,7 @@ struct ScriptNames {
 impl ScriptNames {
     fn new(scripts: &BTreeSet<String>, dir: &str) -> Self {
         let (patterns, owner): (Vec<String>, Vec<usize>) =
-            scripts.iter().enumerate().flat_map(|(i, s)| needles(s, dir).map(|n| (n, i))).unzip();
+            scripts.iter().enumerate().flat_map(|(i, s)| needles(s, dir).into_iter().map(move |n| (n, i))).unzip();
         ScriptNames { automaton: aho_corasick::AhoCorasick::new(&patterns).ok(), owner }
     }
 
@@ -526,7 +534,7 @@ impl<'t> Skipped<'t> {
                 ..Skipped::default()
             },
             TextKind::Shell => {
-                Skipped { shell_comments: crate::parse::shell::Comments::of(text), ..Skipped::default() }
+                Skipped { shell_comments: crate::parse::shell::read(text).comments, ..Skipped::default() }
             }
             TextKind::Document => Skipped::default(),
         }
@@ -731,5 +739,12 @@ mod tests {
         assert_eq!(needles("p/tools/train.py", "p"), ["train.py", "tools.train"]);
         assert_eq!(needles("train.py", "."), ["train.py", "-m train"]);
         assert_eq!(needles("p/train.py", "p"), ["train.py", "-m train"]);
+        // Issue 47, item 6: a package run as `-m pkg.train`, a module under `src/`.
+        assert_eq!(needles("p/pkg/train/__main__.py", "p"), ["__main__.py", "pkg.train.__main__", "pkg.train"]);
+        assert_eq!(needles("p/src/pkg/train.py", "p"), ["train.py", "src.pkg.train", "pkg.train"]);
+        assert_eq!(
+            needles("p/src/app/__main__.py", "p"),
+            ["__main__.py", "src.app.__main__", "src.app", "app.__main__", "-m app"]
+        );
     }
 }

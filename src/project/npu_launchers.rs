@@ -6,30 +6,32 @@
 //! sets `ASCEND_DEVICE_ID` or `RANK_SIZE` for HCCL); the upstream recipes
 //! never name the NPU and start nothing that runs on it.
 //!
-//! When some shell scripts of a project name the NPU, the project's NPU
-//! launchers are those scripts, the others in their directories (a port's
+//! When some shell scripts of a project set up or start an NPU run
+//! ([`crate::semantic::npu_script`]: they source `env_npu.sh`, set
+//! `ASCEND_*` variables, pass `--device npu`, ...), the project's NPU
+//! launchers are those scripts, the ones that name the NPU otherwise (an
+//! `echo`, a test), the others in their directories (a port's
 //! `test/run_ner_span.sh` beside its `test/train_full_8p.sh`), those that a
 //! README step runs, the shell scripts they run, and what they
 //! run, found by name: a path (`bash egs2/aishell/asr1/run.sh`, also after a
 //! variable, `${cur_path}/scripts/run.sh`) is the script whose path ends so;
 //! a bare name (`bash run.sh`, `./asr.sh`) is the script of that name in
-//! the caller's directory, in a directory the caller `cd`s into (`cd
-//! $cur_path/egs2/aishell/asr1`, by its literal end; a script's `cd ..` or
-//! `cd $test_path_dir/..` steps up from its own directory), or at the
-//! project's top; when none of those holds one, every script of that name. The other
-//! shell scripts start no NPU run (see [`crate::project::launches`]). A project whose
-//! shell scripts never name the NPU is left as it is.
+//! the caller's directory, in a directory the caller changes into
+//! ([`crate::semantic::shell_dirs`]: `cd $cur_path/egs2/aishell/asr1`, by
+//! its literal end; `cd ..` or `cd $test_path_dir/..` steps up from the
+//! script's own directory; `pushd`, subshells, `sh -c "cd ..."` alike), or at the
+//! project's top; when none of those holds one, or the caller changes into
+//! a directory it does not spell out (`cd "$1"`), every script of that name.
+//! The other shell scripts start no NPU run (see [`crate::project::launches`]).
+//! A project whose shell scripts only name the NPU, or never, is left as it is.
 
+use crate::semantic::npu_script::{self, NpuSign};
+use crate::semantic::shell_dirs::{self, literal_tail, Place};
 use crate::source::read_file;
 use crate::walk::{FileKind, ScanFile};
 use std::collections::{BTreeSet, HashMap};
 
-/// What marks a shell script as written for the NPU.
-static NAMES_THE_NPU: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)(^|[^a-z0-9])(npu|ascend|hccl|torch_npu)([^a-z0-9]|$)").expect("a valid pattern")
-});
-
-/// A `cd` into a directory, also indented in an `if` block: its argument.
+/// In a document, a `cd` into a directory, also indented in an `if` block: its argument.
 /// `$(dirname "$0")`, the script's own directory, is read as `.`, so that
 /// `cd "$(dirname "$0")/.."` steps up from it.
 static CD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -41,8 +43,8 @@ static CD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
 
 /// The shell scripts of a project (`files`, whose directory is `dir` as
 /// displayed) that start its NPU runs, by display path with their text
-/// (comments removed), or `None` when no shell script of the project names
-/// the NPU.
+/// (comments removed), or `None` when no shell script of the project sets
+/// up or starts an NPU run.
 ///
 /// `documents` gives the project's documents (display path and text), read
 /// only when some script names the NPU; a script that a command line of one
@@ -54,19 +56,27 @@ pub fn closure(
     documents: impl FnOnce() -> Vec<(String, String)>,
     is_command: impl Fn(&str, usize) -> bool,
 ) -> Option<Vec<(String, String)>> {
-    let scripts: Vec<(String, String)> = files
+    let texts: Vec<(String, String)> = files
         .iter()
         .filter(|f| f.kind == FileKind::Shell)
         .filter_map(|f| Some((f.display().into_owned(), read_file(f).ok()?.text)))
-        .map(|(path, text)| (path, crate::parse::shell::Comments::of(&text).blank(&text)))
         .collect();
+    // Scripts are parsed only when a name of the NPU may be in them, or when reached.
+    let mut read: HashMap<usize, Read> = HashMap::new();
+    let mut signs = vec![NpuSign::None; texts.len()];
+    for (i, (_, text)) in texts.iter().enumerate().filter(|(_, (_, text))| npu_script::may_name_the_npu(text)) {
+        let script = crate::parse::shell::read(text);
+        signs[i] = npu_script::sign(text, &script);
+        read.insert(i, Read::of(text, &script));
+    }
+    if !signs.contains(&NpuSign::Does) {
+        return None;
+    }
     // The scripts that name the NPU, and those beside them: Huawei keeps a
     // port's launch scripts together (`test/`), not every one naming the NPU.
     let npu_dirs: BTreeSet<&str> =
-        scripts.iter().filter(|(_, text)| NAMES_THE_NPU.is_match(text)).map(|(path, _)| parent(path)).collect();
-    if npu_dirs.is_empty() {
-        return None;
-    }
+        texts.iter().zip(&signs).filter(|(_, s)| **s != NpuSign::None).map(|((path, _), _)| parent(path)).collect();
+    let scripts = &texts;
     let mut reached: BTreeSet<usize> =
         (0..scripts.len()).filter(|&i| npu_dirs.contains(parent(&scripts[i].0))).collect();
     let paths: Vec<&str> = scripts.iter().map(|(p, _)| p.as_str()).collect();
@@ -74,18 +84,72 @@ pub fn closure(
     // README steps that run a shell script (`cd framework && sh start.sh`).
     for (doc, text) in documents() {
         let commands = |at: usize| is_command(&text, at);
-        reached.extend(called(&doc, false, &text, dir, &names, &paths, &commands));
+        let dirs = document_dirs(&text);
+        reached.extend(called(&doc, &dirs, &text, dir, &names, &paths, &commands));
     }
     let mut todo: Vec<usize> = reached.iter().copied().collect();
     while let Some(i) = todo.pop() {
-        let (caller, text) = &scripts[i];
-        for j in called(caller, true, text, dir, &names, &paths, &|_| true) {
+        let caller = &scripts[i].0;
+        let r = read.entry(i).or_insert_with(|| {
+            let text = &scripts[i].1;
+            Read::of(text, &crate::parse::shell::read(text))
+        });
+        let dirs = r.dirs.clone();
+        for j in called(caller, &dirs, &r.blanked, dir, &names, &paths, &|_| true) {
             if reached.insert(j) {
                 todo.push(j);
             }
         }
     }
-    Some(scripts.into_iter().enumerate().filter(|(i, _)| reached.contains(i)).map(|(_, s)| s).collect())
+    Some(reached.into_iter().filter_map(|i| Some((scripts[i].0.clone(), read.remove(&i)?.blanked))).collect())
+}
+
+/// What [`closure`] keeps of a script it reads.
+struct Read {
+    /// The text with its comments blanked.
+    blanked: String,
+    /// Where it may run the scripts it names.
+    dirs: Dirs,
+}
+
+impl Read {
+    fn of(text: &str, script: &crate::parse::shell::Script) -> Self {
+        Read { blanked: script.comments.blank(text), dirs: Dirs::of_script(text, script) }
+    }
+}
+
+/// Where a script or document may run the scripts it names by a bare name,
+/// besides its own directory and the project's top.
+#[derive(Debug, Clone, Default)]
+struct Dirs {
+    /// Directories whose paths end so.
+    tails: Vec<String>,
+    /// Directories above the caller's own, by how many levels.
+    ups: Vec<usize>,
+    /// It may run them anywhere.
+    unknown: bool,
+}
+
+impl Dirs {
+    fn of_script(text: &str, script: &crate::parse::shell::Script) -> Self {
+        let changes = shell_dirs::of(text, script);
+        let mut dirs = Dirs { unknown: changes.unknown, ..Dirs::default() };
+        for place in changes.places {
+            match place {
+                Place::Start => {}
+                Place::Up(levels) => dirs.ups.push(levels),
+                Place::EndsWith(tail) => dirs.tails.push(tail),
+            }
+        }
+        dirs
+    }
+}
+
+/// Where a document's steps `cd` (a document's `cd ..` depends on where its
+/// reader is, so only the literal ends count).
+fn document_dirs(text: &str) -> Dirs {
+    let tails = CD.captures_iter(text).filter_map(|c| literal_tail(c.get(1)?.as_str()).map(str::to_string)).collect();
+    Dirs { tails, ..Dirs::default() }
 }
 
 /// The file names of a project's shell scripts, searched in one pass over
@@ -107,27 +171,23 @@ impl ScriptsByName {
     }
 }
 
-/// The scripts (indexes into `paths`) that the script (`caller_is_script`)
-/// or document at `caller`, whose text without comments is `text`, runs by
-/// name where `runs_there` holds (at the byte of the name).
+/// The scripts (indexes into `paths`) that the script or document at
+/// `caller`, whose text without comments is `text` and which changes into
+/// `dirs`, runs by name where `runs_there` holds (at the byte of the name).
 fn called(
     caller: &str,
-    caller_is_script: bool,
+    dirs: &Dirs,
     text: &str,
     dir: &str,
     names: &ScriptsByName,
     paths: &[&str],
     runs_there: &dyn Fn(usize) -> bool,
 ) -> Vec<usize> {
-    let cd_dirs: Vec<&str> = CD.captures_iter(text).filter_map(|c| literal_tail(c.get(1)?.as_str())).collect();
     let caller_dir = parent(caller);
     // `cd ..` or `cd $test_path_dir/..`: Huawei's launch scripts find their
     // bearings from their own directory (`test/`) and step up from it to
-    // the port's top; a document's `cd ..` depends on where its reader is.
-    let up_dirs: Vec<String> = match caller_is_script {
-        true => CD.captures_iter(text).filter_map(|c| ancestor(caller_dir, levels_up(c.get(1)?.as_str())?)).collect(),
-        false => Vec::new(),
-    };
+    // the port's top.
+    let up_dirs: Vec<String> = dirs.ups.iter().filter_map(|&levels| ancestor(caller_dir, levels)).collect();
     let mut out = Vec::new();
     for m in names.automaton.find_overlapping_iter(text) {
         let (at, scripts) = (m.start(), &names.scripts[m.pattern().as_usize()]);
@@ -140,6 +200,8 @@ fn called(
         let found: Vec<usize> = match literal_tail(written) {
             // A path: the script whose path ends so.
             Some(tail) => scripts.iter().copied().filter(|&j| ends_with_dir(parent(paths[j]), tail)).collect(),
+            // Where the caller does not tell (`../run.sh`, after `cd "$1"`): any.
+            None if dirs.unknown || written.split('/').any(|p| p == "..") => Vec::new(),
             // A bare name: beside the caller, where it `cd`s, or at the top.
             None => scripts
                 .iter()
@@ -148,7 +210,7 @@ fn called(
                     let d = parent(paths[j]);
                     d == caller_dir
                         || d == dir
-                        || cd_dirs.iter().any(|c| ends_with_dir(d, c))
+                        || dirs.tails.iter().any(|c| ends_with_dir(d, c))
                         || up_dirs.iter().any(|u| u == d)
                 })
                 .collect(),
@@ -165,31 +227,6 @@ fn path_before(text: &str, at: usize) -> &str {
         .rfind(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '=' | ';' | '(' | '`'))
         .map_or(0, |i| i + 1);
     &text[start..at]
-}
-
-/// The literal end of a written directory: its parts after the last one
-/// that holds a variable or is `.`/`..` (`egs2/aishell/asr1` of
-/// `$cur_path/egs2/aishell/asr1`, or of `./egs2/aishell/asr1/`); `None` when
-/// nothing literal is left.
-fn literal_tail(written: &str) -> Option<&str> {
-    let trimmed = written.trim_end_matches('/');
-    let parts: Vec<&str> = trimmed.split('/').collect();
-    let first = parts.iter().rposition(|p| p.contains(['$', '}', '{', '`']) || *p == "." || *p == ".." || p.is_empty());
-    let start = first.map_or(0, |k| k + 1);
-    if start >= parts.len() {
-        return None;
-    }
-    let skip: usize = parts[..start].iter().map(|p| p.len() + 1).sum();
-    trimmed.get(skip..).filter(|t| !t.is_empty())
-}
-
-/// How many directories up a `cd` target that ends in `..` goes (`..`,
-/// `$test_path_dir/..` and `$(dirname "$0")/..` one, `${cur}/../..` two),
-/// after whatever comes before them; `None` for a target that does not end
-/// in `..`.
-fn levels_up(target: &str) -> Option<usize> {
-    let ups = target.trim_end_matches('/').split('/').rev().take_while(|p| *p == "..").count();
-    (ups > 0).then_some(ups)
 }
 
 /// The directory `levels` above `dir` (as displayed, `.` for the top of
@@ -226,24 +263,9 @@ mod tests {
 
     #[test]
     fn a_cd_up_names_an_ancestor_of_the_caller() {
-        assert_eq!(levels_up("$test_path_dir/.."), Some(1));
-        assert_eq!(levels_up("../../"), Some(2));
-        assert_eq!(levels_up("../egs"), None);
-        assert_eq!(levels_up("$(dirname \"$0\")/.."), Some(1));
         assert_eq!(ancestor("p/egs/test", 1).as_deref(), Some("p/egs"));
         assert_eq!(ancestor("test", 1).as_deref(), Some("."));
         assert_eq!(ancestor("test", 2), None);
-    }
-
-    #[test]
-    fn the_literal_end_of_a_directory_is_what_follows_its_variables() {
-        assert_eq!(literal_tail("$cur_path/egs2/aishell/asr1"), Some("egs2/aishell/asr1"));
-        assert_eq!(literal_tail("${cur_path}/egs2/aishell/asr1/"), Some("egs2/aishell/asr1"));
-        assert_eq!(literal_tail("./scripts/"), Some("scripts"));
-        assert_eq!(literal_tail("tools"), Some("tools"));
-        assert_eq!(literal_tail("${dir}/"), None);
-        assert_eq!(literal_tail(".."), None);
-        assert_eq!(literal_tail(""), None);
     }
 
     #[test]
@@ -258,15 +280,8 @@ mod tests {
         ];
         let names = ScriptsByName::new(&paths).expect("searchable names");
         let calls = |caller: &str, text: &str| {
-            let mut c = called(
-                caller,
-                true,
-                &crate::parse::shell::Comments::of(text).blank(text),
-                "p",
-                &names,
-                &paths,
-                &|_| true,
-            );
+            let read = Read::of(text, &crate::parse::shell::read(text));
+            let mut c = called(caller, &read.dirs, &read.blanked, "p", &names, &paths, &|_| true);
             c.sort_unstable();
             c.dedup();
             c.into_iter().map(|i| paths[i]).collect::<Vec<_>>()
@@ -293,17 +308,12 @@ mod tests {
         assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", indented), ["p/egs/wsj/asr1/run.sh"]);
         let dirname = "cd \"$(dirname \"$0\")/..\"\nbash run.sh\n";
         assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", dirname), ["p/egs/wsj/asr1/run.sh"]);
-    }
-
-    #[test]
-    fn an_npu_launcher_names_the_npu() {
-        for text in
-            ["source ${test_path_dir}/env_npu.sh", "export ASCEND_DEVICE_ID=0", "export HCCL_WHITELIST_DISABLE=1"]
-        {
-            assert!(NAMES_THE_NPU.is_match(text), "{text}");
-        }
-        for text in ["python train.py --gpus 8", "export CUDA_VISIBLE_DEVICES=0", "input_npus=1"] {
-            assert!(!NAMES_THE_NPU.is_match(text), "{text}");
-        }
+        // Where the caller does not say, every script of the name may be the one run.
+        let everywhere = ["p/egs2/aishell/asr1/run.sh", "p/egs/wsj/asr1/run.sh"];
+        assert_eq!(calls("p/egs/wsj/asr1/test/train_full_8p.sh", "cd \"$1\"\nbash run.sh\n"), everywhere);
+        assert_eq!(calls("p/egs/wsj/asr1/x.sh", "bash ../run.sh\n"), everywhere);
+        let pushd = "pushd $cur_path/egs2/aishell/asr1\nbash run.sh\npopd\n";
+        assert_eq!(calls("p/egs/wsj/asr1/x.sh", pushd), everywhere, "beside the caller, and where it pushd-s");
+        assert_eq!(calls(paths[0], pushd), ["p/egs2/aishell/asr1/run.sh"]);
     }
 }

@@ -68,16 +68,20 @@ impl Engine<'_> {
 
     /// Matches environment-variable and command rules against a shell
     /// script, and the facts (`file_has`, `project_has`) a shell item can make true.
-    pub fn analyse_shell(&self, src: &str, lines: &LineIndex, display: &SharedText) -> FileFacts {
+    pub fn analyse_shell(
+        &self,
+        src: &str,
+        script: &crate::parse::shell::Script,
+        lines: &LineIndex,
+        display: &SharedText,
+    ) -> FileFacts {
         let mut out = FileFacts {
             facts: vec![false; self.set.compiler.facts.len()],
             counts: vec![0; self.set.counts.len()],
             ..FileFacts::default()
         };
-        let mentions = crate::parse::shell::env_mentions(src);
-        let commands = crate::parse::shell::commands(src);
         let items: Vec<ShellItem> =
-            mentions.iter().map(ShellItem::Env).chain(commands.iter().map(ShellItem::Command)).collect();
+            script.mentions.iter().map(ShellItem::Env).chain(script.commands.iter().map(ShellItem::Command)).collect();
         let tables = &self.set.compiler.tables;
         for (fact, holds) in self.set.compiler.facts.iter().zip(out.facts.iter_mut()) {
             if let Fact::Has(alts) = fact {

@@ -3,7 +3,7 @@
 //! [`crate::project::configurations`]; its script, followed by
 //! [`crate::project::launches`]).
 
-use crate::parse::shell::{commands, env_mentions};
+use crate::parse::shell::{split_words, Script};
 use serde::{Deserialize, Serialize};
 
 /// A Python script that a shell command starts, with the words after it.
@@ -55,13 +55,12 @@ const LAUNCHERS: &[&str] = &["torchrun", "deepspeed", "accelerate", "mpirun", "h
 /// Options that a launcher gives the script it starts.
 pub const LAUNCHER_OPTIONS: &[&str] = &["local_rank"];
 
-/// The Python scripts that the commands of a shell script start, with their
-/// arguments; a script named anywhere else in it (an assignment's value, a
-/// command that is not Python) is an opaque launch, with options not known.
-pub fn launches_in(text: &str) -> Vec<Launch> {
-    // A script saved with CRLF line ends is meant as LF (a `\` before CRLF
-    // continues the command); launches keep only lines, which this keeps.
-    let text = &text.replace("\r\n", "\n");
+/// The Python scripts that the commands of a shell script (`text`, read as
+/// `script`) start, with their arguments; a script named anywhere else in
+/// it (an assignment's value, a command that is not Python) is an opaque
+/// launch, with options not known, and a part the parser could not read may
+/// start any script with any options.
+pub fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     let line_of = |at: usize| text[..at.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1;
     let opaque = |words: Vec<String>, line: usize| {
         words.into_iter().filter(|w| w.ends_with(".py")).map(move |w| Launch {
@@ -72,8 +71,15 @@ pub fn launches_in(text: &str) -> Vec<Launch> {
             line,
         })
     };
-    let mut out = Vec::new();
-    let mentions = env_mentions(text);
+    let any_script = |line: usize| Launch {
+        script: ANY_SCRIPT.to_string(),
+        arguments: String::new(),
+        via_launcher: false,
+        opaque: true,
+        line,
+    };
+    let mut out: Vec<Launch> = script.unreadable.iter().map(|&(at, _)| any_script(line_of(at))).collect();
+    let mentions = &script.mentions;
     // Variables whose every value the script spells out (a value naming a
     // script is an opaque launch of it, below).
     let unknown = |name: &str| {
@@ -81,8 +87,8 @@ pub fn launches_in(text: &str) -> Vec<Launch> {
     };
     let assigned: Vec<&str> =
         mentions.iter().filter(|m| m.value.is_some() && !unknown(&m.name)).map(|m| m.name.as_str()).collect();
-    for c in commands(text) {
-        let (words, line) = (split_words(c.expanded.as_deref().unwrap_or(&c.text)), line_of(c.range.0));
+    for c in &script.commands {
+        let (words, line) = (c.words(), line_of(c.range.0));
         // What precedes the command on its line: after an assignment or in
         // arithmetic or a test (`t=$(( $end - $start ))`, `if ((${PIPESTATUS[0]} != 0))`)
         // a variable is a value, not a command.
@@ -90,19 +96,13 @@ pub fn launches_in(text: &str) -> Vec<Launch> {
         let a_command = !text[line_start..c.range.0].contains(['=', '(', '[']);
         match launch_of(&words, line) {
             Some(launch) => out.push(launch),
-            None if a_command && runs_unknown_command(&words, &assigned) => out.push(Launch {
-                script: ANY_SCRIPT.to_string(),
-                arguments: String::new(),
-                via_launcher: false,
-                opaque: true,
-                line,
-            }),
+            None if a_command && runs_unknown_command(&words, &assigned) => out.push(any_script(line)),
             None => out.extend(opaque(words, line)),
         }
     }
     for m in mentions {
-        if let Some(value) = m.value {
-            out.extend(opaque(split_words(&value), line_of(m.range.0)));
+        if let Some(value) = &m.value {
+            out.extend(opaque(split_words(value), line_of(m.range.0)));
         }
     }
     // An assignment's value is read both as a value and as the command after it.
@@ -162,43 +162,6 @@ fn is_redirection(word: &str) -> bool {
     rest.starts_with('>') || rest.starts_with('<')
 }
 
-/// The words of a command, quotes removed, `\` line continuations as spaces.
-fn split_words(command: &str) -> Vec<String> {
-    let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, '\\') => match chars.next() {
-                Some('\n') | None => {}
-                Some(next) => {
-                    word.push(next);
-                    started = true;
-                }
-            },
-            (None, c) if c.is_whitespace() => {
-                if started {
-                    words.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        words.push(word);
-    }
-    words
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,7 +171,7 @@ mod tests {
         let script = "export X=1\nnohup taskset -c 0-23 python3 ${dir}/../main.py --a 1 &\n\
             torchrun --nproc_per_node 8 tools/train.py --b\npython -m tools.train --c\n\
             CMD=\"python3 eval.py \"\ncp run.py /tmp\r\nif [[ $1 == -h || $1 == --help ]]; then exit; fi\nRUN=$1\n$RUN\nt=$(( $RUN - 1 ))\nif ((${PIPESTATUS[0]} != 0)); then exit; fi\npython a.py \\\r\n  --d 1\neval \"${BERT_CMD} --seed=1\"\n$CMD\n";
-        let found = launches_in(script);
+        let found = launches_in(script, &crate::parse::shell::read(script));
         let got: Vec<(&str, Vec<&str>, bool, bool)> =
             found.iter().map(|l| (l.script.as_str(), l.words().collect(), l.via_launcher, l.opaque)).collect();
         assert_eq!(

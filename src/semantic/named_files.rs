@@ -54,9 +54,9 @@ pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
     Names { files, only_with_cuda }
 }
 
-/// The same for a shell script: every mention outside a `#` comment.
-pub fn in_shell(text: &str, extensions: &[String]) -> Names {
-    let comments = crate::parse::shell::Comments::of(text);
+/// The same for a shell script (whose comments are `comments`): every
+/// mention outside a `#` comment.
+pub fn in_shell(text: &str, comments: &crate::parse::shell::Comments, extensions: &[String]) -> Names {
     let files = names_in(text, extensions, |at| !comments.contain(at));
     Names { files, only_with_cuda: false }
 }
@@ -185,7 +185,8 @@ mod tests {
     #[test]
     fn shell_lines_name_files_outside_comments() {
         let src = "nvcc -c roi_kernel.cu -o roi.o\n# nvcc old_kernel.cu\necho $# a.cu # b.cu\n";
-        assert_eq!(in_shell(src, &exts()).files, ["a.cu", "roi_kernel.cu"]);
+        let comments = crate::parse::shell::read(src).comments;
+        assert_eq!(in_shell(src, &comments, &exts()).files, ["a.cu", "roi_kernel.cu"]);
     }
 
     #[test]

@@ -1,0 +1,224 @@
+//! The directories a shell script changes into (`cd`, `builtin cd`,
+//! `pushd`, also in subshells, braces, functions and `sh -c "..."`), as far
+//! as the script tells: a script it runs by a bare name (`bash run.sh`) is
+//! looked for in those. The reading does not follow the order of the
+//! commands: every place the script may go counts, which can only find more
+//! scripts. A change the script does not spell out (`cd "$1"`, `cd
+//! $(cat dir.txt)`), or one in a part the parser could not read, makes the
+//! place unknown: then any script of that name may be the one run.
+
+use crate::parse::shell::Script;
+
+/// A directory a script changes into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// One the script was already in: where it was started or its own
+    /// directory (`cd "$(dirname "$0")"`, `cd $cur_path` with
+    /// `cur_path=$(pwd)`), or the one before (`cd -`, `popd`).
+    Start,
+    /// `levels` directories above the script's own (`cd ..`, `cd $test_path_dir/..`).
+    Up(usize),
+    /// A directory whose path ends so (`egs2/aishell/asr1` of `cd $cur_path/egs2/aishell/asr1`).
+    EndsWith(String),
+}
+
+/// Where a script's commands may run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirChanges {
+    /// The places it changes into, each once.
+    pub places: Vec<Place>,
+    /// Some change goes where the script does not tell.
+    pub unknown: bool,
+}
+
+/// How many variables deep a `cd` target is followed (`D=$E`, `E=$F`, ...).
+const MAX_INDIRECTION: usize = 4;
+
+/// The directory changes of `script` (whose text is `text`).
+pub fn of(text: &str, script: &Script) -> DirChanges {
+    let mut out = DirChanges::default();
+    let changes_dir = |part: &str| CHANGES_DIR.is_match(part);
+    out.unknown = script.unreadable.iter().any(|&(s, e)| text.get(s..e).is_some_and(changes_dir));
+    for command in &script.commands {
+        let words = command.words();
+        let Some(name) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { continue };
+        let target = match name {
+            "cd" | "pushd" => {
+                let mut args = words[1..].iter().filter(|w| !matches!(w.as_str(), "-P" | "-L" | "-e" | "-@" | "-n"));
+                match (name, args.next()) {
+                    (_, Some(arg)) if arg.starts_with('>') || arg.starts_with("2>") => None,
+                    (_, Some(arg)) => Some(arg.as_str()),
+                    // `pushd` alone swaps the two places it was in.
+                    ("pushd", None) => Some("-"),
+                    // `cd` alone goes home, where the project's scripts are not.
+                    _ => None,
+                }
+            }
+            "popd" => Some("-"),
+            // `eval "cd $dir"`: where the command goes is not read.
+            "eval" if words[1..].iter().any(|w| changes_dir(w)) => {
+                out.unknown = true;
+                continue;
+            }
+            _ => continue,
+        };
+        // A change the parser could not read whole goes where it does not tell.
+        let (start, end) = command.range;
+        let unread = script.unreadable.iter().any(|&(s, e)| s < end && start < e.max(s + 1));
+        match target.filter(|_| !unread).and_then(|t| places_of(t, script, 0)) {
+            Some(places) => {
+                for p in places {
+                    if !out.places.contains(&p) {
+                        out.places.push(p);
+                    }
+                }
+            }
+            None => out.unknown = true,
+        }
+    }
+    out
+}
+
+/// A word that changes directory, in text the parser could not read or a string `eval` runs.
+static CHANGES_DIR: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"(^|[^\w-])(cd|pushd)(\s|$)").expect("a valid pattern"));
+
+/// A command substitution that gives a place the script is in: `$(pwd)`,
+/// `$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`.
+static PLACE_SUBSTITUTION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^(\$\(|`)[^`]*(\bpwd\b|\$0\b|\$\{0\}|BASH_SOURCE)[^`]*(\)|`)$").expect("a valid pattern")
+});
+
+/// The places a `cd` target (quotes removed, one-value variables read) may
+/// be, or `None` when the script does not tell.
+fn places_of(target: &str, script: &Script, depth: usize) -> Option<Vec<Place>> {
+    let target = target.trim_end_matches('/');
+    // `~`, `~user`: a home directory, where the project's scripts are not known to be.
+    if target.starts_with('~') {
+        return None;
+    }
+    if matches!(target, "" | "." | "-" | "$PWD" | "${PWD}" | "$OLDPWD" | "${OLDPWD}")
+        || PLACE_SUBSTITUTION.is_match(target)
+    {
+        return Some(vec![Place::Start]);
+    }
+    if let Some(levels) = levels_up(target) {
+        return Some(vec![Place::Up(levels)]);
+    }
+    if let Some(tail) = literal_tail(target) {
+        return Some(vec![Place::EndsWith(tail.to_string())]);
+    }
+    // `cd $D`: wherever every value the script gives D leads.
+    let name = target.strip_prefix("${").and_then(|t| t.strip_suffix('}')).or_else(|| target.strip_prefix('$'))?;
+    if depth >= MAX_INDIRECTION || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let values: Vec<&str> =
+        script.mentions.iter().filter(|m| m.name == name).filter_map(|m| m.value.as_deref()).collect();
+    if values.is_empty() || script.loop_variables().any(|v| v == name) {
+        return None;
+    }
+    let mut places = Vec::new();
+    for v in values {
+        places.extend(places_of(v, script, depth + 1)?);
+    }
+    Some(places)
+}
+
+/// The literal end of a written directory: its parts after the last one
+/// that holds a variable or is `.`/`..` (`egs2/aishell/asr1` of
+/// `$cur_path/egs2/aishell/asr1`, or of `./egs2/aishell/asr1/`); `None` when
+/// nothing literal is left.
+pub fn literal_tail(written: &str) -> Option<&str> {
+    let trimmed = written.trim_end_matches('/');
+    let parts: Vec<&str> = trimmed.split('/').collect();
+    let first = parts.iter().rposition(|p| p.contains(['$', '}', '{', '`']) || *p == "." || *p == ".." || p.is_empty());
+    let start = first.map_or(0, |k| k + 1);
+    if start >= parts.len() {
+        return None;
+    }
+    let skip: usize = parts[..start].iter().map(|p| p.len() + 1).sum();
+    trimmed.get(skip..).filter(|t| !t.is_empty())
+}
+
+/// How many directories up a `cd` target that ends in `..` goes (`..`,
+/// `$test_path_dir/..` and `$(dirname "$0")/..` one, `${cur}/../..` two),
+/// after whatever comes before them; `None` for a target that does not end
+/// in `..`.
+pub fn levels_up(target: &str) -> Option<usize> {
+    let ups = target.trim_end_matches('/').split('/').rev().take_while(|p| *p == "..").count();
+    (ups > 0).then_some(ups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changes(text: &str) -> DirChanges {
+        of(text, &crate::parse::shell::read(text))
+    }
+
+    fn ends(tail: &str) -> Place {
+        Place::EndsWith(tail.to_string())
+    }
+
+    #[test]
+    fn every_way_to_change_directory_counts() {
+        // Issue 47, item 4: each of these was read as no `cd`.
+        for text in [
+            "pushd ../legacy\nbash run.sh\npopd\n",
+            "(cd ../legacy; bash run.sh)\n",
+            "{ cd ../legacy; }\nbash run.sh\n",
+            "builtin cd ../legacy\nbash run.sh\n",
+            "D=../legacy; cd $D\nbash run.sh\n",
+            "sh -c \"cd ../legacy; bash run.sh\"\n",
+            "f() {\n  if true; then cd \"../legacy\" || exit; fi\n}\n",
+        ] {
+            let found = changes(text);
+            assert!(found.places.contains(&ends("legacy")) && !found.unknown, "{text}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn places_the_script_was_in_add_nothing() {
+        let text = "cur_path=`pwd`\nif [ x = y ]; then\n  cd ..\n  cur_path=$(pwd)\nfi\ntest_path_dir=${cur_path}\n\
+                    cd $test_path_dir\ncd \"$(dirname \"$0\")\"\ncd -\npopd\ncd $(cd $(dirname ${BASH_SOURCE[0]}); pwd)\n";
+        assert_eq!(changes(text), DirChanges { places: vec![Place::Up(1), Place::Start], unknown: false });
+        let two = changes("if [ $1 = a ]; then D=egs/a; else D=egs/b; fi\ncd $D\n");
+        assert_eq!(two.places, [ends("egs/a"), ends("egs/b")]);
+        assert!(!two.unknown);
+    }
+
+    #[test]
+    fn a_change_the_script_does_not_spell_out_is_unknown() {
+        for text in [
+            "cd \"$1\"\n",
+            "cd $(cat dir.txt)\n",
+            "cd\n",
+            "cd ~\n",
+            "for d in a b; do cd $d; done\n",
+            "cd $DATA_DIR\n",
+            "D=$1\ncd $D\n",
+            "eval \"cd $where\"\n",
+            "if [ -d x ]; then\n  cd ) legacy\nfi\n",
+        ] {
+            assert!(changes(text).unknown, "{text}: {:?}", changes(text));
+        }
+        assert!(!changes("echo cd here\npython3 t.py --cd 1\n").unknown);
+    }
+
+    #[test]
+    fn a_cd_up_and_the_literal_end_of_a_directory() {
+        assert_eq!(levels_up("$test_path_dir/.."), Some(1));
+        assert_eq!(levels_up("../../"), Some(2));
+        assert_eq!(levels_up("../egs"), None);
+        assert_eq!(levels_up("$(dirname \"$0\")/.."), Some(1));
+        assert_eq!(literal_tail("$cur_path/egs2/aishell/asr1"), Some("egs2/aishell/asr1"));
+        assert_eq!(literal_tail("${cur_path}/egs2/aishell/asr1/"), Some("egs2/aishell/asr1"));
+        assert_eq!(literal_tail("./scripts/"), Some("scripts"));
+        assert_eq!(literal_tail("tools"), Some("tools"));
+        assert_eq!(literal_tail("${dir}/"), None);
+        assert_eq!(literal_tail(".."), None);
+        assert_eq!(literal_tail(""), None);
+    }
+}
