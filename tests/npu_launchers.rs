@@ -106,12 +106,27 @@ fn cd_project(name: &str, launcher: &str) -> common::TempDir {
     dir
 }
 
+/// The JSON report of a scan of `dir`.
+fn scan_in(dir: &std::path::Path) -> serde_json::Value {
+    let run = common::npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
 /// The project's launched and unlaunched entry scripts, by file name.
 fn entries(dir: &std::path::Path) -> (Vec<String>, Vec<String>) {
-    let run = common::npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let report = scan_in(dir);
     let list = |key: &str| names(&report["projects"][0][key]);
     (list("launched_entries"), list("unlaunched_entries"))
+}
+
+/// The findings in `file` of a scan of `dir`: code, severity, and whether
+/// they are marked as in code nothing starts.
+fn findings_in(dir: &std::path::Path, file: &str) -> Vec<(String, String, bool)> {
+    let report = scan_in(dir);
+    let findings = report["findings"].as_array().unwrap().iter().filter(|f| f["path"] == file);
+    findings
+        .map(|f| (f["code"].as_str().unwrap().into(), f["severity"].as_str().unwrap().into(), f["unlaunched"] == true))
+        .collect()
 }
 
 /// Issue 47, item 4: each of these `cd`s was read as no `cd`, so `bash
@@ -134,6 +149,10 @@ fn every_way_to_change_directory_is_followed() {
         let (launched, unlaunched) = entries(&dir);
         assert_eq!(launched, ["legacy_train.py", "train_top.py"], "{launcher}");
         assert!(unlaunched.is_empty(), "{launcher}: {unlaunched:?}");
+        // The script the `cd` leads to keeps its findings as they are: the same as the other's.
+        let legacy = findings_in(&dir, "legacy_train.py");
+        assert!(!legacy.is_empty() && legacy.iter().all(|(_, _, unlaunched)| !unlaunched), "{launcher}: {legacy:?}");
+        assert_eq!(legacy, findings_in(&dir, "train_top.py"), "{launcher}");
     }
 }
 
@@ -164,4 +183,17 @@ fn a_script_that_only_names_the_npu_is_no_npu_launcher() {
     std::fs::create_dir_all(dir.join("test")).unwrap();
     std::fs::write(dir.join("test/train.sh"), "export ASCEND_DEVICE_ID=0\npython3 train_top.py\n").unwrap();
     assert_eq!(entries(&dir), (vec!["train_top.py".to_string()], vec!["legacy_train.py".to_string()]));
+}
+
+/// A launcher whose only NPU sign is a variable HCCL reads (`RANK_SIZE`),
+/// with no NPU word in it, is an NPU launcher all the same: the original's
+/// recipe in `legacy/` starts nothing, and its findings are advice.
+#[test]
+fn a_launcher_that_only_sets_rank_size_is_an_npu_launcher() {
+    let dir = cd_project("rank-size", "");
+    std::fs::remove_file(dir.join("test/env_npu.sh")).unwrap();
+    std::fs::write(dir.join("test/train_full_8p.sh"), "RANK_SIZE=8\nbash run.sh\n").unwrap();
+    assert_eq!(entries(&dir), (vec!["train_top.py".to_string()], vec!["legacy_train.py".to_string()]));
+    let legacy = findings_in(&dir, "legacy_train.py");
+    assert!(!legacy.is_empty() && legacy.iter().all(|(_, severity, unlaunched)| severity == "info" && *unlaunched));
 }

@@ -59,10 +59,13 @@ pub fn sign(text: &str, script: &Script) -> NpuSign {
     }
 }
 
-/// Whether `text` may name the NPU at all (comments included): only then
-/// is a script read for [`sign`].
+/// Whether `text` may say anything about the NPU (comments included):
+/// only then is a script parsed for [`sign`]. Every sign [`sign`] reads
+/// passes, also those without an NPU word (`RANK_SIZE=8`, `--use_npus`).
 pub fn may_name_the_npu(text: &str) -> bool {
-    NAMES_THE_NPU.is_match(text)
+    static ANY_SIGN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)npu|ascend|hccl|RANK_SIZE|RANK_TABLE_FILE").expect("a valid pattern"));
+    ANY_SIGN.is_match(text)
 }
 
 fn does(script: &Script) -> bool {
@@ -102,25 +105,39 @@ mod tests {
         sign(text, &crate::parse::shell::read(text))
     }
 
+    /// Scripts that set up or start an NPU run, one sign each.
+    const DOES: &[&str] = &[
+        "source ${test_path_dir}/env_npu.sh\n",
+        ". /usr/local/Ascend/ascend-toolkit/set_env.sh\n",
+        "export ASCEND_DEVICE_ID=0\n",
+        "export HCCL_WHITELIST_DISABLE=1\n",
+        "RANK_SIZE=8\n",
+        "export RANK_TABLE_FILE\n",
+        "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:$LD_LIBRARY_PATH\n",
+        "python3 train.py --device npu\n",
+        "python3 train.py --device=npu:0\n",
+        "DEVICE=npu\nnohup python3 train.py --device_type $DEVICE &\n",
+        "torchrun main.py --use_npu\n",
+        "torchrun main.py --use_npus\n",
+        "npu-smi info\n",
+        "if true; then (cd x && ASCEND_RT_VISIBLE_DEVICES=0 python3 t.py); fi\n",
+    ];
+
     #[test]
     fn a_script_that_sets_up_or_starts_an_npu_run_does() {
-        for text in [
-            "source ${test_path_dir}/env_npu.sh\n",
-            ". /usr/local/Ascend/ascend-toolkit/set_env.sh\n",
-            "export ASCEND_DEVICE_ID=0\n",
-            "export HCCL_WHITELIST_DISABLE=1\n",
-            "RANK_SIZE=8\n",
-            "export RANK_TABLE_FILE\n",
-            "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64:$LD_LIBRARY_PATH\n",
-            "python3 train.py --device npu\n",
-            "python3 train.py --device=npu:0\n",
-            "DEVICE=npu\nnohup python3 train.py --device_type $DEVICE &\n",
-            "torchrun main.py --use_npu\n",
-            "npu-smi info\n",
-            "if true; then (cd x && ASCEND_RT_VISIBLE_DEVICES=0 python3 t.py); fi\n",
-        ] {
+        for text in DOES {
             assert_eq!(sign_of(text), NpuSign::Does, "{text}");
         }
+    }
+
+    #[test]
+    fn every_script_with_a_sign_passes_the_prefilter() {
+        // `RANK_SIZE=8` and `--use_npus` name no NPU word, yet are signs:
+        // a prefilter on NPU words alone skipped such scripts unread.
+        for text in DOES {
+            assert!(may_name_the_npu(text), "{text}");
+        }
+        assert!(!may_name_the_npu("python3 train.py --gpus 8\n"));
     }
 
     #[test]
