@@ -311,6 +311,16 @@ fn launches_by_package_by_src_module_and_from_scripts_without_sh() {
         ])
     );
     assert_eq!(project["unlaunched_entries"], serde_json::json!(["fixtures/launch_forms/train.py"]));
+    // Each entry's `.cuda()` is reported; only the trainer nothing starts is advice.
+    assert_eq!(
+        findings(&report),
+        [
+            row("fixtures/launch_forms/pkg/train/__main__.py", "TX001", "warning", false, false),
+            row("fixtures/launch_forms/src/app/serve.py", "TX001", "warning", false, false),
+            row("fixtures/launch_forms/tools/evaluate.py", "TX001", "warning", false, false),
+            row("fixtures/launch_forms/train.py", "TX001", "info", true, false),
+        ]
+    );
 }
 
 /// Issue 47, item 11 (b): a quoted string whose second line starts with `#`

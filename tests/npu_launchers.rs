@@ -178,11 +178,16 @@ fn a_script_that_only_names_the_npu_is_no_npu_launcher() {
     std::fs::write(dir.join("scripts/gpu.sh"), "RUN_ON_NPU=0\necho \"not on the NPU\"\npython3 train_top.py\n")
         .unwrap();
     assert_eq!(entries(&dir), (vec!["legacy_train.py".to_string(), "train_top.py".to_string()], vec![]));
+    let legacy = findings_in(&dir, "legacy_train.py");
+    assert!(!legacy.is_empty() && legacy.iter().all(|(_, severity, unlaunched)| severity != "info" && !unlaunched));
     // The control: a script that sets the NPU up is a launcher (with the one
     // that names the NPU), and the original's recipe in `legacy/` starts nothing.
     std::fs::create_dir_all(dir.join("test")).unwrap();
     std::fs::write(dir.join("test/train.sh"), "export ASCEND_DEVICE_ID=0\npython3 train_top.py\n").unwrap();
     assert_eq!(entries(&dir), (vec!["train_top.py".to_string()], vec!["legacy_train.py".to_string()]));
+    assert!(findings_in(&dir, "legacy_train.py")
+        .iter()
+        .all(|(_, severity, unlaunched)| severity == "info" && *unlaunched));
 }
 
 /// A launcher whose only NPU sign is a variable HCCL reads (`RANK_SIZE`),
