@@ -81,9 +81,13 @@ pub fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     let mut out: Vec<Launch> = script.unreadable.iter().map(|&(at, _)| any_script(line_of(at))).collect();
     let mentions = &script.mentions;
     // Variables whose every value the script spells out (a value naming a
-    // script is an opaque launch of it, below).
+    // script is an opaque launch of it, below); `CMD+="--x 1"` (read as
+    // `${CMD}--x 1`) adds to the values spelled out before it.
     let unknown = |name: &str| {
-        mentions.iter().any(|m| m.name == name && m.value.as_ref().is_some_and(|v| v.contains(['$', '`'])))
+        let own = format!("${{{name}}}");
+        mentions.iter().any(|m| {
+            m.name == name && m.value.as_ref().is_some_and(|v| v.strip_prefix(&own).unwrap_or(v).contains(['$', '`']))
+        })
     };
     let assigned: Vec<&str> =
         mentions.iter().filter(|m| m.value.is_some() && !unknown(&m.name)).map(|m| m.name.as_str()).collect();
@@ -165,6 +169,20 @@ fn is_redirection(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_built_by_appending_literals_is_no_unknown_command() {
+        // fixtures/branches' eval.sh: `$CMD` runs evaluate.py with options
+        // not read (an opaque launch), not any script with any options.
+        let script = "CMD=\"python3 evaluate.py \"\nCMD+=\"--num-gpu 8\"\n$CMD\n";
+        let found = launches_in(script, &crate::parse::shell::read(script));
+        let got: Vec<(&str, bool)> = found.iter().map(|l| (l.script.as_str(), l.opaque)).collect();
+        assert_eq!(got, [("evaluate.py", true)]);
+        // Appended to a value the script does not spell out, it may be anything.
+        let script = "CMD=$1\nCMD+=\" --x\"\n$CMD\n";
+        let found = launches_in(script, &crate::parse::shell::read(script));
+        assert!(found.iter().any(|l| l.script == ANY_SCRIPT));
+    }
 
     #[test]
     fn launches_are_read_from_commands_and_named_scripts_are_opaque() {
