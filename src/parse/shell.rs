@@ -13,8 +13,10 @@
 
 mod commands;
 
-pub use commands::{split_words, ShellCommand};
+pub use commands::{split_words, unquoted, ShellCommand};
 
+use commands::PlainRead;
+use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
 /// What a shell script says, read once.
@@ -107,16 +109,9 @@ pub fn read(text: &str) -> Script {
     // A read in `sh -c "...$X..."` is seen by the outer script and by the inner one.
     script.mentions.dedup();
     script.unreadable.sort_unstable();
-    commands::finish(text, &mut script, &reads);
+    let values = literal_values(&script);
+    commands::finish(text, &mut script.commands, &values, &reads);
     script
-}
-
-/// A read of a variable as `$NAME` or `${NAME}`, which a known value can
-/// replace: the range of the whole expansion and the name.
-#[derive(Debug, Clone)]
-struct PlainRead {
-    range: (usize, usize),
-    name: String,
 }
 
 /// Reads `text`, found at byte `offset` of the script (the inside of a
@@ -365,18 +360,26 @@ fn passed_on(node: Node, kind: &str, around: Around) -> Vec<(usize, Around)> {
     out
 }
 
-/// A word with one level of quotes removed (`"x y"` is `x y`, `'a'"b"` is `ab`).
-pub fn unquoted(word: &str) -> String {
-    let mut out = String::with_capacity(word.len());
-    let mut quote: Option<char> = None;
-    for c in word.chars() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            _ => out.push(c),
-        }
+/// The variables the script assigns, each with its value, where every
+/// assignment gives the same literal value (no `$` or backquote in it).
+fn literal_values(script: &Script) -> HashMap<String, String> {
+    let mut values: HashMap<&str, Option<&str>> = HashMap::new();
+    for m in &script.mentions {
+        let Some(v) = &m.value else { continue };
+        let literal = (!v.contains(['$', '`'])).then_some(v.as_str());
+        values
+            .entry(m.name.as_str())
+            .and_modify(|known| {
+                if *known != literal {
+                    *known = None;
+                }
+            })
+            .or_insert(literal);
     }
-    out
+    for name in &script.varying {
+        values.insert(name.as_str(), None);
+    }
+    values.into_iter().filter_map(|(k, v)| Some((k.to_string(), v?.to_string()))).collect()
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 //! the script allows for it failing, and its text with the script's
 //! one-value variables read.
 
-use super::{PlainRead, Script};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -60,6 +59,16 @@ const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
 /// Commands that test whether their arguments are installed commands.
 const LOOKUPS: &[&str] = &["command", "which", "type", "hash"];
 
+/// A read of a variable as `$NAME` or `${NAME}`, which a known value can
+/// replace in a command's text: the range of the whole expansion and the name.
+#[derive(Debug, Clone)]
+pub(super) struct PlainRead {
+    /// Byte range of the whole expansion.
+    pub range: (usize, usize),
+    /// The variable read.
+    pub name: String,
+}
+
 /// What [`parts`] finds in a command node (byte offsets in the text parsed).
 pub(super) struct Parts {
     /// Where the command runs from: its command word after wrappers; `None`
@@ -85,7 +94,7 @@ pub(super) fn parts(node: Node, text: &str) -> Parts {
         .filter(|(i, _)| matches!(node.field_name_for_child(*i as u32), Some("name" | "argument")))
         .map(|(_, c)| c)
         .collect();
-    let word = |n: &Node| super::unquoted(text.get(n.byte_range()).unwrap_or_default());
+    let word = |n: &Node| unquoted(text.get(n.byte_range()).unwrap_or_default());
     let mut k = 0;
     while let Some(w) = words.get(k) {
         let name = word(w);
@@ -150,15 +159,15 @@ pub(super) fn redirections_end(statement: Node) -> usize {
     end
 }
 
-/// Reads, for every command, the variables with one literal value, and
-/// marks the commands whose existence the script tests.
-pub(super) fn finish(text: &str, script: &mut Script, reads: &[PlainRead]) {
-    let values = literal_values(script);
+/// Reads, in every command, the variables of `values` (those with one
+/// literal value) where `reads` reads them, and marks the commands whose
+/// existence the script tests.
+pub(super) fn finish(text: &str, commands: &mut [ShellCommand], values: &HashMap<String, String>, reads: &[PlainRead]) {
     let mut reads: Vec<&PlainRead> = reads.iter().filter(|r| values.contains_key(r.name.as_str())).collect();
     reads.sort_by_key(|r| r.range);
     reads.dedup_by_key(|r| r.range);
     let mut looked_up: Vec<String> = Vec::new();
-    for cmd in &mut script.commands {
+    for cmd in commands.iter_mut() {
         let (start, end) = cmd.range;
         let first = reads.partition_point(|r| r.range.0 < start);
         let inside = reads[first..].iter().take_while(|r| r.range.1 <= end);
@@ -185,32 +194,10 @@ pub(super) fn finish(text: &str, script: &mut Script, reads: &[PlainRead]) {
             looked_up.extend(words.into_iter().skip(1).filter(|w| !w.starts_with('-')));
         }
     }
-    for cmd in &mut script.commands {
+    for cmd in commands.iter_mut() {
         let word = cmd.text.split_whitespace().next().unwrap_or("");
         cmd.guarded |= looked_up.iter().any(|w| w == word);
     }
-}
-
-/// The variables the script assigns, each with its value, where every
-/// assignment gives the same literal value (no `$` or backquote in it).
-fn literal_values(script: &Script) -> HashMap<String, String> {
-    let mut values: HashMap<&str, Option<&str>> = HashMap::new();
-    for m in &script.mentions {
-        let Some(v) = &m.value else { continue };
-        let literal = (!v.contains(['$', '`'])).then_some(v.as_str());
-        values
-            .entry(m.name.as_str())
-            .and_modify(|known| {
-                if *known != literal {
-                    *known = None;
-                }
-            })
-            .or_insert(literal);
-    }
-    for name in &script.varying {
-        values.insert(name.as_str(), None);
-    }
-    values.into_iter().filter_map(|(k, v)| Some((k.to_string(), v?.to_string()))).collect()
 }
 
 /// An option of `taskset`/`numactl` or its value: `-c`, `--membind=0`,
@@ -309,4 +296,18 @@ fn substitution_end(text: &str, at: usize) -> usize {
         i += 1;
     }
     text.len()
+}
+
+/// A word with one level of quotes removed (`"x y"` is `x y`, `'a'"b"` is `ab`).
+pub fn unquoted(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut quote: Option<char> = None;
+    for c in word.chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => out.push(c),
+        }
+    }
+    out
 }
