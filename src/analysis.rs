@@ -158,7 +158,7 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
 
 /// Reads and analyses `file`, or takes its analysis from `cache` when the
 /// content is one the cache has seen.
-pub fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOutcome {
+pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOutcome {
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine);
     }
@@ -192,14 +192,14 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
 
 /// Analyses `text` as the contents of `file` (the fixer calls this on text
 /// it has edited in memory).
-pub fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
+pub(crate) fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
     analyse_edited(file, text, engine, None).0
 }
 
 /// [`analyse_text`] for a Python file whose syntax tree before an edit,
 /// with the edit recorded on it, is `old` (see [`crate::parse::parse_python_edited`]);
 /// also gives the new tree, when the file was parsed (for the next edit).
-pub fn analyse_edited(
+pub(crate) fn analyse_edited(
     file: &ScanFile,
     text: &str,
     engine: &Engine,

@@ -47,20 +47,20 @@ const NAME_ATTEMPTS: u32 = 100;
 /// Through a symbolic link, the file it points at is replaced and the link
 /// kept. An existing file keeps its permissions; a new one gets the default
 /// ones. Errors name the step that failed and the directory involved.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_whole_with(path, &|out| out.write_all(bytes))
 }
 
 /// Like [`write_whole`], with the contents written by `write` as they are
 /// produced (through a buffer), so that a large report is never held whole.
-pub fn write_whole_with(path: &Path, write: &dyn Fn(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub(crate) fn write_whole_with(path: &Path, write: &dyn Fn(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     replace(&resolve_link(path)?, write)
 }
 
 /// Writes `bytes` to `path` in one step, replacing `path` itself even where
 /// it is a symbolic link: for files only npu-mem writes (the cache), where a
 /// link is no choice of the user's and must not lead the write elsewhere.
-pub fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(path, &|out| out.write_all(bytes))
 }
 
@@ -98,7 +98,7 @@ fn resolve_link(path: &Path) -> io::Result<PathBuf> {
 
 /// A freshly created temporary file beside the file it will replace; it is
 /// removed when dropped, unless [`Temporary::commit`] renamed it into place.
-pub struct Temporary {
+pub(crate) struct Temporary {
     /// Where the temporary file is.
     path: PathBuf,
     /// The file, open for writing.
@@ -113,7 +113,7 @@ impl Temporary {
     /// Creates a new, empty temporary file in the directory of `target`.
     /// With `private`, only the owner may open it (for a copy of a file whose
     /// own permissions are set afterwards: nobody can open the copy before).
-    pub fn beside(target: &Path, private: bool) -> io::Result<Temporary> {
+    pub(crate) fn beside(target: &Path, private: bool) -> io::Result<Temporary> {
         let (dir, name) = dir_and_name(target);
         remove_stale_temporaries(dir, &name);
         let mut options = OpenOptions::new();
@@ -153,29 +153,24 @@ impl Temporary {
         ))
     }
 
-    /// Where the temporary file is.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// An error about `doing` the temporary file, keeping the kind of `e`.
-    pub fn failed(&self, doing: &str, e: io::Error) -> io::Error {
+    pub(crate) fn failed(&self, doing: &str, e: io::Error) -> io::Error {
         io::Error::new(e.kind(), format!("cannot {doing} the temporary file {}: {e}", self.path.display()))
     }
 
     /// The open file (to set its owner or permissions before writing).
-    pub fn file(&self) -> &File {
+    pub(crate) fn file(&self) -> &File {
         &self.file
     }
 
     /// Appends `bytes` to the file.
-    pub fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.synced = false;
         self.file.write_all(bytes).map_err(|e| self.failed("write", e))
     }
 
     /// Flushes what was written to disk now (rather than in [`Temporary::commit`]).
-    pub fn sync(&mut self) -> io::Result<()> {
+    pub(crate) fn sync(&mut self) -> io::Result<()> {
         self.file.sync_all().map_err(|e| self.failed("flush", e))?;
         self.synced = true;
         Ok(())
@@ -185,7 +180,7 @@ impl Temporary {
     /// renames the file over `target`, then flushes the directory so the
     /// rename itself survives a crash (where the system cannot, nothing is
     /// lost but that guarantee).
-    pub fn commit(mut self, target: &Path) -> io::Result<()> {
+    pub(crate) fn commit(mut self, target: &Path) -> io::Result<()> {
         if !self.synced {
             self.sync()?;
         }

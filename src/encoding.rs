@@ -11,7 +11,7 @@ use crate::walk::FileKind;
 
 /// How a file's bytes became its text, so that a fix writes them back alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     /// UTF-8, with or without a leading byte-order mark.
     Utf8 {
         /// Whether the file starts with a byte-order mark (kept on writing).
@@ -24,7 +24,7 @@ pub enum Encoding {
 
 impl Encoding {
     /// The encoding's name as users know it (`UTF-8`, `GBK`, ...).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Encoding::Utf8 { .. } => "UTF-8",
             Encoding::Legacy(e) => e.name(),
@@ -32,7 +32,7 @@ impl Encoding {
     }
 
     /// `text` in this encoding; `None` when a character has no form in it.
-    pub fn encode(self, text: &str) -> Option<Vec<u8>> {
+    pub(crate) fn encode(self, text: &str) -> Option<Vec<u8>> {
         match self {
             Encoding::Utf8 { bom } => {
                 let mut bytes = Vec::with_capacity(text.len() + 3);
@@ -107,7 +107,7 @@ impl std::fmt::Display for DecodeError {
 }
 
 /// Decodes the bytes of a file of `kind` (which hold no NUL).
-pub fn decode(mut bytes: Vec<u8>, kind: FileKind) -> Result<(String, Encoding), DecodeError> {
+pub(crate) fn decode(mut bytes: Vec<u8>, kind: FileKind) -> Result<(String, Encoding), DecodeError> {
     let bom = bytes.starts_with(BOM);
     if bom {
         bytes.drain(..BOM.len());

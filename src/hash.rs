@@ -2,12 +2,12 @@
 //! keys) do not depend on the Rust version or the platform.
 
 /// The 64-bit FNV-1a hash of `bytes`.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     fnv1a_extend(0xcbf2_9ce4_8422_2325, bytes)
 }
 
 /// Continues hash `h` over `bytes` (hashing several pieces as one).
-pub fn fnv1a_extend(h: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a_extend(h: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
@@ -61,6 +61,6 @@ impl std::hash::Hasher for FastHasher {
 }
 
 /// A `HashMap` with [`FastHasher`].
-pub type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 /// A `HashSet` with [`FastHasher`].
-pub type FastSet<T> = std::collections::HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;
+pub(crate) type FastSet<T> = std::collections::HashSet<T, std::hash::BuildHasherDefault<FastHasher>>;

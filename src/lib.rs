@@ -43,32 +43,36 @@ macro_rules! wraps_errors {
 }
 
 pub mod add_ignore;
-pub mod analysis;
-pub mod atomic;
+mod analysis;
+mod atomic;
 pub mod baseline;
 pub mod cache;
 pub mod cli;
 pub mod config;
 pub mod diff;
-pub mod encoding;
+mod encoding;
 pub mod error;
 pub mod finding;
 pub mod fix;
-pub mod hash;
-pub mod notebook;
+mod hash;
+mod notebook;
 pub mod outcome;
 pub mod output;
-pub mod parse;
+mod parse;
 pub mod progress;
-pub mod project;
+mod project;
 pub mod report;
 pub mod rules;
 pub mod scan;
-pub mod semantic;
+mod semantic;
 pub mod server;
 pub mod shown_path;
-pub mod source;
+mod source;
 pub mod stdin;
-pub mod suppress;
+mod suppress;
 pub mod walk;
-pub mod write;
+mod write;
+
+// What the command line (src/main.rs) uses of the layers kept private.
+pub use analysis::{parse_only, KeptOutcome};
+pub use project::ScanFacts;

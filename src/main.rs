@@ -113,7 +113,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let texts = buffer.iter().map(|b| (config::absolute(&b.path), b.text.clone())).collect();
     let walked = walk::walk_with_texts(&roots, &settings.exclude.value, &set.compiler.file_extensions, &texts)?;
     if args.parse_only {
-        let parsed = pool.install(|| npu_mem::analysis::parse_only(&walked.files));
+        let parsed = pool.install(|| npu_mem::parse_only(&walked.files));
         let ms = started.elapsed().as_millis();
         output::status(&format!("parsed {parsed} of {} files in {ms} ms", walked.files.len()));
         return Ok(0);
@@ -136,7 +136,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
 
     let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
-        let facts = npu_mem::project::ScanFacts::of(&walked, &outcomes, &engine);
+        let facts = npu_mem::ScanFacts::of(&walked, &outcomes, &engine);
         // Standard input is fixed in memory: the fixed text is printed.
         let write = !args.diff && buffer.is_none();
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
@@ -203,7 +203,7 @@ fn analyse(
     engine: &Engine,
     pool: &rayon::ThreadPool,
     cache: Option<&Cache>,
-) -> Vec<npu_mem::analysis::KeptOutcome> {
+) -> Vec<npu_mem::KeptOutcome> {
     let progress = npu_mem::progress::Progress::default();
     let run = || pool.install(|| scan::analyse_files(&walked.files, engine, &progress, cache));
     let machine_stdout =

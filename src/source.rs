@@ -8,10 +8,10 @@ use std::path::Path;
 
 /// Files larger than this are skipped: no real Python module is this big, and
 /// the scan must stay within a bounded amount of memory per file.
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The text of one source file, without a leading UTF-8 byte-order mark.
-pub struct SourceText {
+pub(crate) struct SourceText {
     /// The file's text.
     pub text: String,
     /// How its bytes became the text (a fix writes them back the same way).
@@ -55,7 +55,7 @@ impl std::error::Error for ReadError {
 
 /// Reads `path`, a file of `kind`, as source text (see [`crate::encoding`]
 /// for the encodings each kind may be in).
-pub fn read_source(path: &Path, kind: FileKind) -> Result<SourceText, ReadError> {
+pub(crate) fn read_source(path: &Path, kind: FileKind) -> Result<SourceText, ReadError> {
     let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge { bytes: meta.len() });
@@ -66,7 +66,7 @@ pub fn read_source(path: &Path, kind: FileKind) -> Result<SourceText, ReadError>
 
 /// Reads `file` as source text: the text that stands for it (an editor's
 /// buffer, standard input) if it has one, else the file on disk.
-pub fn read_file(file: &ScanFile) -> Result<SourceText, ReadError> {
+pub(crate) fn read_file(file: &ScanFile) -> Result<SourceText, ReadError> {
     match file.text() {
         Some(text) => from_text(text),
         None => read_source(&file.path(), file.kind),
@@ -75,7 +75,7 @@ pub fn read_file(file: &ScanFile) -> Result<SourceText, ReadError> {
 
 /// Reads `file` as [`read_file`] does, with the bytes its text was read
 /// from (what a fix must find unchanged, and writes back in the same encoding).
-pub fn read_file_bytes(file: &ScanFile) -> Result<(Vec<u8>, SourceText), ReadError> {
+pub(crate) fn read_file_bytes(file: &ScanFile) -> Result<(Vec<u8>, SourceText), ReadError> {
     match file.text() {
         Some(text) => Ok((text.as_bytes().to_vec(), from_text(text)?)),
         None => {
@@ -102,13 +102,13 @@ impl SourceText {
     /// `original`, the bytes it was read from: only then may an edit of the
     /// text be written without touching the rest of the file (GB18030 reads
     /// a lone `0x80` as `€` but writes `€` as two bytes).
-    pub fn gives_back(&self, original: &[u8]) -> bool {
+    pub(crate) fn gives_back(&self, original: &[u8]) -> bool {
         self.encoding.encode(&self.text).as_deref() == Some(original)
     }
 }
 
 /// Checks the raw bytes of a file of `kind` and turns them into [`SourceText`].
-pub fn decode(bytes: Vec<u8>, kind: FileKind) -> Result<SourceText, ReadError> {
+pub(crate) fn decode(bytes: Vec<u8>, kind: FileKind) -> Result<SourceText, ReadError> {
     if bytes.contains(&0) {
         return Err(ReadError::Binary);
     }
@@ -118,7 +118,7 @@ pub fn decode(bytes: Vec<u8>, kind: FileKind) -> Result<SourceText, ReadError> {
 
 /// Lines longer than this (minified or generated code) get no source excerpt:
 /// every finding on such a line would otherwise carry a copy of it.
-pub const MAX_EXCERPT_BYTES: usize = 1000;
+pub(crate) const MAX_EXCERPT_BYTES: usize = 1000;
 
 /// Bytes per block of [`LineIndex`]'s character counts.
 const CHAR_BLOCK: usize = 256;
@@ -235,11 +235,11 @@ impl LineIndex {
 /// lies within a range of lines. Sorted once, so that asking for each node
 /// of a large file costs a binary search, not a pass over every finding.
 #[derive(Debug, Clone, Default)]
-pub struct LineSet(Vec<usize>);
+pub(crate) struct LineSet(Vec<usize>);
 
 impl LineSet {
     /// The set of `lines`, in any order.
-    pub fn new(lines: impl IntoIterator<Item = usize>) -> Self {
+    pub(crate) fn new(lines: impl IntoIterator<Item = usize>) -> Self {
         let mut lines: Vec<usize> = lines.into_iter().collect();
         lines.sort_unstable();
         lines.dedup();
@@ -247,12 +247,12 @@ impl LineSet {
     }
 
     /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// Whether some line of the set lies in `first..=last`.
-    pub fn any_within(&self, first: usize, last: usize) -> bool {
+    pub(crate) fn any_within(&self, first: usize, last: usize) -> bool {
         let at = self.0.partition_point(|&l| l < first);
         self.0.get(at).is_some_and(|&l| l <= last)
     }
@@ -261,7 +261,7 @@ impl LineSet {
 /// The excerpt stored with a finding on `line` (its text): the text, or
 /// nothing when it is longer than [`MAX_EXCERPT_BYTES`]. Findings are kept
 /// until the report, so a long line must not be copied into each of them.
-pub fn excerpt_of(line: &str) -> String {
+pub(crate) fn excerpt_of(line: &str) -> String {
     if line.len() > MAX_EXCERPT_BYTES {
         String::new()
     } else {
@@ -272,13 +272,13 @@ pub fn excerpt_of(line: &str) -> String {
 /// The offsets of the bytes that end lines as Python reads them: `\n`, and
 /// a `\r` that no `\n` follows (files saved with classic Mac OS line ends,
 /// which Python reads as line breaks: Ascend ModelZoo holds hundreds).
-pub fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let ends = |(i, b): (usize, &u8)| *b == b'\n' || (*b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
     bytes.iter().enumerate().filter(move |&(i, b)| ends((i, b))).map(|(i, _)| i)
 }
 
 /// Whether `text` has a line end that only Python sees: a lone `\r`.
-pub fn has_lone_cr(text: &str) -> bool {
+pub(crate) fn has_lone_cr(text: &str) -> bool {
     let bytes = text.as_bytes();
     // `contains` on bytes is a memchr: the common case costs one fast pass.
     bytes.contains(&b'\r') && line_ends(bytes).any(|i| bytes[i] == b'\r')
@@ -287,7 +287,7 @@ pub fn has_lone_cr(text: &str) -> bool {
 /// `text` with each lone `\r` read as `\n`, as Python reads it: the same
 /// length, so byte offsets into it are offsets into `text`. Borrowed when
 /// there is none (almost always).
-pub fn python_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn python_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
     if !has_lone_cr(text) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -302,7 +302,7 @@ pub fn python_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
 /// The lines of `text` as Python reads them, each with its line end (`\n`,
 /// `\r\n` or a lone `\r`), as `str::split_inclusive('\n')` gives them for
 /// files without lone CRs.
-pub fn python_lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn python_lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     let mut ends = line_ends(text.as_bytes());
     std::iter::from_fn(move || {
@@ -318,19 +318,19 @@ pub fn python_lines_with_ends(text: &str) -> impl Iterator<Item = &str> {
 
 /// Where the line holding byte `at` of `text` starts, lines ended as
 /// Python ends them (a lone `\r` too).
-pub fn line_start_at(text: &str, at: usize) -> usize {
+pub(crate) fn line_start_at(text: &str, at: usize) -> usize {
     text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1)
 }
 
 /// Where the line holding byte `at` of `text` ends: its `\n` or lone `\r`
 /// (the `\r` of a `\r\n` stays in the line), or the end of the text.
-pub fn line_end_at(text: &str, at: usize) -> usize {
+pub(crate) fn line_end_at(text: &str, at: usize) -> usize {
     line_ends(&text.as_bytes()[at..]).next().map_or(text.len(), |i| at + i)
 }
 
 /// The lines of `text` as Python reads them, without their line ends; like
 /// `str::lines`, no empty line after a final line end.
-pub fn python_lines(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn python_lines(text: &str) -> impl Iterator<Item = &str> {
     python_lines_with_ends(text).map(|line| {
         let line = line.strip_suffix('\n').unwrap_or(line);
         line.strip_suffix('\r').unwrap_or(line)

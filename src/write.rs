@@ -111,7 +111,7 @@ impl std::error::Error for WriteError {
 }
 
 /// Replaces `path`'s contents with `new`, if the file still holds `expected`.
-pub fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), WriteError> {
+pub(crate) fn replace_file(path: &Path, expected: &[u8], new: &[u8]) -> Result<(), WriteError> {
     replace_file_observed(path, expected, new, &mut |_| {})
 }
 

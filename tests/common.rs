@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests: running the built binary, git,
 //! temporary directories, and Python virtualenvs with tools from PyPI.
 
-#![allow(dead_code)]
+// Each test crate includes this module (`mod common;`) and uses some of it:
+// the rest is dead there, and `pub` is how the including crate sees it.
+#![allow(dead_code, unreachable_pub)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -5,10 +5,10 @@
 
 /// Per cell (in order): the span of its `"source"` value and the spans of the
 /// strings in it (`None` for a cell without a source).
-pub type SourceSpans = Vec<Option<((usize, usize), Vec<(usize, usize)>)>>;
+pub(super) type SourceSpans = Vec<Option<((usize, usize), Vec<(usize, usize)>)>>;
 
 /// Finds every cell's source in `raw`; `None` if the layout is not a notebook.
-pub fn source_spans(raw: &str) -> Option<SourceSpans> {
+pub(super) fn source_spans(raw: &str) -> Option<SourceSpans> {
     let b = raw.as_bytes();
     let mut at = ws(b, 0);
     let mut cells = Vec::new();
@@ -53,7 +53,7 @@ pub fn source_spans(raw: &str) -> Option<SourceSpans> {
 
 /// The width in the JSON text of each character of a JSON string's contents
 /// (without the quotes): 1, 2 for `\n`, 6 for `\u00e9`, 12 for a surrogate pair.
-pub fn escaped_widths(contents: &str) -> impl Iterator<Item = usize> + '_ {
+pub(super) fn escaped_widths(contents: &str) -> impl Iterator<Item = usize> + '_ {
     let mut chars = contents.chars().peekable();
     std::iter::from_fn(move || {
         let c = chars.next()?;
@@ -80,7 +80,7 @@ pub fn escaped_widths(contents: &str) -> impl Iterator<Item = usize> + '_ {
 /// The JSON text for a cell's new `source`, in the layout of the old value:
 /// one string per line, indented like the old strings, when it was a list
 /// written over several lines; a one-line list or a single string otherwise.
-pub fn source_value(raw: &str, span: (usize, usize), pieces: &[(usize, usize)], source: &str) -> String {
+pub(super) fn source_value(raw: &str, span: (usize, usize), pieces: &[(usize, usize)], source: &str) -> String {
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string());
     let old = &raw[span.0..span.1];
     if !old.starts_with('[') {

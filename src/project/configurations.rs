@@ -41,7 +41,7 @@ pub struct Untaken {
 /// imports). `definitions` are what the Python files those processes run
 /// define. A branch counts when some launch runs its file and none of
 /// those takes it.
-pub fn untaken(
+pub(crate) fn untaken(
     gates: &[(&str, &[Gate], &[usize])],
     definitions: &[Definitions],
     launches: &[&Launch],

@@ -18,7 +18,7 @@ static DECLARATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
 /// displayed, `.` for the working directory) declare, each with the file
 /// among `python` (display paths) whose module it runs; declarations whose
 /// module is not a file of the project are left out.
-pub fn of_project(dir: &str, python: &BTreeSet<String>) -> Vec<(String, String)> {
+pub(crate) fn of_project(dir: &str, python: &BTreeSet<String>) -> Vec<(String, String)> {
     let read = |name: &str| std::fs::read_to_string(Path::new(dir).join(name)).unwrap_or_default();
     let mut declared = Vec::new();
     // setup.py and setup.cfg: in the `console_scripts` list or section.
@@ -85,7 +85,7 @@ fn module_file(dir: &str, module: &str, python: &BTreeSet<String>) -> Option<Str
 /// [`of_project`]): a simple command ([`crate::parse::shell::ShellCommand`], after
 /// wrappers such as `nohup` and variable assignments) whose command word
 /// is its name. The files those commands run.
-pub fn started_in(text: &str, commands: &[(String, String)]) -> Vec<String> {
+pub(crate) fn started_in(text: &str, commands: &[(String, String)]) -> Vec<String> {
     if commands.is_empty() {
         return Vec::new();
     }

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 /// What one file reports once the scan's facts are known.
 #[derive(Debug, Default)]
-pub struct FileFindings {
+pub(crate) struct FileFindings {
     /// Findings still reported, with those about suppression comments.
     pub kept: Vec<Finding>,
     /// Findings its suppression comments silence, with the reason given.
@@ -27,7 +27,7 @@ pub struct FileFindings {
 /// project and process conditions hold, minus overridden ones, split by
 /// suppression comments; with the meta rules' findings about comments that
 /// silence nothing (NPM001) or name no rule (NPM002).
-pub fn file_findings(o: &FileOutcome, facts: &ScanFacts, engine: &Engine) -> FileFindings {
+pub(crate) fn file_findings(o: &FileOutcome, facts: &ScanFacts, engine: &Engine) -> FileFindings {
     let holds = |&(scope, i, want): &(Scope, usize, bool)| facts.holds(scope, o.project, &o.path, i) == want;
     let kept: Vec<Finding> = o
         .facts

@@ -95,7 +95,7 @@ pub struct Launches {
 /// at module level (Hilander's `train.py`), which count only where a launch
 /// script starts them or nothing imports them (a `config.py` that parses
 /// options is a module).
-pub struct EntryScripts<'a> {
+pub(crate) struct EntryScripts<'a> {
     /// Scripts with a `__main__` guard.
     pub guarded: &'a BTreeSet<String>,
     /// Scripts that parse options at module level, without a guard.
@@ -110,7 +110,7 @@ pub struct EntryScripts<'a> {
 /// under `dir` that the scan excludes are not read. `finding_lines` holds
 /// the lines of the scan's findings by display path: only functions that
 /// hold some are looked for callers.
-pub fn find(
+pub(crate) fn find(
     files: &[&ScanFile],
     dir: &str,
     excluded: &Excluded,

@@ -13,22 +13,22 @@
 //! than a few lines), and the per-file observations it needs are fields of
 //! [`crate::rules::engine::FileFacts`].
 
-pub mod configurations;
-pub mod console_scripts;
-pub mod facts;
-pub mod findings;
-pub mod launches;
-pub mod migration;
-pub mod named_files;
-pub mod npu_launchers;
+pub(crate) mod configurations;
+pub(crate) mod console_scripts;
+pub(crate) mod facts;
+pub(crate) mod findings;
+pub(crate) mod launches;
+pub(crate) mod migration;
+pub(crate) mod named_files;
+pub(crate) mod npu_launchers;
 mod outcome;
-pub mod processes;
+pub(crate) mod processes;
 mod runs;
-pub mod uncalled;
-pub mod vendored;
+pub(crate) mod uncalled;
+pub(crate) mod vendored;
 
 pub use facts::ScanFacts;
-pub use findings::{file_findings, FileFindings};
+pub(crate) use findings::{file_findings, FileFindings};
 pub use outcome::ProjectOutcome;
 
 use crate::analysis::KeptOutcome;
@@ -43,9 +43,7 @@ use migration::Assumed;
 use std::collections::HashMap;
 
 /// What the project layer decided for a whole scan.
-pub struct Projects {
-    /// The rule facts across files.
-    pub facts: ScanFacts,
+pub(crate) struct Projects {
     /// By outcome (in the order of the walked files), for a file with
     /// something to report: its findings once the facts are known.
     pub findings: Vec<Option<FileFindings>>,
@@ -57,13 +55,13 @@ pub struct Projects {
 impl Projects {
     /// Makes `f` advice where no run of its project executes its code, and
     /// applies its project's migration style elsewhere.
-    pub fn advise(&mut self, f: &mut Finding) {
+    pub(crate) fn advise(&mut self, f: &mut Finding) {
         self.runs.advise(&self.outcomes, f);
     }
 
     /// Each project's outcome, with the branches and tests that hold
     /// advised findings.
-    pub fn finish(mut self, files_scanned: &[usize]) -> Vec<ProjectOutcome> {
+    pub(crate) fn finish(mut self, files_scanned: &[usize]) -> Vec<ProjectOutcome> {
         self.runs.record(&mut self.outcomes);
         for (p, n) in self.outcomes.iter_mut().zip(files_scanned) {
             p.files_scanned = *n;
@@ -74,7 +72,7 @@ impl Projects {
 
 /// Decides the project facts of a scan: `outcomes` are the walked files'
 /// analyses, in walk order; `migration` and `entries` are the settings.
-pub fn analyse(
+pub(crate) fn analyse(
     walked: &WalkResult,
     outcomes: &[KeptOutcome],
     engine: &Engine,
@@ -122,5 +120,5 @@ pub fn analyse(
     let finding_lines: HashMap<&str, LineSet> = by_path.into_iter().map(|(p, l)| (p, LineSet::new(l))).collect();
     let settings = (migration, entries);
     let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines);
-    Projects { facts, findings, outcomes: per_project, runs }
+    Projects { findings, outcomes: per_project, runs }
 }

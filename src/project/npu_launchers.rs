@@ -50,7 +50,7 @@ static CD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
 /// only when some script names the NPU; a script that a command line of one
 /// starts (`sh start.sh` in a README step) launches too, and `is_command`
 /// tells whether the name at a byte of a document's text is in such a line.
-pub fn closure(
+pub(crate) fn closure(
     files: &[&ScanFile],
     dir: &str,
     documents: impl FnOnce() -> Vec<(String, String)>,

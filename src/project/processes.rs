@@ -26,7 +26,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The part of a project on automatic migration that runs without it.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Unmigrated {
+pub(crate) struct Unmigrated {
     /// Entry scripts whose process never imports `transfer_to_npu`, in path order.
     pub entries: Vec<String>,
     /// Those scripts and the files only they import (display paths).
@@ -36,7 +36,7 @@ pub struct Unmigrated {
 /// Finds the unmigrated part of one project: `graph` is its import graph
 /// (built on first use), `importers` the files that import `transfer_to_npu`
 /// and `entries` its entry scripts (display paths).
-pub fn unmigrated<'f>(
+pub(crate) fn unmigrated<'f>(
     graph: &mut LazyGraph<'f, '_>,
     importers: &BTreeSet<String>,
     entries: &BTreeSet<String>,
@@ -64,7 +64,7 @@ pub fn unmigrated<'f>(
 /// A project's whole import graph, every file read: what the questions
 /// about its processes (which run without `transfer_to_npu`, which no
 /// launch script starts) are answered on.
-pub struct ProjectGraph<'f> {
+pub(crate) struct ProjectGraph<'f> {
     python: Vec<&'f ScanFile>,
     /// For each file, the files of the project it imports.
     edges: Vec<Vec<usize>>,
@@ -75,7 +75,7 @@ pub struct ProjectGraph<'f> {
 impl<'f> ProjectGraph<'f> {
     /// Reads the imports of every Python file among `files`, one project's
     /// files, in a project displayed as `dir`.
-    pub fn new(files: &[&'f ScanFile], dir: &str) -> Self {
+    pub(crate) fn new(files: &[&'f ScanFile], dir: &str) -> Self {
         let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
         let edges = ImportGraph::new(python.clone(), dir).read_all();
         let index = python.iter().enumerate().map(|(i, f)| (f.display().into_owned(), i)).collect();
@@ -84,13 +84,13 @@ impl<'f> ProjectGraph<'f> {
 
     /// The nodes of the files at `paths` (display paths); paths of files
     /// that are not Python are left out.
-    pub fn ids(&self, paths: &BTreeSet<String>) -> Vec<usize> {
+    pub(crate) fn ids(&self, paths: &BTreeSet<String>) -> Vec<usize> {
         paths.iter().filter_map(|p| self.index.get(p.as_str()).copied()).collect()
     }
 
     /// Those of the files at `paths` (display paths) that some file of the
     /// project imports.
-    pub fn imported(&self, paths: &BTreeSet<String>) -> HashSet<String> {
+    pub(crate) fn imported(&self, paths: &BTreeSet<String>) -> HashSet<String> {
         let wanted: HashSet<usize> = self.ids(paths).into_iter().collect();
         let imported: HashSet<usize> = self.edges.iter().flatten().copied().filter(|j| wanted.contains(j)).collect();
         imported.into_iter().map(|i| self.python[i].display().to_string()).collect()
@@ -98,7 +98,7 @@ impl<'f> ProjectGraph<'f> {
 
     /// The files (display paths) that `roots` reach, themselves included,
     /// and that `others` do not.
-    pub fn only_reached_from(&self, roots: &[usize], others: &[usize]) -> HashSet<String> {
+    pub(crate) fn only_reached_from(&self, roots: &[usize], others: &[usize]) -> HashSet<String> {
         let (from_roots, from_others) = (reachable(&self.edges, roots), reachable(&self.edges, others));
         (0..self.python.len())
             .filter(|&i| from_roots[i] && !from_others[i])
@@ -109,7 +109,7 @@ impl<'f> ProjectGraph<'f> {
 
 /// A project's graph, read the first time a question needs it: most
 /// projects need none.
-pub struct LazyGraph<'f, 'a> {
+pub(crate) struct LazyGraph<'f, 'a> {
     files: &'a [&'f ScanFile],
     dir: &'a str,
     graph: Option<ProjectGraph<'f>>,
@@ -117,12 +117,12 @@ pub struct LazyGraph<'f, 'a> {
 
 impl<'f, 'a> LazyGraph<'f, 'a> {
     /// The graph of `files`, one project's files, in a project displayed as `dir`; nothing read yet.
-    pub fn new(files: &'a [&'f ScanFile], dir: &'a str) -> Self {
+    pub(crate) fn new(files: &'a [&'f ScanFile], dir: &'a str) -> Self {
         LazyGraph { files, dir, graph: None }
     }
 
     /// The graph, read now if it was not yet.
-    pub fn get(&mut self) -> &ProjectGraph<'f> {
+    pub(crate) fn get(&mut self) -> &ProjectGraph<'f> {
         let (files, dir) = (self.files, self.dir);
         self.graph.get_or_insert_with(|| ProjectGraph::new(files, dir))
     }
@@ -132,7 +132,7 @@ impl<'f, 'a> LazyGraph<'f, 'a> {
 /// file given to [`ImportGraph::new`]. A file's imports are read (parsed
 /// again) only when a search reaches it: in a large project one script's
 /// process is a small part of the whole.
-pub struct ImportGraph<'f> {
+pub(crate) struct ImportGraph<'f> {
     python: Vec<&'f ScanFile>,
     modules: ModuleIndex<'f>,
     /// For each file read so far, the files of the project it imports.
@@ -142,7 +142,7 @@ pub struct ImportGraph<'f> {
 impl<'f> ImportGraph<'f> {
     /// The graph of `python`, one project's Python files, in a project
     /// displayed as `dir`; no file is read yet.
-    pub fn new(python: Vec<&'f ScanFile>, dir: &str) -> Self {
+    pub(crate) fn new(python: Vec<&'f ScanFile>, dir: &str) -> Self {
         let modules = ModuleIndex::new(&python, dir);
         let edges = vec![None; python.len()];
         ImportGraph { python, modules, edges }
@@ -160,7 +160,7 @@ impl<'f> ImportGraph<'f> {
 
     /// Visits file `root`, then the files it imports, directly or through
     /// each other, breadth first, until `visit` returns true.
-    pub fn search(&mut self, root: usize, mut visit: impl FnMut(usize) -> bool) {
+    pub(crate) fn search(&mut self, root: usize, mut visit: impl FnMut(usize) -> bool) {
         let mut seen = vec![false; self.python.len()];
         let mut queue = std::collections::VecDeque::from([root]);
         seen[root] = true;

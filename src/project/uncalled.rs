@@ -56,7 +56,7 @@ impl Function {
 
 /// The module-level, undecorated functions of a Python file's text that
 /// may be dead (not `main`, not a test, not a special name).
-pub fn top_level_functions(text: &str) -> Vec<Function> {
+pub(crate) fn top_level_functions(text: &str) -> Vec<Function> {
     let lines: Vec<&str> = crate::source::python_lines(text).collect();
     let mut out: Vec<Function> = Vec::new();
     let mut open: Option<Function> = None;
@@ -103,7 +103,7 @@ fn may_be_dead(name: &str) -> bool {
 
 /// The names of some functions, searched in a project's texts one at a time
 /// (the texts are not all held at once).
-pub struct Callers<'f> {
+pub(crate) struct Callers<'f> {
     functions: &'f HashMap<String, Vec<Function>>,
     /// The distinct names, sorted.
     names: Vec<&'f str>,
@@ -118,14 +118,14 @@ pub struct Callers<'f> {
 /// What one text says of the functions' names: how often it mentions each
 /// as a whole word, and whether it builds each at run time.
 #[derive(Debug, Clone)]
-pub struct Seen {
+pub(crate) struct Seen {
     mentions: Vec<usize>,
     built: Vec<bool>,
 }
 
 impl<'f> Callers<'f> {
     /// Prepares the search for the names of `functions` (by file).
-    pub fn new(functions: &'f HashMap<String, Vec<Function>>) -> Self {
+    pub(crate) fn new(functions: &'f HashMap<String, Vec<Function>>) -> Self {
         let mut names: Vec<&str> = functions.values().flatten().map(|f| f.name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
@@ -147,12 +147,12 @@ impl<'f> Callers<'f> {
     }
 
     /// Nothing said of the names yet: what [`Seen::and`] adds to.
-    pub fn nothing_seen(&self) -> Seen {
+    pub(crate) fn nothing_seen(&self) -> Seen {
         Seen { mentions: vec![0; self.names.len()], built: vec![false; self.names.len()] }
     }
 
     /// What `text` says of the names.
-    pub fn seen_in(&self, text: &str) -> Seen {
+    pub(crate) fn seen_in(&self, text: &str) -> Seen {
         let mut seen = self.nothing_seen();
         for i in self.mentions_in(text) {
             seen.mentions[i] += 1;
@@ -187,7 +187,7 @@ impl<'f> Callers<'f> {
     /// mentions, and the functions of a name that so loses its last call
     /// are looked at again, until none is left (each function is read once,
     /// however long the chains).
-    pub fn uncalled(&self, total: &Seen) -> HashMap<String, Vec<Function>> {
+    pub(crate) fn uncalled(&self, total: &Seen) -> HashMap<String, Vec<Function>> {
         let index = |name: &str| self.names.binary_search(&name).ok();
         // By name: its functions, and the mentions of it in their own lines
         // (their `def`s, recursive calls).
@@ -232,7 +232,7 @@ impl<'f> Callers<'f> {
 
 impl Seen {
     /// Adds what another text says.
-    pub fn and(mut self, other: Seen) -> Seen {
+    pub(crate) fn and(mut self, other: Seen) -> Seen {
         self.mentions.iter_mut().zip(other.mentions).for_each(|(t, n)| *t += n);
         self.built.iter_mut().zip(other.built).for_each(|(t, b)| *t |= b);
         self

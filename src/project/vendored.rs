@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 
 /// For each project, the project that vendors it, if any (see the module docs).
-pub fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
+pub(crate) fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
     let dirs: Vec<&str> = walked.projects.iter().map(|p| p.display.as_str()).collect();
     let parents: Vec<Option<usize>> = (0..dirs.len()).map(|p| enclosing(&dirs, p)).collect();
     // The top-level packages and modules of each project that has a parent.

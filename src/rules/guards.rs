@@ -32,7 +32,7 @@ use tree_sitter::Node;
 /// Whether findings of `rule` break on an NPU: severity `error` as the rule
 /// is written (a finding downgraded because a CUDA test guards it is the case
 /// in point), about transfers or CUDA APIs.
-pub fn breaks_on_npu(rule: &Rule) -> bool {
+pub(super) fn breaks_on_npu(rule: &Rule) -> bool {
     rule.severity == Severity::Error && matches!(rule.section, Section::Transfer | Section::NpuApi)
 }
 
@@ -40,14 +40,14 @@ pub fn breaks_on_npu(rule: &Rule) -> bool {
 /// offered: it breaks on an NPU, its fix may migrate a CUDA test (a transfer
 /// or torch_npu API rule with a fix), or an enabled rule pairs its fix with
 /// it (`partners`, from `together`). Such rules run even when not selected.
-pub fn decides_fixes(rule: &Rule, partners: &[&str]) -> bool {
+pub(super) fn decides_fixes(rule: &Rule, partners: &[&str]) -> bool {
     let migrates_tests = rule.fix.is_some() && matches!(rule.section, Section::Transfer | Section::NpuApi);
     breaks_on_npu(rule) || migrates_tests || partners.contains(&rule.code.as_str())
 }
 
 /// Makes one fix of the fixes that must migrate together in one file, and
 /// withholds them where one part has none (see the module documentation).
-pub fn pair_fixes(findings: &mut [(Finding, Vec<Clause>)], rules: &[Rule], root: Node, src: &str) {
+pub(super) fn pair_fixes(findings: &mut [(Finding, Vec<Clause>)], rules: &[Rule], root: Node, src: &str) {
     let rule_of = |f: &Finding| rules.iter().find(|r| r.code == f.code);
     let together: Vec<(usize, &super::schema::TogetherSpec)> = findings
         .iter()

@@ -190,7 +190,7 @@ const ANCHOR_PLACEHOLDERS: &[(&str, &[&str])] = &[
 /// Whether some anchor sets the placeholder `name` when it matches. A
 /// `capture` of that name would be overwritten by any anchor of that kind
 /// matched later in the same rule (inside `contains`, `ancestor`, `unless`, ...).
-pub fn set_by_an_anchor(name: &str) -> bool {
+pub(super) fn set_by_an_anchor(name: &str) -> bool {
     ANCHOR_PLACEHOLDERS.iter().any(|(_, names)| names.contains(&name))
 }
 

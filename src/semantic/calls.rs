@@ -8,7 +8,7 @@ use tree_sitter::Node;
 
 /// What is known about one argument of a call.
 #[derive(Debug, Clone, Copy)]
-pub enum ArgState<'t> {
+pub(crate) enum ArgState<'t> {
     /// Not passed, and no `*args`/`**kwargs` could pass it.
     Absent,
     /// Passed; the node is the value.
@@ -18,7 +18,7 @@ pub enum ArgState<'t> {
 }
 
 /// The arguments of one call.
-pub struct CallArgs<'t> {
+pub(crate) struct CallArgs<'t> {
     /// Positional arguments, in order, up to the first `*args`.
     pub positional: Vec<Node<'t>>,
     /// `(name, keyword_argument node)` pairs.
@@ -38,7 +38,7 @@ pub struct CallArgs<'t> {
 
 impl<'t> CallArgs<'t> {
     /// The arguments of `call` (a `call` node; anything else has none).
-    pub fn of(call: Node<'t>, src: &'t str) -> Self {
+    pub(crate) fn of(call: Node<'t>, src: &'t str) -> Self {
         let mut args = CallArgs {
             positional: Vec::new(),
             keywords: Vec::new(),
@@ -84,7 +84,7 @@ impl<'t> CallArgs<'t> {
     }
 
     /// Looks an argument up by keyword name and/or positional index.
-    pub fn get(&self, name: Option<&str>, position: Option<usize>) -> ArgState<'t> {
+    pub(crate) fn get(&self, name: Option<&str>, position: Option<usize>) -> ArgState<'t> {
         if let Some(name) = name {
             if let Some((_, kw)) = self.keywords.iter().find(|(n, _)| *n == name) {
                 return kw.field(Field::Value).map_or(ArgState::Unknown, ArgState::Present);
@@ -108,7 +108,7 @@ impl<'t> CallArgs<'t> {
     }
 
     /// The `keyword_argument` node for `name`.
-    pub fn keyword(&self, name: &str) -> Option<Node<'t>> {
+    pub(crate) fn keyword(&self, name: &str) -> Option<Node<'t>> {
         self.keywords.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
     }
 }
@@ -130,7 +130,7 @@ fn literal_pairs<'t>(dict: Node<'t>, src: &str) -> Option<Vec<(String, Node<'t>)
 }
 
 /// The callee of a call node, or the expression of a bare decorator.
-pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
+pub(crate) fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
     match node.kind_name() {
         "call" => node.field(Field::Function),
         "decorator" => node.named_child(0).filter(|e| matches!(e.kind_name(), "identifier" | "attribute")),
@@ -140,7 +140,7 @@ pub fn callee<'t>(node: Node<'t>) -> Option<Node<'t>> {
 
 /// The name a call uses for a function its file may define: `f` in `f(...)`,
 /// `self.f(...)` or `cls.f(...)`; `None` for any other callee.
-pub fn own_function_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
+pub(crate) fn own_function_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
     let f = call.field(Field::Function)?;
     match f.kind_name() {
         "identifier" => Some(text(f, src)),
@@ -152,7 +152,7 @@ pub fn own_function_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
 }
 
 /// `(receiver, method name node)` of a method call.
-pub fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+pub(crate) fn method_parts<'t>(node: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
     let f = node.field(Field::Function).filter(|f| node.kind_name() == "call" && f.kind_name() == "attribute")?;
     Some((f.field(Field::Object)?, f.field(Field::Attribute)?))
 }

@@ -22,7 +22,7 @@ use tree_sitter::Node;
 /// `root` (of source `src`) that a skip decorator limits to CUDA hosts, among
 /// those that hold one of `finding_lines`. Nested ones inside such a
 /// definition are not listed again.
-pub fn tests(root: Node, src: &str, finding_lines: &LineSet) -> Vec<(usize, usize)> {
+pub(crate) fn tests(root: Node, src: &str, finding_lines: &LineSet) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     if finding_lines.is_empty() || !src.contains("skip") || !src.contains("cuda") {
         return out;

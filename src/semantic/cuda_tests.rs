@@ -17,7 +17,7 @@ use tree_sitter::Node;
 
 /// A test under which some code runs only where CUDA is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Guard<'t> {
+pub(crate) struct Guard<'t> {
     /// The test (the condition of an `if`, `elif` or conditional expression).
     pub test: Node<'t>,
     /// The code it guards: the branch, or the value, that runs only with CUDA.
@@ -27,7 +27,7 @@ pub struct Guard<'t> {
 /// The CUDA tests that the code at byte `offset` runs under, innermost first:
 /// every `if`, `elif`, `else` or conditional expression around it whose test
 /// lets it run only where CUDA is.
-pub fn guards_at<'t>(root: Node<'t>, offset: usize, src: &str) -> Vec<Guard<'t>> {
+pub(crate) fn guards_at<'t>(root: Node<'t>, offset: usize, src: &str) -> Vec<Guard<'t>> {
     let mut out = Vec::new();
     let Some(mut child) = root.descendant_for_byte_range(offset, offset) else { return out };
     while let Some(parent) = child.parent() {
@@ -58,7 +58,7 @@ pub fn guards_at<'t>(root: Node<'t>, offset: usize, src: &str) -> Vec<Guard<'t>>
 
 /// The value of `cond` on a host without CUDA, as far as CUDA decides it:
 /// through `not`, `and` and `or`; `None` when something else decides.
-pub fn on_npu_host(cond: Node, src: &str) -> Option<bool> {
+pub(crate) fn on_npu_host(cond: Node, src: &str) -> Option<bool> {
     let cond = unparen(cond);
     match cond.kind_name() {
         "call" => is_available_call(cond, src).then_some(false).or_else(|| startswith_cuda(cond, src)),

@@ -8,7 +8,7 @@ use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
 
 /// The tests of a conditional expression, or of an `if` and its `elif`s.
-pub fn chain_tests(node: Node) -> Vec<Node> {
+pub(crate) fn chain_tests(node: Node) -> Vec<Node> {
     match node.kind_name() {
         "conditional_expression" => crate::parse::conditional_test(node).into_iter().collect(),
         "if_statement" => {
@@ -29,7 +29,7 @@ pub fn chain_tests(node: Node) -> Vec<Node> {
 /// `from` (the child of `chain` the code is in) is not that branch: in
 /// `if opt.device == "gpu": <CUDA code> else: <NPU code>` the `else` is the
 /// other arm of the dispatch, so what it calls counts as a test.
-pub fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src: &str) -> Option<Node<'t>> {
+pub(crate) fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src: &str) -> Option<Node<'t>> {
     if !tests_cuda(chain, src) {
         return None;
     }
@@ -42,7 +42,7 @@ pub fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src:
 /// What a dispatch needs to know about one `if` statement of a block, read
 /// once per block: a block can hold thousands of statements, and each asks
 /// about all of its siblings.
-pub struct BlockIf<'t> {
+pub(crate) struct BlockIf<'t> {
     /// The `if` statement.
     pub node: Node<'t>,
     /// Its chain's tests ([`chain_tests`]).
@@ -63,7 +63,7 @@ pub struct BlockIf<'t> {
 
 impl<'t> BlockIf<'t> {
     /// Reads `node`, an `if` statement.
-    pub fn new(node: Node<'t>, src: &'t str) -> Self {
+    pub(crate) fn new(node: Node<'t>, src: &'t str) -> Self {
         let negated = node.field(Field::Condition).is_some_and(|t| {
             let t = text(t, src);
             t.starts_with("not ") || t.contains("!=") || t.contains(" not in ")
@@ -92,7 +92,7 @@ impl<'t> BlockIf<'t> {
 /// or stand next to `statement` when it is an `if` that tests for CUDA
 /// (`if cuda: ...` directly followed by `if npu: ...`, comments between them
 /// allowed; `if kind == "a": ...` next to `if kind == "npu": ...` is no dispatch).
-pub fn sibling_dispatch_tests<'t>(ifs: &[BlockIf<'t>], statement: Node<'t>, src: &'t str) -> Vec<Node<'t>> {
+pub(crate) fn sibling_dispatch_tests<'t>(ifs: &[BlockIf<'t>], statement: Node<'t>, src: &'t str) -> Vec<Node<'t>> {
     let own = ifs.iter().find(|s| s.node == statement);
     // What `statement` assigns is read only if it has siblings to compare with.
     let assigned = std::cell::OnceCell::new();

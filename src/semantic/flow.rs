@@ -149,7 +149,7 @@ impl<'t> NameUses<'t> {
 
 /// Whether the value at `node` is stored under a name at all: a cheap test
 /// that spares building the index for values used in place.
-pub fn is_stored(node: Node, src: &str) -> bool {
+pub(crate) fn is_stored(node: Node, src: &str) -> bool {
     let value = value_root(node, src);
     value.parent().is_some_and(|p| match p.kind_name() {
         "assignment" => p.field(Field::Right) == Some(value),
@@ -214,7 +214,7 @@ impl<'t> Visitor<'t> for Collector<'t> {
 
 /// Whether an identifier is a variable, not the name part of `obj.name`,
 /// `name=` or a definition.
-pub fn is_name(node: Node) -> bool {
+pub(crate) fn is_name(node: Node) -> bool {
     let Some(parent) = node.parent() else { return true };
     match parent.kind_name() {
         "attribute" => parent.field(Field::Attribute) != Some(node),
@@ -264,7 +264,7 @@ fn member_key<'t>(node: Node<'t>, src: &'t str) -> Option<Key<'t>> {
 /// Where the value at `node` ends up once parentheses, the branches of a
 /// conditional expression and string formatting (`"cuda:{}".format(i)`,
 /// `"cuda:%d" % i`) are seen through.
-pub fn value_root<'t>(node: Node<'t>, src: &str) -> Node<'t> {
+pub(crate) fn value_root<'t>(node: Node<'t>, src: &str) -> Node<'t> {
     let mut value = node;
     while let Some(parent) = value.parent() {
         let through = match parent.kind_name() {
@@ -322,7 +322,7 @@ fn option_default<'t>(keyword: Node<'t>, src: &'t str) -> Option<Key<'t>> {
 /// The string literals of the `choices=` of the `add_argument` call whose
 /// `default=` holds the value at `node`, each with the collection (argparse
 /// tests every value given for the option against it). Empty for any other value.
-pub fn option_choices<'t>(node: Node<'t>, src: &'t str) -> Vec<(Node<'t>, Node<'t>)> {
+pub(crate) fn option_choices<'t>(node: Node<'t>, src: &'t str) -> Vec<(Node<'t>, Node<'t>)> {
     let mut out = Vec::new();
     let value = value_root(node, src);
     let Some(keyword) = value.parent().filter(|k| k.kind_name() == "keyword_argument") else { return out };

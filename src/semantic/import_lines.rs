@@ -12,13 +12,13 @@
 
 /// Whether a line of Python (or its part from where it starts) holds an
 /// import statement: it begins, after its indentation, with `import` or `from`.
-pub fn is_import_line(line: &str) -> bool {
+pub(crate) fn is_import_line(line: &str) -> bool {
     let code = line.trim_start();
     code.starts_with("import ") || code.starts_with("from ")
 }
 
 /// Every qualified name that the import statements of `text` import.
-pub fn imported_names(text: &str) -> Vec<String> {
+pub(crate) fn imported_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut in_string: Option<&str> = None;
     let mut lines = crate::source::python_lines(text);

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 /// One name an import binds: `local` refers to `qualified`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Binding<'s> {
+pub(crate) struct Binding<'s> {
     /// The name usable in the file (`t` in `import torch as t`).
     pub local: &'s str,
     /// What it refers to (`torch`). Relative imports start with dots.
@@ -15,7 +15,7 @@ pub struct Binding<'s> {
 }
 
 /// The names an import statement binds, and every qualified name it imports.
-pub fn import_bindings<'s>(node: Node, src: &'s str) -> (Vec<Binding<'s>>, Vec<String>) {
+pub(crate) fn import_bindings<'s>(node: Node, src: &'s str) -> (Vec<Binding<'s>>, Vec<String>) {
     let mut bindings = Vec::new();
     let mut imported = Vec::new();
     let mut cursor = node.walk();

@@ -6,10 +6,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Lists worked out once per key, on first use.
-pub type Memo<K, V> = RefCell<FastMap<K, Rc<[V]>>>;
+pub(crate) type Memo<K, V> = RefCell<FastMap<K, Rc<[V]>>>;
 
 /// The list `memo` holds for `key`, or the one `find` works out (then kept).
-pub fn memoised<K: std::hash::Hash + Eq, V>(memo: &Memo<K, V>, key: K, find: impl FnOnce() -> Vec<V>) -> Rc<[V]> {
+pub(crate) fn memoised<K: std::hash::Hash + Eq, V>(
+    memo: &Memo<K, V>,
+    key: K,
+    find: impl FnOnce() -> Vec<V>,
+) -> Rc<[V]> {
     if let Some(found) = memo.borrow().get(&key) {
         return found.clone();
     }

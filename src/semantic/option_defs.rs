@@ -12,7 +12,7 @@ use tree_sitter::Node;
 
 /// What one file says about options.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Definitions {
+pub(crate) struct Definitions {
     /// The options its `add_argument` calls define.
     pub defined: Vec<OptionDef>,
     /// Attribute names that its code assigns on an object named like parsed
@@ -31,14 +31,14 @@ pub struct Definitions {
 
 impl Definitions {
     /// Whether the file says nothing about options.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.defined.is_empty() && self.stored.is_empty() && !self.replaces_values && self.replaces_defaults.is_empty()
     }
 }
 
 /// One option an `add_argument` call defines.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OptionDef {
+pub(crate) struct OptionDef {
     /// Its option strings (`-b`, `--batch-size`).
     pub flags: Vec<String>,
     /// The attribute that holds its value (`batch_size`, or `dest=`).
@@ -51,7 +51,7 @@ pub struct OptionDef {
 
 /// What an option does with the words after it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Takes {
+pub(crate) enum Takes {
     /// No word: the option sets this value (`store_true` sets `True`).
     Nothing(Literal),
     /// One word, converted by `type=` (or kept a string).
@@ -62,7 +62,7 @@ pub enum Takes {
 
 /// How an option's word becomes its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Conversion {
+pub(crate) enum Conversion {
     /// No `type=`, or `type=str`.
     Str,
     /// `type=int`.
@@ -75,7 +75,7 @@ pub enum Conversion {
 
 /// What the Python file with text `src` says about options; it is parsed
 /// only when it defines options or sets their defaults from a mapping.
-pub fn in_file(src: &str) -> Definitions {
+pub(crate) fn in_file(src: &str) -> Definitions {
     let namespaces = parsed_names(src);
     let stored = stored_in(src, &namespaces);
     let mut out = Definitions { stored, replaces_values: replaces_values(src), ..Definitions::default() };

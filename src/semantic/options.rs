@@ -83,14 +83,15 @@ pub enum CompareOp {
 
 /// Names that hold parsed options by convention (`args = parser.parse_args()`);
 /// an attribute of one of them, or of `self.` one of them, is an option.
-pub const NAMESPACES: &[&str] = &["args", "opt", "opts", "options", "flags", "FLAGS", "hparams", "hp", "arg", "params"];
+pub(crate) const NAMESPACES: &[&str] =
+    &["args", "opt", "opts", "options", "flags", "FLAGS", "hparams", "hp", "arg", "params"];
 
 /// Tests nested deeper than this are unknown (real tests are a few levels deep).
 const MAX_TEST_DEPTH: usize = 32;
 
 /// The branches around the findings of a parsed file (at `finding_lines`)
 /// whose tests read options.
-pub fn around(root: Node, src: &str, finding_lines: &LineSet) -> Vec<Gate> {
+pub(crate) fn around(root: Node, src: &str, finding_lines: &LineSet) -> Vec<Gate> {
     let mut out = Vec::new();
     if finding_lines.is_empty() {
         return out;
@@ -109,7 +110,7 @@ pub fn around(root: Node, src: &str, finding_lines: &LineSet) -> Vec<Gate> {
 
 /// Identifiers this file binds to parsed options (`conf = parser.parse_args()`),
 /// besides the conventional [`NAMESPACES`].
-pub fn parsed_names(src: &str) -> Vec<&str> {
+pub(crate) fn parsed_names(src: &str) -> Vec<&str> {
     crate::source::python_lines(src)
         .filter(|l| l.contains("parse_args(") || l.contains("parse_known_args("))
         .filter_map(|l| {
@@ -122,7 +123,7 @@ pub fn parsed_names(src: &str) -> Vec<&str> {
 
 /// The tests under which `node` runs: one for each `if`, `elif` or `else`
 /// arm around it (the arm's own test after the earlier ones fail).
-pub fn enclosing_tests(node: Node, src: &str, namespaces: &[&str]) -> Vec<Cond> {
+pub(crate) fn enclosing_tests(node: Node, src: &str, namespaces: &[&str]) -> Vec<Cond> {
     let mut tests = Vec::new();
     let mut child = node;
     while let Some(parent) = child.parent() {

@@ -16,7 +16,7 @@ use crate::hash::{FastMap, FastSet};
 use tree_sitter::Node;
 
 /// A call of a name the file may define: `f(...)`, `self.f(...)` or `cls.f(...)`.
-pub struct LocalCall<'t> {
+pub(crate) struct LocalCall<'t> {
     /// The call.
     pub call: Node<'t>,
     /// The called name (`f`).
@@ -37,7 +37,7 @@ fn is_step_name(name: &str) -> bool {
 /// the node ids of the file's function definitions by name. `in_step_loop`
 /// says whether a loop (by id), or one around it in the same function, is a
 /// step loop.
-pub fn per_step_functions(
+pub(crate) fn per_step_functions(
     by_name: &FastMap<&str, Vec<usize>>,
     calls: &[LocalCall],
     in_step_loop: impl Fn(usize) -> bool,

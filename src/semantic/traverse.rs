@@ -8,7 +8,7 @@ use tree_sitter::Node;
 /// stays far below (CPython's own parser refuses much shallower nesting of
 /// brackets); a chain of thousands of calls would otherwise make every
 /// rule that inspects a receiver chain cost time in proportion to its length.
-pub const MAX_DEPTH: usize = 1_000;
+pub(crate) const MAX_DEPTH: usize = 1_000;
 
 /// Receives every named node of a [`FlatTree`] on the way down and on the way
 /// back up (anonymous tokens are never visited).
@@ -142,7 +142,7 @@ impl<'t> FlatSubtree<'_, 't> {
 /// The bound is not a silent one: a node `MAX_DEPTH` levels below another
 /// lies at least that deep in the file, so [`traverse`] of the file stops
 /// there too and the scan reports the file as partly analysed.
-pub fn any_descendant<'t>(node: Node<'t>, mut test: impl FnMut(Node<'t>) -> bool) -> bool {
+pub(crate) fn any_descendant<'t>(node: Node<'t>, mut test: impl FnMut(Node<'t>) -> bool) -> bool {
     let mut stack = vec![(node, 0)];
     while let Some((n, depth)) = stack.pop() {
         if test(n) {
@@ -159,7 +159,7 @@ pub fn any_descendant<'t>(node: Node<'t>, mut test: impl FnMut(Node<'t>) -> bool
 /// Visits `root` and its named descendants depth-first, without recursion
 /// and down to [`MAX_DEPTH`] levels, entering a node's children only where
 /// `visit` returns true.
-pub fn each_descendant<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
+pub(crate) fn each_descendant<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
     let mut stack = vec![(root, 0)];
     while let Some((n, depth)) = stack.pop() {
         if visit(n) && depth < MAX_DEPTH {

@@ -5,12 +5,12 @@ use crate::parse::{Field, FieldOf};
 use tree_sitter::Node;
 
 /// The source text of `node`.
-pub fn text<'s>(node: Node, src: &'s str) -> &'s str {
+pub(crate) fn text<'s>(node: Node, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
 }
 
 /// Skips wrapping parentheses.
-pub fn unparen(mut node: Node) -> Node {
+pub(crate) fn unparen(mut node: Node) -> Node {
     while node.kind_name() == "parenthesized_expression" {
         match crate::parse::first_code_child(node) {
             Some(inner) => node = inner,
@@ -38,7 +38,7 @@ pub enum Literal {
 /// Evaluates a literal: numbers, booleans, `None`, plain strings, `-number`
 /// (any number of signs: they are counted in a loop, not by recursion, so no
 /// nesting is too deep to evaluate).
-pub fn literal(node: Node, src: &str) -> Option<Literal> {
+pub(crate) fn literal(node: Node, src: &str) -> Option<Literal> {
     let mut node = unparen(node);
     let mut negative = false;
     let mut signed = false;
@@ -84,7 +84,7 @@ fn parse_int(s: &str) -> Option<i64> {
 /// Whether `node` is a literal (what "non-literal" rules test), including
 /// lists, tuples and sets of literals, nested to any depth (searched with a
 /// stack of its own, not by recursion).
-pub fn is_literal(node: Node, src: &str) -> bool {
+pub(crate) fn is_literal(node: Node, src: &str) -> bool {
     let mut todo = vec![node];
     while let Some(n) = todo.pop() {
         let n = unparen(n);
@@ -102,7 +102,7 @@ pub fn is_literal(node: Node, src: &str) -> bool {
 
 /// The content of a string without interpolation, or `None` for f-strings,
 /// byte strings and concatenations.
-pub fn plain_string(node: Node, src: &str) -> Option<String> {
+pub(crate) fn plain_string(node: Node, src: &str) -> Option<String> {
     if node.kind_name() != "string" {
         return None;
     }
@@ -120,7 +120,7 @@ fn string_prefix<'s>(node: Node, src: &'s str) -> &'s str {
 }
 
 /// The text of a string literal with every interpolation written as `{}`.
-pub fn string_template(node: Node, src: &str) -> Option<String> {
+pub(crate) fn string_template(node: Node, src: &str) -> Option<String> {
     if node.kind_name() != "string" {
         return None;
     }
@@ -138,7 +138,7 @@ pub fn string_template(node: Node, src: &str) -> Option<String> {
 
 /// A string-like value: a literal, f-string, `"..." % x`, `"..." + x` or `"...".format(x)`.
 /// Returns the string node inside and the normalised text (placeholders as `{}`).
-pub fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
+pub(crate) fn string_like<'t>(node: Node<'t>, src: &str) -> Option<(Node<'t>, String)> {
     match node.kind_name() {
         "string" => {
             if string_prefix(node, src).contains(['b', 'B']) {
@@ -204,7 +204,7 @@ fn normalise_placeholders(s: &str) -> String {
 
 /// The identifiers of a dotted chain `a.b.c`, or `None` when it contains
 /// anything but names (calls, subscripts).
-pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
+pub(crate) fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
     let mut parts = Vec::new();
     let mut cur = node;
     loop {
@@ -225,7 +225,7 @@ pub fn dotted_parts<'s>(node: Node, src: &'s str) -> Option<Vec<&'s str>> {
 }
 
 /// The root of a receiver expression: `a` for `a`, `a.b`, `a[0]`, `a.b[1].c`.
-pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
+pub(crate) fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
     // Each step goes one level down the tree, so the loop ends.
     let mut cur = unparen(node);
     loop {
@@ -239,7 +239,7 @@ pub fn base_name<'s>(node: Node, src: &'s str) -> Option<&'s str> {
 }
 
 /// The identifiers bound by an assignment or loop target pattern.
-pub fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
+pub(crate) fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         match n.kind_name() {
@@ -263,7 +263,7 @@ pub fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>) {
 
 /// Shortens `s` to at most `max` characters for messages, on one line.
 /// Reads no more of `s` than it needs: a node's text can be megabytes.
-pub fn shorten(s: &str, max: usize) -> String {
+pub(crate) fn shorten(s: &str, max: usize) -> String {
     let mut chars =
         s.split_whitespace().enumerate().flat_map(|(i, word)| (i > 0).then_some(' ').into_iter().chain(word.chars()));
     let head: String = chars.by_ref().take(max).collect();

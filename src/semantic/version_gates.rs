@@ -28,7 +28,7 @@ const MAX_TEST_DEPTH: usize = 32;
 /// The byte ranges of the branches that the target's torch version never
 /// runs, among the nodes of `tree` (which stops at `MAX_DEPTH`, like the
 /// rest of the analysis).
-pub fn dead_branches(tree: &FlatTree, src: &str, target: Version) -> Vec<(usize, usize)> {
+pub(crate) fn dead_branches(tree: &FlatTree, src: &str, target: Version) -> Vec<(usize, usize)> {
     if !src.contains("__version__") && !src.contains("TORCH_VERSION") {
         return Vec::new();
     }

@@ -15,10 +15,10 @@ use lsp_types::{
 use std::collections::HashMap;
 
 /// The kind of "Fix all safe fixes in this file" when the client asks for source actions.
-pub const FIX_ALL: &str = "source.fixAll.npu-mem";
+pub(super) const FIX_ALL: &str = "source.fixAll.npu-mem";
 
 /// What the actions are for.
-pub struct Request<'a> {
+pub(super) struct Request<'a> {
     /// The document.
     pub uri: &'a Url,
     /// Its content and version.
@@ -111,7 +111,7 @@ fn common_suffix(old: &str, new: &str) -> usize {
 }
 
 /// The actions for the findings of `findings` in the request's range.
-pub fn actions(req: &Request, project: &Project, findings: &[Finding]) -> Vec<CodeActionOrCommand> {
+pub(super) fn actions(req: &Request, project: &Project, findings: &[Finding]) -> Vec<CodeActionOrCommand> {
     let quickfix = CodeActionKind::QUICKFIX;
     let mut out = Vec::new();
     let overlaps = |f: &Finding| {

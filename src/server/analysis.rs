@@ -30,16 +30,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use crate::add_ignore::DEFAULT_REASON as DEFAULT_IGNORE_REASON;
-pub use crate::atomic::write_whole;
-pub use crate::config::absolute;
-pub use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, Severity};
-pub use crate::source::line_ends;
-pub use crate::walk::FileKind;
+pub(super) use crate::add_ignore::DEFAULT_REASON as DEFAULT_IGNORE_REASON;
+pub(super) use crate::atomic::write_whole;
+pub(super) use crate::config::absolute;
+pub(super) use crate::finding::{Applicability, FileProblem, Finding, ProblemKind, Severity};
+pub(super) use crate::source::line_ends;
+pub(super) use crate::walk::FileKind;
 
 /// What the client may set over the configuration file (`initializationOptions`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Overrides {
+pub(super) struct Overrides {
     /// The torch_npu version the advice is for.
     pub target: Option<String>,
     /// Only these codes or prefixes.
@@ -49,7 +49,7 @@ pub struct Overrides {
 /// A configuration that cannot be used: what to tell the user, and where
 /// it is written (the configuration file and line), when that is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigProblem {
+pub(super) struct ConfigProblem {
     /// The file at fault.
     pub path: Option<PathBuf>,
     /// Its 1-based line.
@@ -59,7 +59,7 @@ pub struct ConfigProblem {
 }
 
 /// A workspace's resolved configuration and the rule packs it loads.
-pub struct Config {
+pub(super) struct Config {
     settings: config::Settings,
     file: Option<PathBuf>,
     set: RuleSet,
@@ -71,7 +71,7 @@ impl Config {
     /// The configuration `scan` of `root` would use (the nearest configuration
     /// file in or above it, unless not `with_file`), with `overrides` as if
     /// given on the command line.
-    pub fn load(root: &Path, overrides: &Overrides, with_file: bool) -> Result<Config, ConfigProblem> {
+    pub(super) fn load(root: &Path, overrides: &Overrides, with_file: bool) -> Result<Config, ConfigProblem> {
         let args = CommandLine {
             target: overrides.target.clone(),
             select: overrides.select.clone(),
@@ -97,22 +97,22 @@ impl Config {
     }
 
     /// The configuration file read, if any.
-    pub fn file(&self) -> Option<&Path> {
+    pub(super) fn file(&self) -> Option<&Path> {
         self.file.as_deref()
     }
 
     /// The rule set's identity (changes with any pack or data file).
-    pub fn fingerprint(&self) -> u64 {
+    pub(super) fn fingerprint(&self) -> u64 {
         self.set.fingerprint
     }
 
     /// The codes of every rule, with their documentation in Markdown.
-    pub fn rule_docs(&self) -> impl Iterator<Item = (&str, String)> {
+    pub(super) fn rule_docs(&self) -> impl Iterator<Item = (&str, String)> {
         self.set.rules.iter().map(|r| (r.code.as_str(), crate::report::rules::markdown(r)))
     }
 
     /// The documentation of rule `code` in Markdown.
-    pub fn rule_doc(&self, code: &str) -> Option<String> {
+    pub(super) fn rule_doc(&self, code: &str) -> Option<String> {
         self.set.rules.iter().find(|r| r.code == code).map(crate::report::rules::markdown)
     }
 
@@ -122,7 +122,7 @@ impl Config {
     }
 
     /// The `.py`/`.sh`/`.ipynb` kind of the file at `path`, or the kind of a file a rule matches by name.
-    pub fn kind_of(&self, path: &Path) -> Option<FileKind> {
+    pub(super) fn kind_of(&self, path: &Path) -> Option<FileKind> {
         walk::classify(path, &self.set.compiler.file_extensions)
     }
 }
@@ -145,7 +145,7 @@ fn problem(e: &ConfigError, file: Option<&Path>) -> ConfigProblem {
 
 /// The analysis of every file of a workspace, made away from the client's
 /// messages; becomes a [`Project`].
-pub struct Pass {
+pub(super) struct Pass {
     walked: WalkResult,
     outcomes: Vec<KeptOutcome>,
     /// What the next pass may re-use.
@@ -156,13 +156,13 @@ pub struct Pass {
 
 /// What a pass re-uses of the one before: each file's analysis, by its content.
 #[derive(Default)]
-pub struct Stored(BTreeMap<String, StoredOutcome>);
+pub(super) struct Stored(BTreeMap<String, StoredOutcome>);
 
 /// Walks `root` with `texts` (open buffers, by absolute path) standing for
 /// their files, and analyses every file, re-using `stored` analyses of
 /// unchanged content (on the first pass: those of the CLI's cache in the
 /// workspace, if any; nothing is written there).
-pub fn analyse_workspace(
+pub(super) fn analyse_workspace(
     config: &Config,
     root: &Path,
     texts: HashMap<PathBuf, Arc<str>>,
@@ -188,7 +188,7 @@ pub fn analyse_workspace(
 /// A file's findings once the whole project's facts are applied, and what
 /// kept it from being analysed fully.
 #[derive(Debug, Clone, Default)]
-pub struct FileReport {
+pub(super) struct FileReport {
     /// Its findings, in report order.
     pub findings: Vec<Finding>,
     /// Why it was skipped, or analysed only in part.
@@ -199,7 +199,7 @@ pub struct FileReport {
 
 /// The analysis of a workspace (or of one file outside it), kept up to
 /// date edit by edit.
-pub struct Project {
+pub(super) struct Project {
     config: Arc<Config>,
     walked: WalkResult,
     outcomes: Vec<KeptOutcome>,
@@ -212,7 +212,7 @@ pub struct Project {
 
 impl Project {
     /// The project a pass analysed.
-    pub fn new(config: Arc<Config>, pass: Pass) -> Project {
+    pub(super) fn new(config: Arc<Config>, pass: Pass) -> Project {
         let index = pass.walked.files.iter().enumerate().map(|(i, f)| (config::absolute(&f.path()), i)).collect();
         let Pass { walked, outcomes, stored, .. } = pass;
         Project { config, walked, outcomes, stored, index, reports: HashMap::new() }
@@ -220,7 +220,7 @@ impl Project {
 
     /// A project of one file, `path`, with `text` as its content: what `scan
     /// --stdin-filename PATH -` sees (for a file outside the workspace).
-    pub fn lone(config: Arc<Config>, path: &Path, text: Arc<str>) -> Result<Project, ConfigProblem> {
+    pub(super) fn lone(config: Arc<Config>, path: &Path, text: Arc<str>) -> Result<Project, ConfigProblem> {
         let texts: HashMap<PathBuf, Arc<str>> = [(path.to_path_buf(), text)].into_iter().collect();
         let engine = config.engine();
         let walked = walk::walk_with_texts(&[path.to_path_buf()], &[], &config.set.compiler.file_extensions, &texts)
@@ -232,24 +232,24 @@ impl Project {
     }
 
     /// The configuration it was analysed with.
-    pub fn config(&self) -> &Arc<Config> {
+    pub(super) fn config(&self) -> &Arc<Config> {
         &self.config
     }
 
     /// What the next workspace pass may re-use (taken: the project itself does not need it).
-    pub fn take_stored(&mut self) -> Stored {
+    pub(super) fn take_stored(&mut self) -> Stored {
         Stored(std::mem::take(&mut self.stored))
     }
 
     /// Whether the file at `path` is one of the project's.
-    pub fn has(&self, path: &Path) -> bool {
+    pub(super) fn has(&self, path: &Path) -> bool {
         self.index.contains_key(path)
     }
 
     /// Analyses `text` as the new content of the file at `path` (one of the
     /// project's), re-using `tree`, its syntax tree with the edits since
     /// recorded; gives the new tree (for Python files that were parsed).
-    pub fn edit(
+    pub(super) fn edit(
         &mut self,
         path: &Path,
         text: &Arc<str>,
@@ -275,12 +275,12 @@ impl Project {
 
     /// Decides the project facts from every file's analysis and applies them,
     /// with the configuration's settings, to each file's findings.
-    pub fn merge(&mut self) {
+    pub(super) fn merge(&mut self) {
         self.reports = self.snapshot().merge().0;
     }
 
     /// What a merge needs, to run it on another thread while the project takes edits.
-    pub fn snapshot(&self) -> Snapshot {
+    pub(super) fn snapshot(&self) -> Snapshot {
         Snapshot {
             config: self.config.clone(),
             walked: self.walked.clone(),
@@ -290,12 +290,12 @@ impl Project {
     }
 
     /// Takes the reports of a merge of one of its snapshots.
-    pub fn set_reports(&mut self, reports: Reports) {
+    pub(super) fn set_reports(&mut self, reports: Reports) {
         self.reports = reports.0;
     }
 
     /// What `scan` reports for the file at `path`, as of the last [`Project::merge`].
-    pub fn report(&self, path: &Path) -> FileReport {
+    pub(super) fn report(&self, path: &Path) -> FileReport {
         self.reports.get(path).cloned().unwrap_or_default()
     }
 
@@ -303,7 +303,12 @@ impl Project {
     /// or only those of finding `only` (and of the findings its fix brings
     /// along); `Ok(None)` when nothing changes, `Err` with the reason when
     /// the file's fixes cannot be applied.
-    pub fn fix(&self, path: &Path, mode: Applicability, only: Option<&Finding>) -> Result<Option<String>, String> {
+    pub(super) fn fix(
+        &self,
+        path: &Path,
+        mode: Applicability,
+        only: Option<&Finding>,
+    ) -> Result<Option<String>, String> {
         let &i = self.index.get(path).ok_or("the file is not one of the project's")?;
         let engine = self.config.engine();
         let facts = ScanFacts::of(&self.walked, &self.outcomes, &engine);
@@ -319,7 +324,7 @@ impl Project {
 }
 
 /// A project's files and their analyses as of one moment.
-pub struct Snapshot {
+pub(super) struct Snapshot {
     config: Arc<Config>,
     walked: WalkResult,
     outcomes: Vec<KeptOutcome>,
@@ -327,12 +332,12 @@ pub struct Snapshot {
 }
 
 /// What `scan` reports for each file of a project, by absolute path.
-pub struct Reports(HashMap<PathBuf, FileReport>);
+pub(super) struct Reports(HashMap<PathBuf, FileReport>);
 
 impl Snapshot {
     /// Decides the project facts from every file's analysis and applies
     /// them, with the configuration's settings, to each file's findings.
-    pub fn merge(self) -> Reports {
+    pub(super) fn merge(self) -> Reports {
         let Snapshot { config, walked, outcomes, index } = self;
         let engine = config.engine();
         let settings = &config.settings;
@@ -363,7 +368,13 @@ impl Snapshot {
 /// `text`, the content of the Python or shell file at `path`, with `code`
 /// suppressed on 1-based `line` as `--add-ignore` writes it (`reason` after
 /// `--`); `Err` with the reason when it cannot be added there.
-pub fn with_suppression(path: &Path, text: &str, line: usize, code: &str, reason: &str) -> Result<String, String> {
+pub(super) fn with_suppression(
+    path: &Path,
+    text: &str,
+    line: usize,
+    code: &str,
+    reason: &str,
+) -> Result<String, String> {
     let kind = if walk::classify(path, &[]) == Some(FileKind::Shell) { FileKind::Shell } else { FileKind::Python };
     let lines: BTreeMap<usize, Vec<&str>> = [(line, vec![code])].into_iter().collect();
     let added = crate::add_ignore::with_suppressions(path, text, kind, &lines, reason).map_err(|e| e.to_string())?;

@@ -14,10 +14,10 @@ use lsp_types::{
 use std::collections::HashMap;
 
 /// Diagnostics' `source`.
-pub const SOURCE: &str = "npu-mem";
+pub(super) const SOURCE: &str = "npu-mem";
 
 /// What a diagnostic needs besides its finding.
-pub struct Context<'a> {
+pub(super) struct Context<'a> {
     /// The document the finding is in.
     pub doc: &'a Document,
     /// Its URI.
@@ -31,7 +31,7 @@ pub struct Context<'a> {
 }
 
 /// The range of `f` in its document.
-pub fn range(f: &Finding, doc: &Document, units: Units) -> Range {
+pub(super) fn range(f: &Finding, doc: &Document, units: Units) -> Range {
     let (line, column, end_line, end_column) = f.region_in_file();
     Range {
         start: doc.lines.at_column(&doc.text, line, column, units),
@@ -40,7 +40,7 @@ pub fn range(f: &Finding, doc: &Document, units: Units) -> Range {
 }
 
 /// The diagnostic of finding `f`.
-pub fn of_finding(f: &Finding, cx: &Context) -> Diagnostic {
+pub(super) fn of_finding(f: &Finding, cx: &Context) -> Diagnostic {
     let severity = match f.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
@@ -93,7 +93,7 @@ pub fn of_finding(f: &Finding, cx: &Context) -> Diagnostic {
 /// The diagnostic of a file the analysis skipped (binary, too large, not a
 /// notebook), at its start; `None` for one analysed in part (a syntax error,
 /// which the editor's own tools show while it is typed).
-pub fn of_problem(p: &FileProblem) -> Option<Diagnostic> {
+pub(super) fn of_problem(p: &FileProblem) -> Option<Diagnostic> {
     (p.kind == ProblemKind::Skipped).then(|| Diagnostic {
         range: Range::default(),
         severity: Some(DiagnosticSeverity::WARNING),
@@ -104,7 +104,7 @@ pub fn of_problem(p: &FileProblem) -> Option<Diagnostic> {
 }
 
 /// The diagnostic of a configuration problem, on the 1-based `line` of the file at fault.
-pub fn of_config(message: &str, line: Option<usize>) -> Diagnostic {
+pub(super) fn of_config(message: &str, line: Option<usize>) -> Diagnostic {
     let line = u32::try_from(line.unwrap_or(1).saturating_sub(1)).unwrap_or(0);
     let at = lsp_types::Position { line, character: 0 };
     Diagnostic {
@@ -117,6 +117,6 @@ pub fn of_config(message: &str, line: Option<usize>) -> Diagnostic {
 }
 
 /// Whether `data`, a diagnostic's `data`, is finding `f`'s.
-pub fn is_of(data: Option<&serde_json::Value>, f: &Finding) -> bool {
+pub(super) fn is_of(data: Option<&serde_json::Value>, f: &Finding) -> bool {
     data.is_some_and(|d| d["code"] == f.code.as_str() && d["start"] == f.byte_range.0)
 }

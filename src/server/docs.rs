@@ -9,7 +9,7 @@ use lsp_types::Url;
 use std::collections::HashMap;
 
 /// Rule code -> the address of its page; empty when the pages cannot be written.
-pub fn pages(config: &Config) -> HashMap<String, Url> {
+pub(super) fn pages(config: &Config) -> HashMap<String, Url> {
     let dir = std::env::temp_dir().join(format!("npu-mem-rules-{:016x}", config.fingerprint()));
     if std::fs::create_dir_all(&dir).is_err() {
         return HashMap::new();

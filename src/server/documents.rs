@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tree_sitter::{InputEdit, Point, Tree};
 
 /// One open document.
-pub struct Document {
+pub(super) struct Document {
     /// The file it is (it need not exist on disk).
     pub path: PathBuf,
     /// The version the client gave its content.
@@ -32,13 +32,13 @@ pub struct Document {
 
 impl Document {
     /// A document opened with `text`.
-    pub fn new(path: PathBuf, version: i32, text: String) -> Document {
+    pub(super) fn new(path: PathBuf, version: i32, text: String) -> Document {
         let lines = Lines::new(&text);
         Document { path, version, text: text.into(), lines, tree: None, analysed: None, reported: None }
     }
 
     /// Applies the client's changes (in order) and takes the new version.
-    pub fn change(&mut self, version: i32, changes: Vec<TextDocumentContentChangeEvent>, units: Units) {
+    pub(super) fn change(&mut self, version: i32, changes: Vec<TextDocumentContentChangeEvent>, units: Units) {
         let mut text = self.text.to_string();
         for change in changes {
             match change.range {

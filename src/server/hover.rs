@@ -10,7 +10,13 @@ use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
 /// The hover at `at` in `doc`, whose findings are `findings`: the docs of
 /// every rule with a finding there (each once), over the first one's range.
-pub fn hover(doc: &Document, findings: &[Finding], at: Position, units: Units, config: &Config) -> Option<Hover> {
+pub(super) fn hover(
+    doc: &Document,
+    findings: &[Finding],
+    at: Position,
+    units: Units,
+    config: &Config,
+) -> Option<Hover> {
     let here: Vec<&Finding> = findings
         .iter()
         .filter(|f| {

@@ -9,7 +9,7 @@ use lsp_types::{Position, PositionEncodingKind};
 
 /// How LSP counts the characters of a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Units {
+pub(super) enum Units {
     /// Bytes of UTF-8.
     Utf8,
     /// UTF-16 code units: the protocol's default, which every client takes.
@@ -19,7 +19,7 @@ pub enum Units {
 impl Units {
     /// The units to use, of those the client offers (`general.positionEncodings`):
     /// UTF-8 when offered (no conversion at all), else UTF-16, which every client supports.
-    pub fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Units {
+    pub(super) fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Units {
         let offers = |kind: &PositionEncodingKind| offered.is_some_and(|o| o.contains(kind));
         if offers(&PositionEncodingKind::UTF8) {
             Units::Utf8
@@ -29,7 +29,7 @@ impl Units {
     }
 
     /// The name the protocol gives these units.
-    pub fn kind(self) -> PositionEncodingKind {
+    pub(super) fn kind(self) -> PositionEncodingKind {
         match self {
             Units::Utf8 => PositionEncodingKind::UTF8,
             Units::Utf16 => PositionEncodingKind::UTF16,
@@ -47,20 +47,20 @@ impl Units {
 
 /// Where the lines of one text start.
 #[derive(Debug, Clone)]
-pub struct Lines {
+pub(super) struct Lines {
     starts: Vec<usize>,
 }
 
 impl Lines {
     /// Indexes the lines of `text`.
-    pub fn new(text: &str) -> Lines {
+    pub(super) fn new(text: &str) -> Lines {
         let mut starts = vec![0];
         starts.extend(line_ends(text.as_bytes()).map(|i| i + 1));
         Lines { starts }
     }
 
     /// How many lines the text has (a text ending in a line break has an empty last one).
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.starts.len()
     }
 
@@ -76,7 +76,7 @@ impl Lines {
     /// The byte offset of `position`; a character past the end of its line
     /// is the line's end, and a line past the last is the end of the text
     /// (the protocol asks servers to clamp so).
-    pub fn offset(&self, text: &str, position: Position, units: Units) -> usize {
+    pub(super) fn offset(&self, text: &str, position: Position, units: Units) -> usize {
         let (start, end) = self.content(text, position.line as usize);
         let mut counted = 0;
         let wanted = position.character as usize;
@@ -91,7 +91,7 @@ impl Lines {
     }
 
     /// The LSP position of byte `offset` (moved back to a character boundary).
-    pub fn position(&self, text: &str, offset: usize, units: Units) -> Position {
+    pub(super) fn position(&self, text: &str, offset: usize, units: Units) -> Position {
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
@@ -104,14 +104,14 @@ impl Lines {
 
     /// The LSP position of 1-based `line`, 1-based character `column` (the
     /// analysis's positions); a column past the line's end is its end.
-    pub fn at_column(&self, text: &str, line: usize, column: usize, units: Units) -> Position {
+    pub(super) fn at_column(&self, text: &str, line: usize, column: usize, units: Units) -> Position {
         let (start, end) = self.content(text, line.saturating_sub(1));
         let within = text[start..end].char_indices().nth(column.saturating_sub(1)).map_or(end, |(i, _)| start + i);
         self.position(text, within, units)
     }
 
     /// The tree-sitter point of byte `offset`: 0-based row, byte column.
-    pub fn point(&self, offset: usize) -> tree_sitter::Point {
+    pub(super) fn point(&self, offset: usize) -> tree_sitter::Point {
         let row = self.starts.partition_point(|&s| s <= offset).saturating_sub(1);
         tree_sitter::Point { row, column: offset - self.starts[row] }
     }

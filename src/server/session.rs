@@ -60,7 +60,7 @@ const WATCHED: [&str; 6] = [
 ];
 
 /// How the session ended: the exit code the protocol asks for.
-pub fn run(transport: Transport) -> u8 {
+pub(super) fn run(transport: Transport) -> u8 {
     let Transport { sender, receiver } = transport;
     let mut session = Session::new(sender);
     loop {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 /// The client's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientSettings {
+pub(super) struct ClientSettings {
     /// Over the configuration file.
     pub overrides: Overrides,
     /// The reason after `--` in the suppression comments the server adds.
@@ -35,7 +35,7 @@ enum Select {
 impl ClientSettings {
     /// Reads `initializationOptions`; what cannot be read is left at its
     /// default and said in the second value (for the client's log).
-    pub fn read(options: Option<serde_json::Value>) -> (ClientSettings, Option<String>) {
+    pub(super) fn read(options: Option<serde_json::Value>) -> (ClientSettings, Option<String>) {
         let (options, problem) = match options.filter(|v| !v.is_null()).map(serde_json::from_value::<Options>) {
             None => (Options::default(), None),
             Some(Ok(o)) => (o, None),

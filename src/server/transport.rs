@@ -15,7 +15,7 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// What the reader hands on.
 #[derive(Debug)]
-pub enum Incoming {
+pub(super) enum Incoming {
     /// A message; `lossy` when its content was not UTF-8 and was read with replacements.
     Message {
         /// The message.
@@ -28,7 +28,7 @@ pub enum Incoming {
 }
 
 /// The two ends of the connection: messages to send, and what was read.
-pub struct Transport {
+pub(super) struct Transport {
     /// Messages to the client (written in order by the writer thread).
     pub sender: Sender<Message>,
     /// What the client sent; closed at the end of input.
@@ -52,7 +52,7 @@ impl std::error::Error for ServerError {
 }
 
 /// Reads stdin and writes stdout on threads of their own.
-pub fn stdio() -> Result<Transport, ServerError> {
+pub(super) fn stdio() -> Result<Transport, ServerError> {
     let (to_client, outgoing) = unbounded::<Message>();
     let (incoming, from_client) = unbounded::<Incoming>();
     std::thread::Builder::new()
@@ -75,7 +75,7 @@ pub fn stdio() -> Result<Transport, ServerError> {
 }
 
 /// Reads messages from `input` until it ends (or nobody listens).
-pub fn read_all(input: &mut impl BufRead, incoming: &Sender<Incoming>) {
+pub(super) fn read_all(input: &mut impl BufRead, incoming: &Sender<Incoming>) {
     loop {
         let item = match read_body(input) {
             Ok(None) => return,
