@@ -8,7 +8,7 @@ use crate::parse::KindOf;
 use tree_sitter::Node;
 
 /// The marker that starts a suppression inside a comment.
-pub const MARKER: &str = "npu-mem:";
+pub(crate) const MARKER: &str = "npu-mem:";
 
 /// One suppression comment.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -39,7 +39,7 @@ impl Directive {
 
 /// Every suppression in the comments of a parsed Python file (or a notebook's
 /// joined Python): a directive in a string or docstring is text, not a comment.
-pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
+pub(crate) fn in_python(root: Node, text: &str) -> Vec<Directive> {
     let markers: Vec<usize> = text.match_indices(MARKER).map(|(i, _)| i).collect();
     if markers.is_empty() {
         return Vec::new();
@@ -68,7 +68,7 @@ pub fn in_python(root: Node, text: &str) -> Vec<Directive> {
 /// Every suppression in the comments of a shell script, whose comments
 /// ([`crate::parse::shell::read`]) are `comments`: a `#` in a quoted string
 /// or a here-document is text.
-pub fn in_shell(text: &str, comments: &crate::parse::shell::Comments) -> Vec<Directive> {
+pub(crate) fn in_shell(text: &str, comments: &crate::parse::shell::Comments) -> Vec<Directive> {
     if !text.contains(MARKER) {
         return Vec::new();
     }
@@ -130,7 +130,7 @@ fn directives_in(text: &str, comments: &[(usize, usize)]) -> Vec<Directive> {
 
 /// What suppressions did to one file's findings.
 #[derive(Debug, Default)]
-pub struct Applied {
+pub(crate) struct Applied {
     /// Findings still reported.
     pub kept: Vec<Finding>,
     /// Silenced findings, with the reason given.
@@ -143,7 +143,7 @@ pub struct Applied {
 }
 
 /// Applies `directives` to `findings`; `known` tells whether a code or prefix names a rule.
-pub fn apply(findings: Vec<Finding>, directives: &[Directive], known: &dyn Fn(&str) -> bool) -> Applied {
+pub(crate) fn apply(findings: Vec<Finding>, directives: &[Directive], known: &dyn Fn(&str) -> bool) -> Applied {
     let mut applied = Applied::default();
     let mut used = vec![vec![false; 0]; directives.len()];
     for (d, u) in directives.iter().zip(used.iter_mut()) {

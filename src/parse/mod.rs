@@ -1,7 +1,7 @@
 //! Parsing Python with tree-sitter, one parser per worker thread; shell
 //! scripts with tree-sitter-bash ([`shell`]).
 
-pub mod shell;
+pub(crate) mod shell;
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
@@ -16,7 +16,7 @@ thread_local! {
 /// unclosed string before a 774 KB line that takes 52 s); real files parse in
 /// milliseconds. Only such a file can see a different result on a slower
 /// machine, and it is reported as skipped with the reason.
-pub const PARSE_TIME_LIMIT: Duration = Duration::from_secs(20);
+pub(crate) const PARSE_TIME_LIMIT: Duration = Duration::from_secs(20);
 
 /// The limit in force, read once: `NPU_MEM_PARSE_LIMIT_MS` shortens it for
 /// the test that checks it.
@@ -30,14 +30,14 @@ static PARSE_LIMIT_IN_FORCE: std::sync::LazyLock<Duration> = std::sync::LazyLock
 /// Parses `text` as Python. `None` if tree-sitter gives up, which it does
 /// not on ordinary input (syntax errors still produce a tree with error
 /// nodes), or if parsing takes longer than `PARSE_TIME_LIMIT`.
-pub fn parse_python(text: &str) -> Option<Tree> {
+pub(crate) fn parse_python(text: &str) -> Option<Tree> {
     parse_python_edited(text, None)
 }
 
 /// [`parse_python`], reusing `old`: the tree of the text before an edit,
 /// on which the edit was recorded with `Tree::edit` (an editor's buffer,
 /// re-parsed after each change in a fraction of the time of a fresh parse).
-pub fn parse_python_edited(text: &str, old: Option<&Tree>) -> Option<Tree> {
+pub(crate) fn parse_python_edited(text: &str, old: Option<&Tree>) -> Option<Tree> {
     // Python reads a lone `\r` as a line break; tree-sitter does not.
     let python = crate::source::python_line_ends(text);
     parse_with(&PARSER, || tree_sitter_python::LANGUAGE.into(), python.as_bytes(), old)
@@ -82,7 +82,7 @@ pub(crate) fn parse_bash(text: &str) -> Option<Tree> {
 }
 
 /// The 1-based line of the first syntax error in `tree`, if any.
-pub fn first_error_line(tree: &Tree) -> Option<usize> {
+pub(crate) fn first_error_line(tree: &Tree) -> Option<usize> {
     let root = tree.root_node();
     if !root.has_error() {
         return None;
@@ -110,7 +110,7 @@ pub fn first_error_line(tree: &Tree) -> Option<usize> {
 /// A field of the Python grammar that the analysis reads. Looking a child up
 /// by field name compares strings on every call; these ids are resolved once.
 #[derive(Debug, Clone, Copy)]
-pub enum Field {
+pub(crate) enum Field {
     Alias,
     Argument,
     Arguments,
@@ -158,7 +158,7 @@ static FIELD_IDS: std::sync::LazyLock<[u16; 17]> = std::sync::LazyLock::new(|| {
 });
 
 /// Children by `Field`.
-pub trait FieldOf<'t> {
+pub(crate) trait FieldOf<'t> {
     /// The child in `field`, if any.
     fn field(&self, field: Field) -> Option<tree_sitter::Node<'t>>;
 }
@@ -178,7 +178,7 @@ static KIND_NAMES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock:
 });
 
 /// The kind of a node, as [`tree_sitter::Node::kind`] gives it, by table lookup.
-pub trait KindOf {
+pub(crate) trait KindOf {
     /// The node's kind name (`"call"`, `"identifier"`, ...).
     fn kind_name(&self) -> &'static str;
 }
@@ -192,21 +192,21 @@ impl KindOf for tree_sitter::Node<'_> {
 /// The value if true, the test and the value if false of a conditional
 /// expression (`a if test else b`), passing over comments, which are named
 /// children too inside a parenthesised expression that spans lines.
-pub fn conditional_parts(node: tree_sitter::Node<'_>) -> Option<[tree_sitter::Node<'_>; 3]> {
+pub(crate) fn conditional_parts(node: tree_sitter::Node<'_>) -> Option<[tree_sitter::Node<'_>; 3]> {
     let mut cursor = node.walk();
     let mut parts = node.named_children(&mut cursor).filter(|c| c.kind_name() != "comment");
     Some([parts.next()?, parts.next()?, parts.next()?])
 }
 
 /// The test of a conditional expression (`a if test else b`), passing over comments.
-pub fn conditional_test(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+pub(crate) fn conditional_test(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
     conditional_parts(node).map(|[_, test, _]| test)
 }
 
 /// The first named child that is not a comment: the expression inside
 /// parentheses that open a line with a comment (`(  # why\n    x)`), or the
 /// first argument after one.
-pub fn first_code_child(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
+pub(crate) fn first_code_child(node: tree_sitter::Node<'_>) -> Option<tree_sitter::Node<'_>> {
     let mut cursor = node.walk();
     let first = node.named_children(&mut cursor).find(|c| c.kind_name() != "comment");
     first

@@ -13,7 +13,7 @@
 
 mod commands;
 
-pub use commands::{split_words, unquoted, ShellCommand};
+pub(crate) use commands::{split_words, unquoted, ShellCommand};
 
 use commands::PlainRead;
 use std::collections::HashMap;
@@ -96,10 +96,10 @@ pub struct EnvMention {
 /// Scripts that `sh -c "..."` runs, nested deeper than this, are left as
 /// text, like command substitutions nested deeper than this: real scripts
 /// nest a few levels, and the limit keeps the reading shallow.
-pub const MAX_NESTING: usize = 8;
+pub(crate) const MAX_NESTING: usize = 8;
 
 /// Reads `text`, a shell script.
-pub fn read(text: &str) -> Script {
+pub(crate) fn read(text: &str) -> Script {
     let mut script = Script::default();
     let mut reads = Vec::new();
     read_into(text, 0, 0, &mut script, &mut reads);

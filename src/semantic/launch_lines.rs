@@ -53,14 +53,14 @@ impl Launch {
 const LAUNCHERS: &[&str] = &["torchrun", "deepspeed", "accelerate", "mpirun", "horovodrun", "srun", "msrun"];
 
 /// Options that a launcher gives the script it starts.
-pub const LAUNCHER_OPTIONS: &[&str] = &["local_rank"];
+pub(crate) const LAUNCHER_OPTIONS: &[&str] = &["local_rank"];
 
 /// The Python scripts that the commands of a shell script (`text`, read as
 /// `script`) start, with their arguments; a script named anywhere else in
 /// it (an assignment's value, a command that is not Python) is an opaque
 /// launch, with options not known, and a part the parser could not read may
 /// start any script with any options.
-pub fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
+pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     let line_of = |at: usize| text[..at.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1;
     let opaque = |words: Vec<String>, line: usize| {
         words.into_iter().filter(|w| w.ends_with(".py")).map(move |w| Launch {

@@ -1,24 +1,24 @@
 //! The per-file semantic model, built in one pass before matching: imports,
 //! module-level definitions, bindings, docstrings and what each loop does.
 
-pub mod calls;
-pub mod cuda_only;
-pub mod cuda_tests;
-pub mod dispatch;
-pub mod flow;
-pub mod import_lines;
-pub mod imports;
-pub mod launch_lines;
-pub mod memo;
-pub mod named_files;
-pub mod npu_script;
-pub mod option_defs;
-pub mod options;
-pub mod shell_dirs;
-pub mod steps;
-pub mod traverse;
-pub mod values;
-pub mod version_gates;
+pub(crate) mod calls;
+pub(crate) mod cuda_only;
+pub(crate) mod cuda_tests;
+pub(crate) mod dispatch;
+pub(crate) mod flow;
+pub(crate) mod import_lines;
+pub(crate) mod imports;
+pub(crate) mod launch_lines;
+pub(crate) mod memo;
+pub(crate) mod named_files;
+pub(crate) mod npu_script;
+pub(crate) mod option_defs;
+pub(crate) mod options;
+pub(crate) mod shell_dirs;
+pub(crate) mod steps;
+pub(crate) mod traverse;
+pub(crate) mod values;
+pub(crate) mod version_gates;
 
 use crate::hash::{FastMap, FastSet};
 use crate::parse::KindOf;
@@ -31,7 +31,7 @@ use tree_sitter::Node;
 use values::{base_name, dotted_parts, pattern_names, text};
 
 /// Scope key of module-level bindings (function scopes use their node id).
-pub const MODULE_SCOPE: usize = 0;
+pub(crate) const MODULE_SCOPE: usize = 0;
 
 /// What the matcher needs to know about one loop.
 #[derive(Debug, Default)]

@@ -42,7 +42,7 @@ impl Names {
 
 /// The names with an extension in `extensions` (without the dot) that the
 /// string literals of a parsed Python file spell out; comments do not count.
-pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
+pub(crate) fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
     // The smallest node around the dot: inside a literal that is the string's
     // content. No walk up the tree: in tree-sitter a parent costs a descent
     // from the root, which on deeply nested code made this quadratic.
@@ -56,7 +56,7 @@ pub fn in_python(root: Node, text: &str, extensions: &[String]) -> Names {
 
 /// The same for a shell script (whose comments are `comments`): every
 /// mention outside a `#` comment.
-pub fn in_shell(text: &str, comments: &crate::parse::shell::Comments, extensions: &[String]) -> Names {
+pub(crate) fn in_shell(text: &str, comments: &crate::parse::shell::Comments, extensions: &[String]) -> Names {
     let files = names_in(text, extensions, |at| !comments.contain(at));
     Names { files, only_with_cuda: false }
 }
@@ -145,7 +145,7 @@ fn names_in(text: &str, extensions: &[String], keep: impl Fn(usize) -> bool) -> 
 /// `tools.train_net`). A `.` before the name is allowed, for a module run
 /// by a longer dotted path (`-m pkg.tools.train`); a sentence may end
 /// after it (`run train.py.`).
-pub fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
+pub(crate) fn whole_name(text: &[u8], at: usize, end: usize) -> bool {
     let name_byte = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let before = at.checked_sub(1).map(|i| text[i]);
     let after = text.get(end).copied();

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 /// What a shell script says about running on the NPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum NpuSign {
+pub(crate) enum NpuSign {
     /// Nothing.
     None,
     /// It names the NPU (outside comments) without doing any of the above.
@@ -48,7 +48,7 @@ static NPU_VALUE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)^npu(:\d+)
 const TEXT_COMMANDS: &[&str] = &["echo", "printf", "print", "logger", "grep", "sed", "awk", "cat", "tee", "test", "["];
 
 /// What the script `text`, read as `script`, says about the NPU.
-pub fn sign(text: &str, script: &Script) -> NpuSign {
+pub(crate) fn sign(text: &str, script: &Script) -> NpuSign {
     if does(script) {
         return NpuSign::Does;
     }
@@ -62,7 +62,7 @@ pub fn sign(text: &str, script: &Script) -> NpuSign {
 /// Whether `text` may say anything about the NPU (comments included):
 /// only then is a script parsed for [`sign`]. Every sign [`sign`] reads
 /// passes, also those without an NPU word (`RANK_SIZE=8`, `--use_npus`).
-pub fn may_name_the_npu(text: &str) -> bool {
+pub(crate) fn may_name_the_npu(text: &str) -> bool {
     static ANY_SIGN: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?i)npu|ascend|hccl|RANK_SIZE|RANK_TABLE_FILE").expect("a valid pattern"));
     ANY_SIGN.is_match(text)

@@ -11,7 +11,7 @@ use crate::parse::shell::Script;
 
 /// A directory a script changes into.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// One the script was already in: where it was started or its own
     /// directory (`cd "$(dirname "$0")"`, `cd $cur_path` with
     /// `cur_path=$(pwd)`), or the one before (`cd -`, `popd`).
@@ -24,7 +24,7 @@ pub enum Place {
 
 /// Where a script's commands may run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DirChanges {
+pub(crate) struct DirChanges {
     /// The places it changes into, each once.
     pub places: Vec<Place>,
     /// Some change goes where the script does not tell.
@@ -35,7 +35,7 @@ pub struct DirChanges {
 const MAX_INDIRECTION: usize = 4;
 
 /// The directory changes of `script` (whose text is `text`).
-pub fn of(text: &str, script: &Script) -> DirChanges {
+pub(crate) fn of(text: &str, script: &Script) -> DirChanges {
     let mut out = DirChanges::default();
     let changes_dir = |part: &str| CHANGES_DIR.is_match(part);
     out.unknown = script.unreadable.iter().any(|&(s, e)| text.get(s..e).is_some_and(changes_dir));
@@ -129,7 +129,7 @@ fn places_of(target: &str, script: &Script, depth: usize) -> Option<Vec<Place>> 
 /// that holds a variable or is `.`/`..` (`egs2/aishell/asr1` of
 /// `$cur_path/egs2/aishell/asr1`, or of `./egs2/aishell/asr1/`); `None` when
 /// nothing literal is left.
-pub fn literal_tail(written: &str) -> Option<&str> {
+pub(crate) fn literal_tail(written: &str) -> Option<&str> {
     let trimmed = written.trim_end_matches('/');
     let parts: Vec<&str> = trimmed.split('/').collect();
     let first = parts.iter().rposition(|p| p.contains(['$', '}', '{', '`']) || *p == "." || *p == ".." || p.is_empty());
@@ -145,7 +145,7 @@ pub fn literal_tail(written: &str) -> Option<&str> {
 /// `$test_path_dir/..` and `$(dirname "$0")/..` one, `${cur}/../..` two),
 /// after whatever comes before them; `None` for a target that does not end
 /// in `..`.
-pub fn levels_up(target: &str) -> Option<usize> {
+pub(crate) fn levels_up(target: &str) -> Option<usize> {
     let ups = target.trim_end_matches('/').split('/').rev().take_while(|p| *p == "..").count();
     (ups > 0).then_some(ups)
 }

@@ -220,7 +220,7 @@ fn is_assignment(word: &str) -> bool {
 /// The words of a command, quotes removed, `\` line continuations as
 /// spaces; a command substitution (`$(hostname -I | awk '{print $1}')`,
 /// `` `pwd` ``) or `${...}` stays whole, as written, inside its word.
-pub fn split_words(command: &str) -> Vec<String> {
+pub(crate) fn split_words(command: &str) -> Vec<String> {
     let (mut words, mut word, mut quote, mut started) = (Vec::new(), String::new(), None, false);
     let mut chars = command.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
@@ -299,7 +299,7 @@ fn substitution_end(text: &str, at: usize) -> usize {
 }
 
 /// A word with one level of quotes removed (`"x y"` is `x y`, `'a'"b"` is `ab`).
-pub fn unquoted(word: &str) -> String {
+pub(crate) fn unquoted(word: &str) -> String {
     let mut out = String::with_capacity(word.len());
     let mut quote: Option<char> = None;
     for c in word.chars() {
