@@ -152,7 +152,9 @@ fn launch_of(words: &[String], line: usize) -> Option<Launch> {
         (None, None) => return None,
     };
     let arguments = args.iter().take_while(|w| !is_redirection(w)).map(|w| format!("{w}\0")).collect();
-    Some(Launch { script, arguments, via_launcher, opaque: false, line })
+    // `... | xargs python train.py --x`: xargs adds words read from its input.
+    let opaque = words[..runner].iter().any(|w| w.rsplit('/').next() == Some("xargs"));
+    Some(Launch { script, arguments, via_launcher, opaque, line })
 }
 
 /// The file name of a script path (`${cur_path}/../train.py` is `train.py`).
@@ -182,6 +184,14 @@ mod tests {
         let script = "CMD=$1\nCMD+=\" --x\"\n$CMD\n";
         let found = launches_in(script, &crate::parse::shell::read(script));
         assert!(found.iter().any(|l| l.script == ANY_SCRIPT));
+    }
+
+    #[test]
+    fn options_passed_through_xargs_are_not_known() {
+        let script = "cat args.txt | xargs -n 2 python train.py --amp\npython train.py --amp\n";
+        let found = launches_in(script, &crate::parse::shell::read(script));
+        let got: Vec<(&str, bool)> = found.iter().map(|l| (l.script.as_str(), l.opaque)).collect();
+        assert_eq!(got, [("train.py", true), ("train.py", false)]);
     }
 
     #[test]
