@@ -2,6 +2,7 @@
 //! choose between CUDA and another backend, whose tests the matcher reads to
 //! tell code written for one backend on purpose from code that assumes CUDA.
 
+use super::traverse::any_descendant;
 use super::values::text;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
@@ -56,7 +57,7 @@ pub(crate) struct BlockIf<'t> {
     /// Its test names CUDA ([`tests_cuda`]).
     pub tests_cuda: bool,
     /// What the statements directly in its first branch assign.
-    pub assigned: Vec<&'t str>,
+    pub assigned: Vec<Assignment<'t>>,
     /// The statement after it, comments skipped.
     pub next: Option<Node<'t>>,
 }
@@ -79,7 +80,7 @@ impl<'t> BlockIf<'t> {
             negated,
             exits,
             tests_cuda: tests_cuda(node, src),
-            assigned: assigned_names(node, src),
+            assigned: assignments(node, src),
             next: next_statement(node),
         }
     }
@@ -88,7 +89,8 @@ impl<'t> BlockIf<'t> {
 /// A dispatch written as separate `if` statements: the tests of the `if`
 /// statements `ifs` (of one block) that end in an early exit before `statement`
 /// (`if npu: return "npu"` ... `return "cuda"`), assign the same name
-/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`),
+/// that `statement` assigns (`if npu: device = "npu"` / `if cuda: device = "cuda"`;
+/// steps that transform it must be the same step, see [`Assignment::same_arm`]),
 /// or stand next to `statement` when it is an `if` that tests for CUDA
 /// (`if cuda: ...` directly followed by `if npu: ...`, comments between them
 /// allowed; `if kind == "a": ...` next to `if kind == "npu": ...` is no dispatch).
@@ -96,8 +98,7 @@ pub(crate) fn sibling_dispatch_tests<'t>(ifs: &[BlockIf<'t>], statement: Node<'t
     let own = ifs.iter().find(|s| s.node == statement);
     // What `statement` assigns is read only if it has siblings to compare with.
     let assigned = std::cell::OnceCell::new();
-    let assigned =
-        || assigned.get_or_init(|| own.map_or_else(|| assigned_names(statement, src), |s| s.assigned.clone()));
+    let assigned = || assigned.get_or_init(|| own.map_or_else(|| assignments(statement, src), |s| s.assigned.clone()));
     let statement_tests_cuda = own.is_some_and(|s| s.tests_cuda);
     let statement_next = std::cell::OnceCell::new();
     let mut out = Vec::new();
@@ -108,7 +109,7 @@ pub(crate) fn sibling_dispatch_tests<'t>(ifs: &[BlockIf<'t>], statement: Node<'t
         let exits_early = sibling.exits && !sibling.negated && sibling.node.end_byte() <= statement.start_byte();
         let same_target = !sibling.assigned.is_empty() && {
             let assigned = assigned();
-            !assigned.is_empty() && sibling.assigned.iter().any(|n| assigned.contains(n))
+            sibling.assigned.iter().any(|a| assigned.iter().any(|b| a.same_arm(b)))
         };
         let next_to = statement_tests_cuda
             && !sibling.negated
@@ -139,14 +140,42 @@ fn next_statement(statement: Node) -> Option<Node> {
     next
 }
 
-/// The names a statement assigns: `name = ...` (or `self.name = ...`), or,
-/// for an `if`, what the statements directly in its first branch assign.
-fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
-    let one = |s: Node| -> Option<&'s str> {
+/// A name (or `self.name`) a statement assigns, and how.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Assignment<'t> {
+    /// The target's text.
+    name: &'t str,
+    /// For a step that transforms the value (`model = model.npu()`): its
+    /// value with device names masked (`model.DEVICE()`); `None` for a value
+    /// that does not read the target (a choice: `device = "npu"`).
+    step: Option<String>,
+}
+
+impl Assignment<'_> {
+    /// Whether two assignments are arms of one dispatch: the same target,
+    /// and, where both transform it, the same step for another device
+    /// (`x = x.cuda()` / `x = x.npu()`). Separate `if`s of different steps
+    /// (`model = model.npu()`, then `model = torch.compile(model)`) are a
+    /// pipeline, not a dispatch.
+    fn same_arm(&self, other: &Assignment) -> bool {
+        self.name == other.name
+            && match (&self.step, &other.step) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }
+}
+
+/// The assignments of a statement: `name = ...` (or `self.name = ...`), or,
+/// for an `if`, those directly in its first branch.
+fn assignments<'s>(statement: Node, src: &'s str) -> Vec<Assignment<'s>> {
+    let one = |s: Node| -> Option<Assignment<'s>> {
         let assignment =
             s.named_child(0).filter(|a| s.kind_name() == "expression_statement" && a.kind_name() == "assignment")?;
         let target = assignment.field(Field::Left).filter(|t| matches!(t.kind_name(), "identifier" | "attribute"))?;
-        Some(text(target, src))
+        let name = text(target, src);
+        let step = assignment.field(Field::Right).filter(|v| reads(*v, name, src)).map(|v| mask_devices(text(v, src)));
+        Some(Assignment { name, step })
     };
     match statement.kind_name() {
         "if_statement" => {
@@ -157,4 +186,22 @@ fn assigned_names<'s>(statement: Node, src: &'s str) -> Vec<&'s str> {
         }
         _ => one(statement).into_iter().collect(),
     }
+}
+
+/// Whether `value` reads `name` (an identifier, or a dotted `self.x`), not
+/// counting the attribute part of `y.name`.
+fn reads(value: Node, name: &str, src: &str) -> bool {
+    any_descendant(value, |n| {
+        let attribute_part =
+            n.parent().is_some_and(|p| p.kind_name() == "attribute" && p.field(Field::Attribute) == Some(n));
+        matches!(n.kind_name(), "identifier" | "attribute") && !attribute_part && text(n, src) == name
+    })
+}
+
+/// `text` with every device word (`cuda`, `npu`, `gpu`, any case) replaced by
+/// `DEVICE`, so that the CUDA and the NPU form of one step compare equal.
+fn mask_devices(text: &str) -> String {
+    static DEVICE_WORD: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new("(?i)cuda|npu|gpu").expect("a valid regex"));
+    DEVICE_WORD.replace_all(text, "DEVICE").into_owned()
 }
