@@ -210,6 +210,17 @@ impl<'a, 't> Context<'a, 't> {
         self.model.resolve(&parts)
     }
 
+    /// The other qualified names `node` may stand for, where its root is
+    /// imported in several arms of an `if` chain
+    /// ([`crate::semantic::FileModel::other_arm_imports`]); empty where
+    /// [`Self::resolve_node`] resolves nothing.
+    pub fn other_arm_names(&self, node: Node<'t>) -> Vec<String> {
+        match crate::semantic::values::dotted_parts(node, self.src) {
+            Some(parts) if self.resolve_node(node).is_some() => self.model.other_arm_imports(&parts),
+            _ => Vec::new(),
+        }
+    }
+
     /// The innermost loop around `node` in its own function (`node` in its
     /// body) whose information passes `wanted`.
     pub fn loop_around(&self, node: Node<'t>, wanted: impl Fn(&LoopInfo<'t>) -> bool) -> Option<&'a LoopInfo<'t>> {

@@ -40,9 +40,13 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
     match a {
         Anchor::Call(globs) => {
             let Some(f) = callee(node) else { return false };
-            let Some(q) = cx.callee_name(node, f) else { return false };
+            let Some(mut q) = cx.callee_name(node, f) else { return false };
             if !globs.is_match(&q) {
-                return false;
+                // Another arm's import of the name may be the one that runs.
+                match cx.other_arm_names(f).into_iter().find(|o| globs.is_match(o)) {
+                    Some(other) => q = std::borrow::Cow::Owned(other),
+                    None => return false,
+                }
             }
             st.put("callee", shorten(text(f, src), 60));
             st.put("name", q.rsplit('.').next().unwrap_or(&q).to_string());

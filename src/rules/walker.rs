@@ -179,6 +179,17 @@ impl<'a, 't> Walker<'a, 't> {
                     if let Some(list) = last.and_then(|l| d.call_by_name.get(l)) {
                         candidates.extend(list);
                     }
+                    // ... and under what other arms' imports of it stand for.
+                    if f.kind_name() == "identifier" {
+                        let mut seen: Vec<String> = last.into_iter().map(str::to_string).collect();
+                        for other in self.model.other_arm_imports(&[text(f, self.src)]) {
+                            let other_last = other.rsplit('.').next().unwrap_or(&other).to_string();
+                            if !seen.contains(&other_last) {
+                                candidates.extend(d.call_by_name.get(other_last.as_str()).into_iter().flatten());
+                                seen.push(other_last);
+                            }
+                        }
+                    }
                     if !d.call_by_root.is_empty() {
                         // Resolved once here; the anchors read the same memo.
                         let cx = self.context(node);

@@ -69,3 +69,46 @@ fn split_alias<'s>(node: Node, src: &'s str) -> Option<(&'s str, Option<&'s str>
 fn squash(s: &str) -> String {
     s.chars().filter(|c| !c.is_whitespace() && *c != '\\').collect()
 }
+
+/// Where an import statement sits, for names that several arms of an `if`
+/// chain import.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arm {
+    /// Not in an arm of an `if` chain (nearer than any `try`, function or
+    /// class around it).
+    None,
+    /// In an arm that another arm may replace.
+    Undecided,
+    /// In the arm of a test that names the NPU (`if IS_NPU_AVAILABLE:`):
+    /// the arm that runs on an NPU host.
+    Npu,
+}
+
+/// The arm of an `if` chain that the import statement `node` sits in.
+pub(crate) fn arm_of(node: Node, src: &str) -> Arm {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        match n.kind_name() {
+            "if_statement" | "elif_clause" => {
+                // A negated test (`if not is_npu_available():`) picks the other arm.
+                let npu_test = n.field(Field::Condition).map(|t| text(t, src)).is_some_and(|t| {
+                    names_npu(t) && !(t.starts_with("not ") || t.contains("!=") || t.contains(" not in "))
+                });
+                return if npu_test { Arm::Npu } else { Arm::Undecided };
+            }
+            "else_clause" if n.parent().is_some_and(|p| p.kind_name() == "if_statement") => return Arm::Undecided,
+            "else_clause" | "try_statement" | "function_definition" | "class_definition" | "module" => {
+                return Arm::None
+            }
+            _ => at = n.parent(),
+        }
+    }
+    Arm::None
+}
+
+/// Whether a test names the NPU as a word part (`is_npu_available()`,
+/// `IS_NPU_AVAILABLE`, `args.device == "npu"`; not `input`).
+fn names_npu(test: &str) -> bool {
+    let lower = test.to_ascii_lowercase();
+    lower.match_indices("npu").any(|(i, _)| !lower[..i].ends_with(|c: char| c.is_ascii_alphabetic()))
+}

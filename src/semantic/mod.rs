@@ -67,6 +67,12 @@ impl LoopInfo<'_> {
 #[derive(Default)]
 pub struct FileModel<'t> {
     imports: FastMap<&'t str, String>,
+    /// Names that imports in arms of an `if` chain bind: the first binding is
+    /// in `imports`; the other arms' qualified names, where they differ, here
+    /// ([`Self::other_arm_imports`]).
+    other_arms: FastMap<&'t str, Vec<String>>,
+    /// Where the binding in `imports` of each name sits, when in an `if` arm.
+    import_arms: FastMap<&'t str, imports::Arm>,
     /// Every qualified name the file imports (modules and names).
     pub imported: Vec<String>,
     /// The qualified names each import statement imports, by its node id.
@@ -160,6 +166,52 @@ impl<'t> FileModel<'t> {
             out.push_str(p);
         }
         Some(out)
+    }
+
+    /// The qualified names a dotted chain may also stand for, when its root is
+    /// imported in more than one arm of an `if` chain (`if cpu: from m import
+    /// CppExtension as Ext` / `else: from m import CUDAExtension as Ext`):
+    /// which arm runs is undecided, so a rule sees every one ([`Self::resolve`]
+    /// gives the first).
+    pub fn other_arm_imports(&self, parts: &[&str]) -> Vec<String> {
+        let Some((root, rest)) = parts.split_first() else { return Vec::new() };
+        let Some(others) = self.other_arms.get(root).filter(|_| !self.defined.contains(root)) else {
+            return Vec::new();
+        };
+        others
+            .iter()
+            .map(|q| std::iter::once(q.as_str()).chain(rest.iter().copied()).collect::<Vec<_>>().join("."))
+            .collect()
+    }
+
+    /// Records an import binding of `local` made in `arm`. The first binding
+    /// is the name's, except that the arm of a test naming the NPU replaces
+    /// an arm's before it (on an NPU host it is the one that runs). Another
+    /// arm's different binding of a name first bound in an arm is kept in
+    /// `other_arms`, unless the NPU arm decided the name.
+    fn bind_import(&mut self, local: &'t str, qualified: String, arm: imports::Arm) {
+        use imports::Arm;
+        let first_arm = self.import_arms.get(local).copied();
+        match (self.imports.get(local), first_arm, arm) {
+            (None, _, _) => {
+                if arm != Arm::None {
+                    self.import_arms.insert(local, arm);
+                }
+                self.imports.insert(local, qualified);
+            }
+            (Some(_), Some(Arm::Undecided), Arm::Npu) => {
+                self.other_arms.remove(local);
+                self.import_arms.insert(local, Arm::Npu);
+                self.imports.insert(local, qualified);
+            }
+            (Some(first), Some(Arm::Undecided), Arm::Undecided) if *first != qualified => {
+                let others = self.other_arms.entry(local).or_default();
+                if !others.contains(&qualified) {
+                    others.push(qualified);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The qualified name of an expression node (identifier or attribute chain).
@@ -388,8 +440,9 @@ impl<'t> Visitor<'t> for Builder<'t> {
             "module" => self.note_docstring(Some(node)),
             "import_statement" | "import_from_statement" => {
                 let (bindings, imported) = imports::import_bindings(node, src);
+                let arm = imports::arm_of(node, src);
                 for b in bindings {
-                    self.model.imports.entry(b.local).or_insert(b.qualified);
+                    self.model.bind_import(b.local, b.qualified, arm);
                 }
                 self.model.imported.extend(imported.iter().cloned());
                 self.model.imported_by.insert(node.id(), imported);
