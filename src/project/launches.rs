@@ -88,6 +88,9 @@ pub struct Launches {
     /// that holds findings and runs only where CUDA is, in files that run
     /// without `transfer_to_npu` ([`crate::semantic::cuda_only`]).
     pub cuda_only_tests: Vec<(String, usize)>,
+    /// The launch lines that start no run: the scripts they name reject
+    /// their options ([`crate::project::ignored_launches`]).
+    pub ignored: Vec<crate::project::ignored_launches::IgnoredLaunch>,
 }
 
 /// A project's entry scripts, by display path: those with an `if __name__
@@ -100,6 +103,8 @@ pub(crate) struct EntryScripts<'a> {
     pub guarded: &'a BTreeSet<String>,
     /// Scripts that parse options at module level, without a guard.
     pub unguarded: &'a BTreeSet<String>,
+    /// Scripts that only ignored launch lines name: no shell script starts them.
+    pub only_ignored_launches: &'a BTreeSet<String>,
 }
 
 /// Finds which of `entries` (one project's entry scripts) run: `files`
@@ -126,15 +131,19 @@ pub(crate) fn find(
         Some((started, inert)) => (Some(started), inert),
         None => (None, HashSet::new()),
     };
-    let started_by_shell = |path: &str| match &by_npu_launchers {
-        Some(named) => named.contains(path),
-        None => shell_names.names(path),
+    let ignored = entries.only_ignored_launches;
+    let started_by_shell = |path: &str| {
+        !ignored.contains(path)
+            && match &by_npu_launchers {
+                Some(named) => named.contains(path),
+                None => shell_names.names(path),
+            }
     };
     let (mut launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
         scripts.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
     // What the NPU launchers start runs, guard or not (the module of an
     // installed command has none: its function is called directly).
-    launched.extend(by_npu_launchers.iter().flatten().cloned());
+    launched.extend(by_npu_launchers.iter().flatten().filter(|p| !ignored.contains(*p)).cloned());
     if launched.is_empty() {
         return Launches::default();
     }
@@ -157,7 +166,10 @@ pub(crate) fn find(
     // The project's texts are read only when there is something to decide.
     let texts = match candidates.is_empty() && functions.is_empty() {
         true => ProjectTexts::default(),
-        false => read_project(files, dir, excluded, &inert_shell, &candidates, &tests, &callers),
+        false => {
+            let shell = ShellTexts { inert: &inert_shell, ignored };
+            read_project(files, dir, excluded, shell, &candidates, &tests, &callers)
+        }
     };
     let ProjectTexts { started, mut main_blocks, uncalled } = texts;
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
@@ -180,6 +192,7 @@ pub(crate) fn find(
         main_blocks,
         untaken: Vec::new(),
         cuda_only_tests: Vec::new(),
+        ignored: Vec::new(),
     }
 }
 
@@ -297,16 +310,21 @@ fn read_project(
     files: &[&ScanFile],
     dir: &str,
     excluded: &Excluded,
-    inert_shell: &HashSet<String>,
+    shell: ShellTexts,
     candidates: &BTreeSet<String>,
     tests: &BTreeSet<String>,
     callers: &crate::project::uncalled::Callers,
 ) -> ProjectTexts {
     let names = ScriptNames::new(candidates, dir);
     let own: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
+    let by_index: Vec<&String> = candidates.iter().collect();
     // What one text says: the candidates it starts, whether it runs a test runner, what it calls.
     let read = |path: &str, kind: Option<FileKind>, commands: bool, text: &str| {
         let mut started = names.named_in(text, TextKind::of(kind));
+        if kind == Some(FileKind::Shell) {
+            // Their only launch lines there stop at a usage error.
+            started.retain(|&j| !shell.ignored.contains(by_index[j]));
+        }
         let mut main_blocks = Vec::new();
         // A script's own text names it in its usage line; it counts only as an NPU port or an application.
         if let Some(&i) = own.get(path) {
@@ -322,7 +340,7 @@ fn read_project(
     let scanned = files
         .par_iter()
         .filter(|f| matches!(f.kind, FileKind::Python | FileKind::Notebook | FileKind::Shell))
-        .filter(|f| !inert_shell.contains(f.display().as_ref()))
+        .filter(|f| !shell.inert.contains(f.display().as_ref()))
         .filter_map(|f| {
             let text = read_file(f).ok()?.text;
             Some(read(&f.display(), Some(f.kind), f.kind == FileKind::Shell, &text))
@@ -341,13 +359,21 @@ fn read_project(
             all_blocks.extend(blocks);
             (all, all_blocks, runner || r, seen.and(calls))
         });
-    let by_index: Vec<&String> = candidates.iter().collect();
     let mut started: HashSet<String> = named.into_iter().map(|i: usize| by_index[i].clone()).collect();
     if runner_named {
         started.extend(tests.iter().cloned());
     }
     let main_blocks = blocks.into_iter().map(|(i, b)| (by_index[i].clone(), b)).collect();
     ProjectTexts { started, main_blocks, uncalled: callers.uncalled(&seen) }
+}
+
+/// How [`read_project`] reads a project's shell scripts.
+#[derive(Clone, Copy)]
+struct ShellTexts<'a> {
+    /// Those that start no NPU run, not read.
+    inert: &'a HashSet<String>,
+    /// The scripts that they name only in ignored launch lines.
+    ignored: &'a BTreeSet<String>,
 }
 
 /// What [`read_project`] finds in a project's texts.

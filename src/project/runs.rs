@@ -7,6 +7,7 @@
 
 use super::configurations::{self, Untaken};
 use super::facts::ScanFacts;
+use super::ignored_launches::{self, Ignored};
 use super::launches::{self, EntryScripts};
 use super::migration::{Assumed, Style};
 use super::outcome::ProjectOutcome;
@@ -62,10 +63,14 @@ impl Runs {
         (migration, entries): (&Setting<Migration>, Entries),
         finding_lines: &HashMap<&str, LineSet>,
     ) -> Self {
-        let untaken_branches = match entries {
-            Entries::Launched => (0..per_project.len()).map(|p| untaken_in(walked, outcomes, p)).collect(),
+        // Launch lines the started scripts reject start nothing and give no options.
+        let ignored: Vec<Ignored> = match entries {
+            Entries::Launched => {
+                (0..per_project.len()).map(|p| ignored_launches::in_project(walked, outcomes, p)).collect()
+            }
             Entries::All => Vec::new(),
         };
+        let untaken_branches = ignored.iter().enumerate().map(|(p, i)| untaken_in(walked, outcomes, p, i)).collect();
         let (mut cuda_only_tests, mut definitions) = (HashMap::new(), HashMap::new());
         for o in outcomes.iter().filter_map(KeptOutcome::full) {
             if !o.facts.cuda_only_tests.is_empty() {
@@ -81,6 +86,7 @@ impl Runs {
         }
         let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
         let (mut late_files, mut import_lines) = (HashSet::new(), HashMap::new());
+        let no_scripts = BTreeSet::new();
         for (i, p) in per_project.iter_mut().enumerate() {
             p.transfer_imports.sort();
             p.late_transfer_imports.sort();
@@ -112,13 +118,18 @@ impl Runs {
                 let files = &files_by_project[i];
                 let (dir, excluded) = (&p.project.display, &walked.excluded);
                 let unguarded = paths(&p.unguarded_scripts);
-                let scripts = EntryScripts { guarded: &entry_paths, unguarded: &unguarded };
+                let ignored = ignored.get(i).map(|g| &g.only_by_them);
+                let only_ignored_launches = ignored.unwrap_or(&no_scripts);
+                let scripts = EntryScripts { guarded: &entry_paths, unguarded: &unguarded, only_ignored_launches };
                 p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
                 unlaunched_files.extend(std::mem::take(&mut p.launches.files));
                 // A script nothing starts needs no `transfer_to_npu` either.
                 let unlaunched = &p.launches.unlaunched;
                 p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
             }
+        }
+        for (p, ignored) in per_project.iter_mut().zip(ignored) {
+            p.launches.ignored = ignored.lines;
         }
         Runs {
             entries,
@@ -228,7 +239,12 @@ fn gates_of(o: &KeptOutcome) -> &[Gate] {
 /// takes. Only a project whose launch scripts start some of its scripts and
 /// that has findings in branches that test options is looked at; its
 /// Python files are read again then, for the options they define.
-fn untaken_in(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize) -> HashMap<String, Vec<Untaken>> {
+fn untaken_in(
+    walked: &WalkResult,
+    outcomes: &[KeptOutcome],
+    project: usize,
+    ignored: &Ignored,
+) -> HashMap<String, Vec<Untaken>> {
     let members = || walked.files.iter().zip(outcomes).filter(move |(f, _)| f.project == project);
     let gates: Vec<(String, &[Gate])> = members()
         .filter(|(_, o)| !gates_of(o).is_empty())
@@ -240,8 +256,9 @@ fn untaken_in(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize) -> 
     let python: Vec<&ScanFile> = members().map(|(f, _)| f).filter(|f| f.kind == FileKind::Python).collect();
     let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
     let launches: Vec<&Launch> = members()
-        .flat_map(|(_, o)| o.facts().map_or(&[][..], |f| &f.launches))
-        .filter(|l| paths.iter().any(|p| l.starts(p)))
+        .flat_map(|(f, o)| o.facts().map_or(&[][..], |f| &f.launches).iter().map(move |l| (f, l)))
+        .filter(|(f, l)| !ignored.holds(&f.display(), l) && paths.iter().any(|p| l.starts(p)))
+        .map(|(_, l)| l)
         .collect();
     let Some(dir) = walked.projects.get(project).filter(|_| !launches.is_empty()) else { return HashMap::new() };
     // What each launch's process runs: its script and the modules it imports;

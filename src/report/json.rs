@@ -69,7 +69,18 @@ struct JsonProject<'a> {
     untaken_branches: Vec<UntakenBranch<'a>>,
     /// Tests that hold findings and run only where CUDA is: an NPU host skips them (advice too).
     cuda_only_tests: Vec<Place<'a>>,
+    /// Launch lines whose script rejects an option they pass: they start no run.
+    ignored_launches: Vec<IgnoredLaunch<'a>>,
     verdict: super::summary::Verdict,
+}
+
+/// A launch line that starts no run: its script rejects `option`.
+#[derive(Serialize)]
+struct IgnoredLaunch<'a> {
+    path: &'a str,
+    line: usize,
+    script: &'a str,
+    option: &'a str,
 }
 
 /// A branch no run of the launch scripts takes.
@@ -149,6 +160,12 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                     .cuda_only_tests
                     .iter()
                     .map(|(path, line)| Place { path, line: *line })
+                    .collect(),
+                ignored_launches: p
+                    .launches
+                    .ignored
+                    .iter()
+                    .map(|l| IgnoredLaunch { path: &l.path, line: l.line, script: &l.script, option: &l.option })
                     .collect(),
                 verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
             })

@@ -152,9 +152,33 @@ fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, pai
             visible(&scripts)
         );
     }
+    render_ignored(out, project, indent, paint);
     render_uncalled(out, project, indent, paint);
     render_untaken(out, project, indent, paint);
     render_cuda_only_tests(out, project, indent, paint);
+}
+
+/// Says which launch lines count as no launch: the scripts they start reject their options.
+fn render_ignored(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
+    let ignored = &project.launches.ignored;
+    if ignored.is_empty() {
+        return;
+    }
+    let named = first_few(
+        ignored.iter().map(|l| format!("{}:{} ({} defines no option {})", l.path, l.line, l.script, l.option)),
+    );
+    let _ = writeln!(
+        out,
+        "{indent}{} {} ignored as {}: {}; argparse stops {} with a usage error, so {} neither {} nor {} options.",
+        paint.bold("Launch lines:"),
+        plural(ignored.len(), "line"),
+        if ignored.len() == 1 { "a launch" } else { "launches" },
+        visible(&named),
+        if ignored.len() == 1 { "it" } else { "them" },
+        if ignored.len() == 1 { "it" } else { "they" },
+        if ignored.len() == 1 { "starts its script" } else { "start their scripts" },
+        if ignored.len() == 1 { "gives it" } else { "give them" },
+    );
 }
 
 /// Says which tests that hold findings an NPU host skips, for want of CUDA.

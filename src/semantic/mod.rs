@@ -13,6 +13,7 @@ pub(crate) mod memo;
 pub(crate) mod named_files;
 pub(crate) mod npu_script;
 pub(crate) mod option_defs;
+pub(crate) mod option_table;
 pub(crate) mod options;
 pub(crate) mod shell_dirs;
 pub(crate) mod steps;
