@@ -1,6 +1,7 @@
 //! The rule facts of a whole scan: which facts hold somewhere in each
 //! project, which hold in the process of a file (the file and the project
-//! modules it imports), and which files a project names. A finding whose
+//! modules it imports), and which files a project or a project around it
+//! names (an outer `nvcc` line compiles a nested project's kernel). A finding whose
 //! rule asks about them (`project_has`, `process_imports`,
 //! `named_in_project`) is kept only where they hold.
 
@@ -26,6 +27,8 @@ pub struct ScanFacts {
     processes: HashMap<String, Vec<bool>>,
     /// By project, the file names its files spell out.
     named: Vec<NamedFiles>,
+    /// By project, the project it is nested in, if any.
+    enclosing: Vec<Option<usize>>,
 }
 
 impl ScanFacts {
@@ -91,17 +94,23 @@ impl ScanFacts {
             let own = || (0..n_facts).map(|f| facts_of(&outcomes[i]).get(f).copied().unwrap_or(false)).collect();
             processes.entry(files[i].display().to_string()).or_insert_with(own);
         }
-        ScanFacts { projects, processes, named }
+        let enclosing = super::vendored::enclosing_projects(walked);
+        ScanFacts { projects, processes, named, enclosing }
     }
 
     /// Whether fact `fact`, in `scope`, holds for file `path` of project `project`.
     pub fn holds(&self, scope: Scope, project: usize, path: &str, fact: usize) -> bool {
         let facts = match scope {
             Scope::NamedFile => {
-                return self.named.get(project).is_some_and(|n| match fact {
-                    NAMED_UNCONDITIONALLY => n.names_unconditionally(path),
-                    _ => n.names(path),
-                })
+                // A build or `nvcc` line of a project around a nested one names its files too.
+                let names = |p: usize| {
+                    self.named.get(p).is_some_and(|n| match fact {
+                        NAMED_UNCONDITIONALLY => n.names_unconditionally(path),
+                        _ => n.names(path),
+                    })
+                };
+                let mut around = std::iter::successors(Some(project), |&p| self.enclosing.get(p).copied().flatten());
+                return around.any(names);
             }
             Scope::Process => self.processes.get(path),
             _ => self.projects.get(project),

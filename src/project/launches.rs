@@ -105,6 +105,9 @@ pub(crate) struct EntryScripts<'a> {
     pub unguarded: &'a BTreeSet<String>,
     /// Scripts that only ignored launch lines name: no shell script starts them.
     pub only_ignored_launches: &'a BTreeSet<String>,
+    /// Scripts that a shell script of a project around this one starts by
+    /// path ([`crate::project::outer_launches`]).
+    pub started_from_outside: &'a BTreeSet<String>,
 }
 
 /// Finds which of `entries` (one project's entry scripts) run: `files`
@@ -147,6 +150,9 @@ pub(crate) fn find(
     if launched.is_empty() {
         return Launches::default();
     }
+    // A project around this one starts them, whatever its own scripts say.
+    launched.extend(entries.started_from_outside.intersection(&scripts).cloned());
+    candidates.retain(|c| !launched.contains(c));
     // A script without a guard that something imports is a module.
     let unguarded: BTreeSet<String> = candidates.intersection(entries.unguarded).cloned().collect();
     if !unguarded.is_empty() {

@@ -23,6 +23,7 @@ pub(crate) mod migration;
 pub(crate) mod named_files;
 pub(crate) mod npu_launchers;
 mod outcome;
+mod outer_launches;
 pub(crate) mod processes;
 mod runs;
 pub(crate) mod uncalled;

@@ -11,6 +11,7 @@ use super::ignored_launches::{self, Ignored};
 use super::launches::{self, EntryScripts};
 use super::migration::{Assumed, Style};
 use super::outcome::ProjectOutcome;
+use super::outer_launches;
 use super::processes;
 use crate::analysis::KeptOutcome;
 use crate::config::{Entries, Migration, Setting};
@@ -70,6 +71,16 @@ impl Runs {
             }
             Entries::All => Vec::new(),
         };
+        let from_outside = match entries {
+            Entries::Launched => {
+                let scripts = |p: &ProjectOutcome| -> BTreeSet<String> {
+                    p.entry_scripts.iter().chain(&p.unguarded_scripts).map(|s| s.0.clone()).collect()
+                };
+                let by_project: Vec<BTreeSet<String>> = per_project.iter().map(scripts).collect();
+                outer_launches::started_from_outside(walked, &by_project)
+            }
+            Entries::All => Vec::new(),
+        };
         let untaken_branches = ignored.iter().enumerate().map(|(p, i)| untaken_in(walked, outcomes, p, i)).collect();
         let (mut cuda_only_tests, mut definitions) = (HashMap::new(), HashMap::new());
         for o in outcomes.iter().filter_map(KeptOutcome::full) {
@@ -120,7 +131,13 @@ impl Runs {
                 let unguarded = paths(&p.unguarded_scripts);
                 let ignored = ignored.get(i).map(|g| &g.only_by_them);
                 let only_ignored_launches = ignored.unwrap_or(&no_scripts);
-                let scripts = EntryScripts { guarded: &entry_paths, unguarded: &unguarded, only_ignored_launches };
+                let started_from_outside = from_outside.get(i).unwrap_or(&no_scripts);
+                let scripts = EntryScripts {
+                    guarded: &entry_paths,
+                    unguarded: &unguarded,
+                    only_ignored_launches,
+                    started_from_outside,
+                };
                 p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
                 unlaunched_files.extend(std::mem::take(&mut p.launches.files));
                 // A script nothing starts needs no `transfer_to_npu` either.

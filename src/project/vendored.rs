@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 /// For each project, the project that vendors it, if any (see the module docs).
 pub(crate) fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
     let dirs: Vec<&str> = walked.projects.iter().map(|p| p.display.as_str()).collect();
-    let parents: Vec<Option<usize>> = (0..dirs.len()).map(|p| enclosing(&dirs, p)).collect();
+    let parents = enclosing_projects(walked);
     // The top-level packages and modules of each project that has a parent.
     let mut names: Vec<BTreeSet<String>> = vec![BTreeSet::new(); dirs.len()];
     for file in walked.files.iter().filter(|f| f.kind == FileKind::Python && parents[f.project].is_some()) {
@@ -83,6 +83,13 @@ pub(crate) fn vendoring_projects(walked: &WalkResult) -> Vec<Option<usize>> {
         }
     }
     vendored
+}
+
+/// For each project, the nearest other project whose directory holds its
+/// directory, if any: the project it is nested in.
+pub(crate) fn enclosing_projects(walked: &WalkResult) -> Vec<Option<usize>> {
+    let dirs: Vec<&str> = walked.projects.iter().map(|p| p.display.as_str()).collect();
+    (0..dirs.len()).map(|p| enclosing(&dirs, p)).collect()
 }
 
 /// The nearest other project whose directory holds project `p`'s directory.

@@ -1,0 +1,74 @@
+//! Entry scripts of a nested project that a project around it starts. A
+//! port keeps a library or an upstream repository inside it, with its own
+//! `setup.py` (so a project of its own) and its own launch scripts; the
+//! port's NPU launcher starts one of its entry scripts by path (`python3
+//! ${cur_path}/mmdetection/tools/train.py`). That script runs however the
+//! nested project's own scripts read: it counts as started there
+//! ([`super::launches`]).
+//!
+//! A mention counts when a shell script of an enclosing project spells
+//! the script's path from the nested project's directory on
+//! (`mmdetection/tools/train.py`), outside comments, as a whole name.
+
+use crate::source::read_file;
+use crate::walk::{FileKind, WalkResult};
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// For each project, the scripts among its `entries` (display paths, by
+/// project) that a shell script of an enclosing project names by path.
+pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<String>]) -> Vec<BTreeSet<String>> {
+    let parents = super::vendored::enclosing_projects(walked);
+    let mut out = vec![BTreeSet::new(); entries.len()];
+    // Each needle with the entries it names: (project, display path).
+    let mut needles: HashMap<String, Vec<(usize, &str)>> = HashMap::new();
+    for (p, scripts) in entries.iter().enumerate().filter(|(p, _)| parents.get(*p).copied().flatten().is_some()) {
+        let Some(dir) = walked.projects.get(p).map(|d| d.display.as_str()) else { continue };
+        let base = dir.rsplit('/').next().unwrap_or(dir);
+        for script in scripts {
+            if let Some(rest) = script.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
+                needles.entry(format!("{base}/{rest}")).or_default().push((p, script));
+            }
+        }
+    }
+    if needles.is_empty() {
+        return out;
+    }
+    let (patterns, owners): (Vec<String>, Vec<Vec<(usize, &str)>>) = needles.into_iter().unzip();
+    let Ok(automaton) = aho_corasick::AhoCorasick::new(&patterns) else { return out };
+    let outer: BTreeSet<usize> = parents.iter().flatten().copied().collect();
+    // By shell script of an enclosing project: its project and the needles it spells out.
+    let found: Vec<(usize, Vec<usize>)> = walked
+        .files
+        .par_iter()
+        .filter(|f| f.kind == FileKind::Shell && outer.contains(&f.project))
+        .filter_map(|f| {
+            let text = read_file(f).ok()?.text;
+            let blanked = crate::parse::shell::read(&text).comments.blank(&text);
+            let bytes = blanked.as_bytes();
+            let named: Vec<usize> = automaton
+                .find_overlapping_iter(&blanked)
+                .filter(|m| crate::semantic::named_files::whole_name(bytes, m.start(), m.end()))
+                .map(|m| m.pattern().as_usize())
+                .collect();
+            (!named.is_empty()).then_some((f.project, named))
+        })
+        .collect();
+    let encloses = |outer: usize, mut p: usize| {
+        while let Some(q) = parents.get(p).copied().flatten() {
+            if q == outer {
+                return true;
+            }
+            p = q;
+        }
+        false
+    };
+    for (project, named) in found {
+        for (p, script) in named.into_iter().flat_map(|k| &owners[k]) {
+            if encloses(project, *p) {
+                out[*p].insert(script.to_string());
+            }
+        }
+    }
+    out
+}
