@@ -1,7 +1,8 @@
 //! The rule facts of a whole scan: which facts hold somewhere in each
 //! project, which hold in the process of a file (the file and the project
-//! modules it imports), and which files a project or a project around it
-//! names (an outer `nvcc` line compiles a nested project's kernel). A finding whose
+//! modules it imports), and which files a project or a project with a
+//! marker around it names (an outer `nvcc` line compiles a nested
+//! project's kernel). A finding whose
 //! rule asks about them (`project_has`, `process_imports`,
 //! `named_in_project`) is kept only where they hold.
 
@@ -27,7 +28,7 @@ pub struct ScanFacts {
     processes: HashMap<String, Vec<bool>>,
     /// By project, the file names its files spell out.
     named: Vec<NamedFiles>,
-    /// By project, the project it is nested in, if any.
+    /// By project, the project with a marker that it is nested in, if any.
     enclosing: Vec<Option<usize>>,
 }
 
@@ -94,7 +95,11 @@ impl ScanFacts {
             let own = || (0..n_facts).map(|f| facts_of(&outcomes[i]).get(f).copied().unwrap_or(false)).collect();
             processes.entry(files[i].display().to_string()).or_insert_with(own);
         }
-        let enclosing = super::vendored::enclosing_projects(walked);
+        // Only a project with a marker of its own counts as around another: a
+        // directory without one (ModelZoo's `PyTorch/`, the scan root) gathers
+        // unrelated ports, one of whose `glob("*.cu")` would name every kernel.
+        let marked = |q: &usize| walked.projects.get(*q).is_some_and(|d| d.marker.is_some());
+        let enclosing = super::vendored::enclosing_projects(walked).into_iter().map(|q| q.filter(marked)).collect();
         ScanFacts { projects, processes, named, enclosing }
     }
 
