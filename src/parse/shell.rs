@@ -121,11 +121,38 @@ fn read_into(text: &str, offset: usize, nesting: usize, script: &mut Script, rea
         script.unreadable.push((offset, offset + text.len()));
         return;
     };
+    // Read tidied only where that is what the parser stumbled on.
+    let tidied = tree.root_node().has_error().then(|| tidy(text)).flatten().and_then(|t| {
+        let tree = crate::parse::parse_bash(&t).filter(|tree| !tree.root_node().has_error())?;
+        Some((t, tree))
+    });
+    let owned: String;
+    let (text, tree) = match tidied {
+        Some((t, tree)) => {
+            owned = t;
+            (owned.as_str(), tree)
+        }
+        None => (text, tree),
+    };
     let mut walk = Walk { text, offset, nesting, script, reads, inner: Vec::new() };
     walk.tree(&tree);
     for (start, end) in std::mem::take(&mut walk.inner) {
         read_into(&text[start..end], offset + start, nesting + 1, script, reads);
     }
+}
+
+/// `text` with two forms that tree-sitter-bash cannot parse, though bash
+/// runs them, made plain byte for byte (offsets stay valid): a `\` that
+/// ends the file (a line continued into nothing) becomes a space, and empty
+/// backquotes (an empty command substitution) become `""`, the same empty
+/// word. `None` when it has neither.
+fn tidy(text: &str) -> Option<String> {
+    let mut out = text.replace("``", "\"\"");
+    let end = out.trim_end().len();
+    if out[..end].ends_with('\\') {
+        out.replace_range(end - 1..end, " ");
+    }
+    (out != text).then_some(out)
 }
 
 /// What the walk knows about a node from the nodes around it.

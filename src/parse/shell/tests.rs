@@ -191,3 +191,16 @@ fn export_without_value_and_odd_input() {
     assert!(names("$ ${ '\"unterminated").is_empty());
     assert_eq!(names("echo $1 $@ ${#} ${X##*/}\n"), vec![("X".into(), None)]);
 }
+
+#[test]
+fn a_trailing_backslash_and_empty_backquotes_are_read() {
+    for t in ["python3 train.py --epochs 1 \\\n", "stamp=``\npython3 train.py --epochs 1\n"] {
+        let parsed = crate::parse::parse_bash(t).expect("a tree");
+        assert!(parsed.root_node().has_error(), "tree-sitter-bash stumbles on {t:?}");
+        let script = read(t);
+        assert!(script.unreadable.is_empty(), "{t:?}: {script:?}");
+    }
+    let texts: Vec<String> =
+        commands("stamp=``\npython3 train.py --epochs 1 \\\n").iter().map(|c| c.words().join(" ")).collect();
+    assert_eq!(texts, ["python3 train.py --epochs 1"]);
+}
