@@ -15,13 +15,16 @@ use crate::walk::{FileKind, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
+/// An entry script a needle names: its project and display path.
+type Named<'a> = (usize, &'a str);
+
 /// For each project, the scripts among its `entries` (display paths, by
 /// project) that a shell script of an enclosing project names by path.
 pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<String>]) -> Vec<BTreeSet<String>> {
     let parents = super::vendored::enclosing_projects(walked);
     let mut out = vec![BTreeSet::new(); entries.len()];
     // Each needle with the entries it names: (project, display path).
-    let mut needles: HashMap<String, Vec<(usize, &str)>> = HashMap::new();
+    let mut needles: HashMap<String, Vec<Named>> = HashMap::new();
     for (p, scripts) in entries.iter().enumerate().filter(|(p, _)| parents.get(*p).copied().flatten().is_some()) {
         let Some(dir) = walked.projects.get(p).map(|d| d.display.as_str()) else { continue };
         let base = dir.rsplit('/').next().unwrap_or(dir);
@@ -34,7 +37,7 @@ pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<Stri
     if needles.is_empty() {
         return out;
     }
-    let (patterns, owners): (Vec<String>, Vec<Vec<(usize, &str)>>) = needles.into_iter().unzip();
+    let (patterns, owners): (Vec<String>, Vec<Vec<Named>>) = needles.into_iter().unzip();
     let Ok(automaton) = aho_corasick::AhoCorasick::new(&patterns) else { return out };
     let outer: BTreeSet<usize> = parents.iter().flatten().copied().collect();
     // By shell script of an enclosing project: its project and the needles it spells out.
