@@ -215,6 +215,9 @@ impl<'a, 't> Context<'a, 't> {
     /// ([`crate::semantic::FileModel::other_arm_imports`]); empty where
     /// [`Self::resolve_node`] resolves nothing.
     pub fn other_arm_names(&self, node: Node<'t>) -> Vec<String> {
+        if !self.model.has_other_arm_imports() {
+            return Vec::new();
+        }
         match crate::semantic::values::dotted_parts(node, self.src) {
             Some(parts) if self.resolve_node(node).is_some() => self.model.other_arm_imports(&parts),
             _ => Vec::new(),

@@ -307,11 +307,7 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
 fn has_else(node: Node) -> bool {
     match node.kind_name() {
         "conditional_expression" => true,
-        "if_statement" => {
-            let mut cursor = node.walk();
-            let arms = node.children_by_field_name("alternative", &mut cursor).collect::<Vec<_>>();
-            arms.iter().any(|a| a.kind_name() == "else_clause")
-        }
+        "if_statement" => crate::semantic::dispatch::else_of(node).is_some(),
         _ => false,
     }
 }

@@ -180,14 +180,16 @@ impl<'a, 't> Walker<'a, 't> {
                         candidates.extend(list);
                     }
                     // ... and under what other arms' imports of it stand for.
-                    if f.kind_name() == "identifier" {
-                        let mut seen: Vec<String> = last.into_iter().map(str::to_string).collect();
-                        for other in self.model.other_arm_imports(&[text(f, self.src)]) {
-                            let other_last = other.rsplit('.').next().unwrap_or(&other).to_string();
-                            if !seen.contains(&other_last) {
-                                candidates.extend(d.call_by_name.get(other_last.as_str()).into_iter().flatten());
-                                seen.push(other_last);
-                            }
+                    let others = match f.kind_name() {
+                        "identifier" => self.model.other_arms_of(text(f, self.src)),
+                        _ => &[],
+                    };
+                    let mut seen: Vec<&str> = Vec::new();
+                    for other in others {
+                        let other_last = other.rsplit('.').next().unwrap_or(other);
+                        if Some(other_last) != last && !seen.contains(&other_last) {
+                            candidates.extend(d.call_by_name.get(other_last).into_iter().flatten());
+                            seen.push(other_last);
                         }
                     }
                     if !d.call_by_root.is_empty() {

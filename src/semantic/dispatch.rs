@@ -34,10 +34,21 @@ pub(crate) fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>
     if !tests_cuda(chain, src) {
         return None;
     }
+    let last = else_of(chain).filter(|e| from != Some(*e))?;
+    last.field(Field::Body)
+}
+
+/// The `else` clause of the `if` statement `chain`, if it has one.
+pub(crate) fn else_of(chain: Node) -> Option<Node> {
     let mut cursor = chain.walk();
     let last = chain.children_by_field_name("alternative", &mut cursor).last()?;
-    let other = last.kind_name() == "else_clause" && from != Some(last);
-    other.then(|| last.field(Field::Body)).flatten()
+    (last.kind_name() == "else_clause").then_some(last)
+}
+
+/// Whether a test reads as negated (`not x`, `a != b`, `a not in b`): its
+/// branch is the other arm's.
+pub(crate) fn negated(test: &str) -> bool {
+    test.starts_with("not ") || test.contains("!=") || test.contains(" not in ")
 }
 
 /// What a dispatch needs to know about one `if` statement of a block, read
@@ -65,10 +76,7 @@ pub(crate) struct BlockIf<'t> {
 impl<'t> BlockIf<'t> {
     /// Reads `node`, an `if` statement.
     pub(crate) fn new(node: Node<'t>, src: &'t str) -> Self {
-        let negated = node.field(Field::Condition).is_some_and(|t| {
-            let t = text(t, src);
-            t.starts_with("not ") || t.contains("!=") || t.contains(" not in ")
-        });
+        let negated = node.field(Field::Condition).is_some_and(|t| negated(text(t, src)));
         let exits = node.field(Field::Consequence).is_some_and(|body| {
             body.named_child(body.named_child_count().saturating_sub(1)).is_some_and(|last| {
                 matches!(last.kind_name(), "return_statement" | "continue_statement" | "break_statement")

@@ -91,9 +91,10 @@ pub(crate) fn arm_of(node: Node, src: &str) -> Arm {
         match n.kind_name() {
             "if_statement" | "elif_clause" => {
                 // A negated test (`if not is_npu_available():`) picks the other arm.
-                let npu_test = n.field(Field::Condition).map(|t| text(t, src)).is_some_and(|t| {
-                    names_npu(t) && !(t.starts_with("not ") || t.contains("!=") || t.contains(" not in "))
-                });
+                let npu_test = n
+                    .field(Field::Condition)
+                    .map(|t| text(t, src))
+                    .is_some_and(|t| names_npu(t) && !super::dispatch::negated(t));
                 return if npu_test { Arm::Npu } else { Arm::Undecided };
             }
             "else_clause" if n.parent().is_some_and(|p| p.kind_name() == "if_statement") => return Arm::Undecided,

@@ -176,13 +176,25 @@ impl<'t> FileModel<'t> {
     /// gives the first).
     pub fn other_arm_imports(&self, parts: &[&str]) -> Vec<String> {
         let Some((root, rest)) = parts.split_first() else { return Vec::new() };
-        let Some(others) = self.other_arms.get(root).filter(|_| !self.defined.contains(root)) else {
-            return Vec::new();
-        };
-        others
+        self.other_arms_of(root)
             .iter()
             .map(|q| std::iter::once(q.as_str()).chain(rest.iter().copied()).collect::<Vec<_>>().join("."))
             .collect()
+    }
+
+    /// What other arms' imports bind the local name `local` to (see
+    /// [`Self::other_arm_imports`]); empty for almost every name.
+    pub fn other_arms_of(&self, local: &str) -> &[String] {
+        match self.other_arms.get(local) {
+            Some(others) if !self.defined.contains(local) => others,
+            _ => &[],
+        }
+    }
+
+    /// Whether any name of the file is imported differently in arms of an
+    /// `if` chain: when not, nothing needs [`Self::other_arm_imports`].
+    pub fn has_other_arm_imports(&self) -> bool {
+        !self.other_arms.is_empty()
     }
 
     /// Records an import binding of `local` made in `arm`. The first binding
