@@ -1,9 +1,10 @@
 //! The rule facts of a whole scan: which facts hold somewhere in each
 //! project, which hold in the process of a file (the file and the project
-//! modules it imports), and which files a project or a project with a
+//! modules it imports), which hold in the modules loaded with a file (those
+//! importing it, and library modules), and which files a project or a project with a
 //! marker around it names (an outer `nvcc` line compiles a nested
 //! project's kernel). A finding whose
-//! rule asks about them (`project_has`, `process_imports`,
+//! rule asks about them (`project_has`, `process_imports`, `loaded_with`,
 //! `named_in_project`) is kept only where they hold.
 
 use crate::analysis::KeptOutcome;
@@ -26,6 +27,8 @@ pub struct ScanFacts {
     projects: Vec<Vec<bool>>,
     /// By the display path of a file whose findings have process conditions, then fact.
     processes: HashMap<String, Vec<bool>>,
+    /// By the display path of a file whose findings ask about the modules loaded with it, then fact.
+    loaded: HashMap<String, Vec<bool>>,
     /// By project, the file names its files spell out.
     named: Vec<NamedFiles>,
     /// By project, the project with a marker that it is nested in, if any.
@@ -67,17 +70,14 @@ impl ScanFacts {
         let asking: BTreeMap<usize, BTreeSet<usize>> = outcomes
             .iter()
             .enumerate()
-            .map(|(i, o)| (i, process_facts_asked(o)))
+            .map(|(i, o)| (i, facts_asked(o, Scope::Process)))
             .filter(|(_, wanted)| !wanted.is_empty())
             .collect();
         let projects_asking: BTreeSet<usize> = asking.keys().map(|&i| files[i].project).collect();
         let mut processes = HashMap::new();
         for project in projects_asking {
             // Graph node k is outcome members[k].
-            let members: Vec<usize> = (0..files.len())
-                .filter(|&i| files[i].project == project && files[i].kind == FileKind::Python)
-                .collect();
-            let python: Vec<&ScanFile> = members.iter().map(|&i| &files[i]).collect();
+            let (members, python) = python_of(files, project);
             let Some(dir) = walked.projects.get(project) else { continue };
             let mut graph = processes::ImportGraph::new(python, &dir.display);
             for (k, wanted) in members.iter().enumerate().filter_map(|(k, i)| Some((k, asking.get(i)?))) {
@@ -92,15 +92,15 @@ impl ScanFacts {
         }
         // A notebook imports nothing of its project: its process is itself.
         for &i in asking.keys() {
-            let own = || (0..n_facts).map(|f| facts_of(&outcomes[i]).get(f).copied().unwrap_or(false)).collect();
-            processes.entry(files[i].display().to_string()).or_insert_with(own);
+            processes.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
         }
+        let loaded = loaded_with(walked, outcomes, &projects, &vendoring);
         // Only a project with a marker of its own counts as around another: a
         // directory without one (ModelZoo's `PyTorch/`, the scan root) gathers
         // unrelated ports, one of whose `glob("*.cu")` would name every kernel.
         let marked = |q: &usize| walked.projects.get(*q).is_some_and(|d| d.marker.is_some());
         let enclosing = super::vendored::enclosing_projects(walked).into_iter().map(|q| q.filter(marked)).collect();
-        ScanFacts { projects, processes, named, enclosing }
+        ScanFacts { projects, processes, loaded, named, enclosing }
     }
 
     /// Whether fact `fact`, in `scope`, holds for file `path` of project `project`.
@@ -118,6 +118,7 @@ impl ScanFacts {
                 return around.any(names);
             }
             Scope::Process => self.processes.get(path),
+            Scope::LoadedWith => self.loaded.get(path),
             _ => self.projects.get(project),
         };
         facts.and_then(|facts| facts.get(fact)).copied().unwrap_or(false)
@@ -134,8 +135,84 @@ fn facts_of(o: &KeptOutcome) -> &[bool] {
     o.facts().map_or(&[], |f| &f.facts)
 }
 
-/// The facts that findings of `o` ask about for the file's process.
-fn process_facts_asked(o: &KeptOutcome) -> BTreeSet<usize> {
+/// The Python files of project `project`: their indexes in `files`, and the files.
+fn python_of(files: &[ScanFile], project: usize) -> (Vec<usize>, Vec<&ScanFile>) {
+    let members: Vec<usize> =
+        (0..files.len()).filter(|&i| files[i].project == project && files[i].kind == FileKind::Python).collect();
+    let python = members.iter().map(|&i| &files[i]).collect();
+    (members, python)
+}
+
+/// Which of `n_facts` facts `o` makes true, every one of them given.
+fn all_facts_of(o: &KeptOutcome, n_facts: usize) -> Vec<bool> {
+    (0..n_facts).map(|f| facts_of(o).get(f).copied().unwrap_or(false)).collect()
+}
+
+/// The facts of `scope` that findings of `o` ask about.
+fn facts_asked(o: &KeptOutcome, scope: Scope) -> BTreeSet<usize> {
     let clauses = o.full().into_iter().flat_map(|o| o.facts.findings.iter().flat_map(|(_, c)| c));
-    clauses.flatten().filter(|l| l.0 == Scope::Process).map(|l| l.1).collect()
+    clauses.flatten().filter(|l| l.0 == scope).map(|l| l.1).collect()
+}
+
+/// For each file whose findings ask about the modules loaded with it
+/// ([`Scope::LoadedWith`]), by display path, the facts that hold in them:
+/// the project modules that import it, directly or through each other (it
+/// included), and those some file of the project imports. A module nothing
+/// imports, and which does not import the file, runs in processes of its
+/// own (a script run by hand, a leftover), so what it does is not done for
+/// the file. `projects` holds the project facts; a vendored copy shares those
+/// of the project that imports it (`vendoring`), as for `project_has`: the
+/// import graph does not cross projects, so who loads the copy is not known.
+fn loaded_with(
+    walked: &WalkResult,
+    outcomes: &[KeptOutcome],
+    projects: &[Vec<bool>],
+    vendoring: &[Option<usize>],
+) -> HashMap<String, Vec<bool>> {
+    let files = &walked.files;
+    let n_facts = projects.first().map_or(0, Vec::len);
+    let or_into = |all: &mut Vec<bool>, facts: &[bool]| all.iter_mut().zip(facts).for_each(|(a, f)| *a |= *f);
+    // The files whose findings ask, with the facts they ask about.
+    let asking: BTreeMap<usize, BTreeSet<usize>> = (0..outcomes.len())
+        .map(|i| (i, facts_asked(&outcomes[i], Scope::LoadedWith)))
+        .filter(|(_, wanted)| !wanted.is_empty())
+        .collect();
+    let mut loaded = HashMap::new();
+    for project in asking.keys().map(|&i| files[i].project).collect::<BTreeSet<usize>>() {
+        let (members, python) = python_of(files, project);
+        let Some(dir) = walked.projects.get(project) else { continue };
+        let graph = processes::ProjectGraph::new(&python, &dir.display);
+        let mut library = vec![false; n_facts];
+        let imported = graph.imported_by_some();
+        members
+            .iter()
+            .zip(&imported)
+            .filter(|(_, i)| **i)
+            .for_each(|(&m, _)| or_into(&mut library, facts_of(&outcomes[m])));
+        if let Some(outer) = vendoring.get(project).copied().flatten().and_then(|q| projects.get(q)) {
+            or_into(&mut library, outer);
+        }
+        let importers = graph.importers();
+        for (k, &m) in members.iter().enumerate() {
+            let Some(wanted) = asking.get(&m) else { continue };
+            let mut facts = library.clone();
+            // The importers are searched only when the library does not settle it.
+            if wanted.iter().all(|&f| facts[f]) {
+                loaded.insert(files[m].display().to_string(), facts);
+                continue;
+            }
+            let reached = processes::reachable(&importers, &[k]);
+            members
+                .iter()
+                .zip(reached)
+                .filter(|(_, r)| *r)
+                .for_each(|(&j, _)| or_into(&mut facts, facts_of(&outcomes[j])));
+            loaded.insert(files[m].display().to_string(), facts);
+        }
+    }
+    // A notebook is imported by nothing of its project: only itself is loaded with it.
+    for &i in asking.keys() {
+        loaded.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
+    }
+    loaded
 }

@@ -96,6 +96,18 @@ impl<'f> ProjectGraph<'f> {
         imported.into_iter().map(|i| self.python[i].display().to_string()).collect()
     }
 
+    /// For each file, whether some other file of the project imports it.
+    pub(crate) fn imported_by_some(&self) -> Vec<bool> {
+        let mut imported = vec![false; self.python.len()];
+        self.edges.iter().flatten().for_each(|&j| imported[j] = true);
+        imported
+    }
+
+    /// For each file, the files that import it directly.
+    pub(crate) fn importers(&self) -> Vec<Vec<usize>> {
+        reversed(&self.edges)
+    }
+
     /// The files (display paths) that `roots` reach, themselves included,
     /// and that `others` do not.
     pub(crate) fn only_reached_from(&self, roots: &[usize], others: &[usize]) -> HashSet<String> {
@@ -334,7 +346,7 @@ fn reversed(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
 }
 
 /// Which nodes `roots` reach, themselves included.
-fn reachable(edges: &[Vec<usize>], roots: &[usize]) -> Vec<bool> {
+pub(crate) fn reachable(edges: &[Vec<usize>], roots: &[usize]) -> Vec<bool> {
     let mut seen = vec![false; edges.len()];
     let mut stack: Vec<usize> = roots.to_vec();
     while let Some(n) = stack.pop() {

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 /// Shared state while compiling all packs of a run.
 #[derive(Default)]
 pub struct Compiler {
-    /// Facts that `file_has`, `project_has`, `project_imports` and `process_imports` refer to, by index.
+    /// Facts that `file_has`, `project_has`, `loaded_with`, `project_imports` and `process_imports` refer to, by index.
     pub facts: Vec<Fact>,
     /// Data tables by name.
     pub tables: Vec<(String, DataTable)>,

@@ -147,6 +147,11 @@ impl Compiler {
             self.facts.push(Fact::Has(alts));
             preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
+        if let Some(m) = &s.loaded_with {
+            let alts = self.alternatives(m).map_err(within("loaded_with"))?;
+            self.facts.push(Fact::Has(alts));
+            preds.push(Pred::Fact(Scope::LoadedWith, self.facts.len() - 1));
+        }
         if let Some(b) = s.training_loop {
             preds.push(Pred::TrainingLoop(b));
         }

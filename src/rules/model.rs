@@ -77,6 +77,12 @@ pub enum Scope {
     /// project's modules it imports, directly or through each other: what the
     /// process that runs the file has loaded.
     Process,
+    /// Decided when every file has been walked, over the project's modules
+    /// loaded with the file: those that import it, directly or through each
+    /// other, and those some file of the project imports (a library's
+    /// modules, loaded by whatever loads the library). A module that nothing
+    /// imports and that does not import the file runs in other processes.
+    LoadedWith,
     /// Decided when every file has been walked: whether a file of the
     /// project names the file of the finding (the fact index is one of
     /// [`NAMED_ANYWHERE`] and [`NAMED_UNCONDITIONALLY`]).

@@ -252,6 +252,10 @@ pub struct MatcherSpec {
     pub file_has: Option<Box<MatcherSpec>>,
     /// Some node of some scanned file matches (decided after all files).
     pub project_has: Option<Box<MatcherSpec>>,
+    /// Some node of a project module loaded with the file matches: one that
+    /// imports the file (directly or not), or one some project file imports
+    /// (decided after all files).
+    pub loaded_with: Option<Box<MatcherSpec>>,
     /// The node is a loop whose own body trains (see `inside_training_loop`).
     pub training_loop: Option<bool>,
     /// At an import statement: some name it binds is (is not) read in the file.
