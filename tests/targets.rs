@@ -1,5 +1,5 @@
 //! `--target` changes exactly the version-dependent rules: DL007, TX025, API004,
-//! API005, API010, API012, API016 and the MEM009 key check.
+//! API005, API010, API012, API016, API017 and the MEM009 key check.
 
 mod common;
 
@@ -27,10 +27,12 @@ fn targets_differ_only_in_version_dependent_rules() {
     let new = findings("2.14");
     let changed: BTreeSet<String> = old.symmetric_difference(&new).map(|(_, _, code)| code.clone()).collect();
     let expected: BTreeSet<String> =
-        ["API004", "API005", "API010", "API012", "API016", "DL007", "MEM009", "TX025"].map(String::from).into();
+        ["API004", "API005", "API010", "API012", "API016", "API017", "DL007", "MEM009", "TX025"]
+            .map(String::from)
+            .into();
     assert_eq!(changed, expected, "codes whose findings differ between --target 2.1 and 2.14");
     let only_old: BTreeSet<&String> = old.difference(&new).map(|(_, _, c)| c).collect();
-    for code in ["DL007", "TX025", "API005", "API010", "API012", "API016"] {
+    for code in ["DL007", "TX025", "API005", "API010", "API012", "API016", "API017"] {
         assert!(only_old.contains(&code.to_string()), "{code} reports less at 2.14");
     }
 }

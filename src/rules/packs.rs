@@ -27,6 +27,7 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
     ("rules/data/npu_alloc_conf.tsv", include_str!("../../rules/data/npu_alloc_conf.tsv")),
     ("rules/data/cuda_only_helpers.tsv", include_str!("../../rules/data/cuda_only_helpers.tsv")),
     ("rules/data/torchvision_ops_on_npu.tsv", include_str!("../../rules/data/torchvision_ops_on_npu.tsv")),
+    ("rules/data/torch_accelerator.tsv", include_str!("../../rules/data/torch_accelerator.tsv")),
     ("rules/data/torch_npu_ops.tsv", include_str!("../../rules/data/torch_npu_ops.tsv")),
     ("rules/data/attention_on_npu.tsv", include_str!("../../rules/data/attention_on_npu.tsv")),
     ("rules/data/cuda_only_libraries.tsv", include_str!("../../rules/data/cuda_only_libraries.tsv")),
