@@ -343,6 +343,21 @@ impl Finding {
         (&self.path, self.cell.unwrap_or(0), self.line, self.column, &self.code)
     }
 
+    /// Why the finding is advice, in the words every report uses after its
+    /// message (`advice: in a function nothing in the project calls`).
+    pub fn advice_note(&self) -> Option<String> {
+        self.advice.map(|a| format!("advice: {}", a.describe()))
+    }
+
+    /// The message followed by why the finding is advice, if it is
+    /// (`... (advice: handled by transfer_to_npu at run time)`).
+    pub fn message_with_advice(&self) -> String {
+        match self.advice_note() {
+            Some(note) => format!("{} ({note})", self.message),
+            None => self.message.clone(),
+        }
+    }
+
     /// `path:line:column`, or `path:cell N:line:column` in a notebook.
     pub fn location(&self) -> String {
         match self.cell {

@@ -219,3 +219,39 @@ fn demo_report_passes_jsonschema_with_gitlabs_schema() {
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(text.trim(), format!("{count} issues valid"));
 }
+
+#[test]
+fn categories_follow_the_section_and_speed_hints_are_performance() {
+    let issues = gitlab(&["fixtures/demo"]);
+    let category = |code: &str| -> Vec<&str> {
+        let of_code: Vec<&Value> = issues.iter().filter(|i| i["check_name"] == code).collect();
+        assert!(!of_code.is_empty(), "the demo has {code}");
+        of_code.iter().flat_map(|i| i["categories"].as_array().unwrap()).filter_map(Value::as_str).collect()
+    };
+    // Speed hints of the torch_npu API section: a fused kernel for code that already runs.
+    for code in ["API007", "API008", "API009", "API013", "DL001", "MEM001"] {
+        assert!(category(code).iter().all(|c| *c == "Performance"), "{code}: {:?}", category(code));
+    }
+    // What does not run on an NPU as written, or needs its API renamed.
+    for code in ["API001", "API003", "AMP001", "AMP002", "TX001", "TX012"] {
+        assert!(category(code).iter().all(|c| *c == "Compatibility"), "{code}: {:?}", category(code));
+    }
+}
+
+#[test]
+fn descriptions_say_why_a_finding_is_advice_or_a_blocker() {
+    let issues = gitlab(&["--no-cache", "fixtures/launches"]);
+    let findings = common::scan_json(&["--no-cache", "fixtures/launches"])["findings"].as_array().unwrap().clone();
+    assert_eq!(issues.len(), findings.len());
+    let mut advice = 0;
+    for (issue, finding) in issues.iter().zip(&findings) {
+        let description = issue["description"].as_str().unwrap();
+        assert_eq!(description.contains("(advice: "), finding["advice"].is_string(), "{description}");
+        if finding["advice"] == "uncalled-function" {
+            assert!(description.ends_with("(advice: in a function nothing in the project calls)"), "{description}");
+            advice += 1;
+        }
+        assert_eq!(description.contains("[blocker]"), finding["blocker"] == true, "{description}");
+    }
+    assert_eq!(advice, 1, "fixtures/launches has one finding in an uncalled function");
+}

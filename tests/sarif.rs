@@ -107,3 +107,34 @@ fn fingerprints_survive_lines_added_above() {
     let first_line = after["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64();
     assert!(first_line.unwrap() > 3, "while the reported lines did move");
 }
+
+#[test]
+fn results_say_why_they_are_advice_and_why_a_fix_is_withheld() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let log = sarif(root, &["--no-cache", "fixtures/launches", "fixtures/guarded-branches"]);
+    let json = common::scan_json(&["--no-cache", "fixtures/launches", "fixtures/guarded-branches"]);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(results.len(), findings.len());
+    let (mut advice, mut withheld) = (0, 0);
+    for (r, f) in results.iter().zip(findings) {
+        let message = r["message"]["text"].as_str().unwrap();
+        let properties = &r["properties"];
+        assert_eq!(properties["advice"], f["advice"], "{r}");
+        assert_eq!(properties["migrationBlocker"] == true, f["blocker"] == true, "{r}");
+        match properties["adviceReason"].as_str() {
+            Some(reason) => {
+                assert!(message.ends_with(&format!("(advice: {reason})")), "{message}");
+                advice += 1;
+            }
+            None => assert!(!message.contains("(advice: "), "{message}"),
+        }
+        if f["advice"] == "unlaunched-file" {
+            assert_eq!(properties["adviceReason"], "in a file that no launch script starts or imports");
+        }
+        assert_eq!(properties.get("fixWithheld"), f.get("fix_withheld"), "{r}");
+        withheld += usize::from(f.get("fix_withheld").is_some());
+    }
+    assert!(advice >= 10, "fixtures/launches has advice of several kinds: {advice}");
+    assert!(withheld >= 3, "fixtures/guarded-branches has withheld fixes: {withheld}");
+}

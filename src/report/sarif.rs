@@ -90,11 +90,33 @@ fn region_in_file(f: &Finding) -> Value {
     region((line, column), (end_line, end_column))
 }
 
+/// A result's own properties: where it is in a notebook, whether it blocks
+/// automatic migration, why it is advice and why its rule's fix is withheld.
+fn properties(f: &Finding) -> Option<Value> {
+    let mut p = serde_json::Map::new();
+    if let Some(cell) = f.cell {
+        p.insert("cell".into(), json!(cell));
+        p.insert("cellLine".into(), json!(f.line));
+        p.insert("cellColumn".into(), json!(f.column));
+    }
+    if f.blocker {
+        p.insert("migrationBlocker".into(), json!(true));
+    }
+    if let Some(advice) = f.advice {
+        p.insert("advice".into(), json!(advice.id()));
+        p.insert("adviceReason".into(), json!(advice.describe()));
+    }
+    if let Some(why) = &f.fix_withheld {
+        p.insert("fixWithheld".into(), json!(why));
+    }
+    (!p.is_empty()).then_some(Value::Object(p))
+}
+
 fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value {
     let mut r = json!({
         "ruleId": f.code,
         "level": level(f.severity),
-        "message": { "text": f.message },
+        "message": { "text": f.message_with_advice() },
         "locations": [{ "physicalLocation": {
             "artifactLocation": artifact(&f.path),
             "region": region_in_file(f),
@@ -104,8 +126,8 @@ fn result(f: &Finding, rule_index: Option<usize>, fingerprint: String) -> Value 
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);
     }
-    if let Some(cell) = f.cell {
-        r["properties"] = json!({ "cell": cell, "cellLine": f.line, "cellColumn": f.column });
+    if let Some(properties) = properties(f) {
+        r["properties"] = properties;
     }
     // A notebook's fix edits a cell, not a region of the JSON file: not expressible in SARIF.
     if let Some(fix) = f.fix.as_ref().filter(|_| f.cell.is_none()) {
