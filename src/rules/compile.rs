@@ -270,6 +270,10 @@ impl Compiler {
 
     fn fix(&mut self, f: FixSpec) -> Res<FixTemplate> {
         let when = f.when.as_ref().map(|m| self.matcher(m)).transpose().map_err(|e| e.within("when"))?;
+        let withheld = match f.withheld {
+            Some(w) => Some((self.condition(&w.when, "withheld.when")?, w.why)),
+            None => None,
+        };
         let mut edits = Vec::new();
         for (i, e) in f.edits.into_iter().enumerate() {
             let edit = format!("edits[{i}]");
@@ -319,7 +323,15 @@ impl Compiler {
             edits.push(EditTemplate { on, action });
         }
         let (then, together) = (f.then, f.together);
-        Ok(FixTemplate { applicability: f.applicability, description: f.description, edits, when, then, together })
+        Ok(FixTemplate {
+            applicability: f.applicability,
+            description: f.description,
+            edits,
+            when,
+            then,
+            together,
+            withheld,
+        })
     }
 }
 

@@ -492,6 +492,8 @@ pub struct FixTemplate {
     pub then: Vec<String>,
     /// Rules whose findings in the same file migrate with this one's, or not at all.
     pub together: Option<super::schema::TogetherSpec>,
+    /// Where the fix is withheld, and why (`withheld` in `[rule.fix]`).
+    pub withheld: Option<(Matcher, String)>,
 }
 
 /// A compiled rule.

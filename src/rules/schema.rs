@@ -492,6 +492,20 @@ pub struct FixSpec {
     /// all: their fixes become one, and none is offered while one of them has none.
     #[serde(default)]
     pub together: Option<TogetherSpec>,
+    /// Where the fix would break code that already handles the NPU: it is
+    /// then not offered, and the finding says why.
+    #[serde(default)]
+    pub withheld: Option<WithheldSpec>,
+}
+
+/// `withheld = { when = MATCHER, why = "..." }` in `[rule.fix]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WithheldSpec {
+    /// A predicate-only matcher: where it holds, the fix is withheld.
+    pub when: MatcherSpec,
+    /// Why, shown as the finding's `fix_withheld`.
+    pub why: String,
 }
 
 /// `together = { codes = [...], why = "..." }` in `[rule.fix]`.

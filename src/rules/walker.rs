@@ -416,6 +416,10 @@ fn make_finding<'t>(
         let applies = t.when.as_ref().is_none_or(|w| holds(w, &mut fix_state));
         applies.then(|| build_fix(t, &fix_state, anchor, report_node, cx, lines)).flatten()
     });
+    // A fix that would break the code's own NPU handling is withheld, and says so.
+    let withheld = fix.as_ref().and_then(|_| rule.fix.as_ref()?.withheld.as_ref());
+    let fix_withheld = withheld.filter(|(when, _)| holds(when, &mut MatchState::default())).map(|(_, why)| why.clone());
+    let fix = fix.filter(|_| fix_withheld.is_none());
     Finding {
         severity,
         // What makes a finding less severe also keeps it from blocking, and
@@ -423,6 +427,7 @@ fn make_finding<'t>(
         blocker: rule.blocker && downgraded.is_none() && !handled,
         auto_migrated: rule.auto_migrated || handled,
         fix,
+        fix_withheld,
         byte_range: report,
         source_line: lines.excerpt(cx.src, start.line),
         ..rule.finding(display, start, end, render(&rule.message, st, anchor, report_node, cx))
