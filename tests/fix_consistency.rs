@@ -215,10 +215,15 @@ model = torch.nn.Linear(2, 2).to(args.device)
     assert!(left.is_empty(), "still reported after --fix: {left:?}");
 }
 
-/// `(code, line, fix applicability or None, fix_withheld)` of each finding in
-/// `fixtures/guarded-branches/train.py`.
-fn guarded_branch_fixes(dir: &Path) -> Vec<(String, u64, Option<String>, String)> {
-    findings(dir, &[])
+/// `(code, line, fix applicability or None, fix_withheld)` of a finding.
+type FixOf = (String, u64, Option<String>, String);
+
+/// A copy of `fixtures/NAME` in a fresh directory named after `test`, and
+/// the [`FixOf`] of each of its findings.
+fn fixes_of(name: &str, test: &str) -> (common::TempDir, Vec<FixOf>) {
+    let dir = temp_dir(test);
+    copy_dir(&Path::new(ROOT).join("fixtures").join(name), &dir);
+    let found = findings(&dir, &[])
         .iter()
         .map(|f| {
             (
@@ -228,17 +233,20 @@ fn guarded_branch_fixes(dir: &Path) -> Vec<(String, u64, Option<String>, String)
                 f["fix_withheld"].as_str().unwrap_or_default().to_string(),
             )
         })
-        .collect()
+        .collect();
+    (dir, found)
+}
+
+/// The finding of `code` on `line` among `found`.
+fn fix_at<'a>(found: &'a [FixOf], code: &str, line: u64) -> &'a FixOf {
+    let at = found.iter().find(|(c, l, ..)| c == code && *l == line);
+    at.unwrap_or_else(|| panic!("{code}:{line} in {found:?}"))
 }
 
 #[test]
 fn code_under_a_cuda_test_migrates_with_the_test_or_not_at_all() {
-    let dir = temp_dir("guarded-branches");
-    copy_dir(&Path::new(ROOT).join("fixtures/guarded-branches"), &dir);
-    let found = guarded_branch_fixes(&dir);
-    let fix_of = |code: &str, line: u64| {
-        found.iter().find(|(c, l, ..)| c == code && *l == line).unwrap_or_else(|| panic!("{code}:{line} in {found:?}"))
-    };
+    let (_dir, found) = fixes_of("guarded-branches", "guarded-branches");
+    let fix_of = |code: &str, line: u64| fix_at(&found, code, line);
     // The branch holding DataParallel: neither its test nor its `.cuda()` is fixed, and both say why.
     for (code, line) in [("TX003", 9), ("TX001", 10)] {
         let (_, _, fix, why) = fix_of(code, line);
@@ -290,4 +298,62 @@ fn code_under_a_cuda_test_migrates_with_the_test_or_not_at_all() {
     assert_eq!(all[0], safe[0]);
     assert_eq!(all[1], ["    if device.type == \"npu\":", "        x = x.npu()", "    return x"]);
     assert_eq!(all[2..], safe[2..]);
+}
+
+#[test]
+fn a_renamed_cuda_test_is_safe_only_when_its_branch_names_no_other_device() {
+    let (dir, found) = fixes_of("fix-safety", "fix-safety-renames");
+    let fix_of = |code: &str, line: u64| fix_at(&found, code, line).2.clone();
+    // The exporter's branch sets device "0", and `move` passes a device no fix migrates.
+    assert_eq!(fix_of("API001", 16).as_deref(), Some("unsafe"));
+    assert_eq!(fix_of("API001", 24).as_deref(), Some("unsafe"));
+    // A branch that names no device, and one whose device code migrates with the test.
+    assert_eq!(fix_of("API001", 31).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 37).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 38).as_deref(), Some("safe"));
+    // A device number: fine for a call the fix migrates, not for the project's own picker.
+    assert_eq!(fix_of("API001", 81).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 82).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 87).as_deref(), Some("unsafe"));
+
+    let text = npu_mem_in(&dir, &["scan", ".", "--fail-on", "never"]).stdout;
+    assert!(
+        text.contains(
+            "unsafe: the renamed test runs line 18 on the NPU, where `\"0\"` names a device that no fix here migrates"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("runs line 25 on the NPU, where `device` names a device"), "{text}");
+
+    // The safe --fix renames only the tests whose branches stay correct.
+    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fixed = std::fs::read_to_string(dir.join("export.py")).unwrap();
+    let lines: Vec<&str> = fixed.lines().collect();
+    let line = |needle: &str| lines.iter().find(|l| l.contains(needle)).map(|l| l.trim().to_string());
+    assert_eq!(
+        line("self.args.device is None and").unwrap(),
+        "if fmt == \"imx\" and self.args.device is None and torch.cuda.is_available():"
+    );
+    assert!(fixed.contains("    if torch.cuda.is_available():\n        model.to(device)"), "{fixed}");
+    assert!(fixed.contains("    if torch.npu.is_available():\n        print(\"seeding\", seed_value)"), "{fixed}");
+    assert!(fixed.contains("    if torch.npu.is_available():\n        torch.npu.synchronize()"), "{fixed}");
+}
+
+#[test]
+fn a_device_comparison_beside_npu_handling_keeps_its_finding_without_a_fix() {
+    let (dir, found) = fixes_of("fix-safety", "fix-safety-tx003");
+    let tx003: Vec<(u64, Option<String>, bool)> =
+        found.iter().filter(|f| f.0 == "TX003").map(|f| (f.1, f.2.clone(), !f.3.is_empty())).collect();
+    let unsafe_ = Some("unsafe".to_string());
+    // `pick` tests `device == "npu"`; `Runner` does in another method; `plain` and the backend test do not.
+    assert_eq!(tx003, [(46, None, true), (54, None, true), (64, unsafe_.clone(), false), (74, unsafe_, false)]);
+    let why = &fix_at(&found, "TX003", 46).3;
+    assert!(why.starts_with("its function or class already tests for the NPU"), "{why}");
+    let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--unsafe-fixes", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let fixed = std::fs::read_to_string(dir.join("export.py")).unwrap();
+    assert!(fixed.contains("    if device == \"npu\":\n        device = \"0\"\n    print(\"device\", device)\n    if device.type == \"cuda\":"), "{fixed}");
+    assert!(fixed.contains("self.use_cuda = device.type == \"cuda\""), "{fixed}");
+    assert!(fixed.contains("def plain(device):\n    # No NPU handling anywhere near: TX003 keeps its unsafe fix.\n    if device.type == \"npu\":"), "{fixed}");
 }

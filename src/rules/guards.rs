@@ -46,8 +46,16 @@ pub(super) fn decides_fixes(rule: &Rule, partners: &[&str]) -> bool {
 }
 
 /// Makes one fix of the fixes that must migrate together in one file, and
-/// withholds them where one part has none (see the module documentation).
+/// withholds them where one part has none (see the module documentation);
+/// then makes unsafe the renamed CUDA tests that would run code naming a
+/// device on the NPU ([`super::renamed_tests`]).
 pub(super) fn pair_fixes(findings: &mut [(Finding, Vec<Clause>)], rules: &[Rule], root: Node, src: &str) {
+    pair(findings, rules, root, src);
+    super::renamed_tests::check(findings, root, src);
+}
+
+/// Joins and withholds the fixes of one file (see [`pair_fixes`]).
+fn pair(findings: &mut [(Finding, Vec<Clause>)], rules: &[Rule], root: Node, src: &str) {
     let rule_of = |f: &Finding| rules.iter().find(|r| r.code == f.code);
     let together: Vec<(usize, &super::schema::TogetherSpec)> = findings
         .iter()

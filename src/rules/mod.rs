@@ -15,6 +15,7 @@ pub mod matcher;
 pub mod model;
 pub mod packs;
 mod placeholders;
+mod renamed_tests;
 pub mod render;
 pub mod schema;
 pub mod slots;

@@ -56,6 +56,33 @@ pub(crate) fn guards_at<'t>(root: Node<'t>, offset: usize, src: &str) -> Vec<Gua
     out
 }
 
+/// The code that runs only where CUDA is because of `test`, the condition of
+/// an `if`, `elif` or conditional expression: its branch (or value if true)
+/// when the test fails without CUDA, the chain's `else` (or value if false)
+/// when it holds; `None` when CUDA does not decide the test.
+pub(crate) fn guarded_by<'t>(test: Node<'t>, src: &str) -> Option<Node<'t>> {
+    let owner = test.parent()?;
+    let holds = on_npu_host(test, src)?;
+    match owner.kind_name() {
+        "if_statement" | "elif_clause" if owner.field(Field::Condition) != Some(test) => None,
+        "if_statement" | "elif_clause" if !holds => owner.field(Field::Consequence),
+        "if_statement" => else_body(owner),
+        "elif_clause" => else_body(owner.parent()?),
+        "conditional_expression" => {
+            let [if_true, cond, if_false] = conditional_parts(owner)?;
+            (cond == test).then_some(if holds { if_false } else { if_true })
+        }
+        _ => None,
+    }
+}
+
+/// The body of the `else` of an `if` chain.
+fn else_body(chain: Node) -> Option<Node> {
+    let mut cursor = chain.walk();
+    let found = chain.named_children(&mut cursor).find(|c| c.kind_name() == "else_clause");
+    found?.field(Field::Body)
+}
+
 /// The value of `cond` on a host without CUDA, as far as CUDA decides it:
 /// through `not`, `and` and `or`; `None` when something else decides.
 pub(crate) fn on_npu_host(cond: Node, src: &str) -> Option<bool> {
@@ -87,14 +114,14 @@ pub(crate) fn on_npu_host(cond: Node, src: &str) -> Option<bool> {
 }
 
 /// `torch.cuda.is_available()` (any module path ending in `cuda.is_available`).
-fn is_available_call(call: Node, src: &str) -> bool {
+pub(crate) fn is_available_call(call: Node, src: &str) -> bool {
     let callee = call.field(Field::Function).map_or("", |f| text(f, src));
     callee == "cuda.is_available" || callee.ends_with(".cuda.is_available")
 }
 
 /// Whether `text` is a string literal naming CUDA's device or backend:
 /// `"cuda"`, `"cuda:0"`, `"gpu"`, `"nccl"` (a prefix such as `r` allowed).
-fn names_cuda(literal: Node, src: &str) -> bool {
+pub(crate) fn names_cuda(literal: Node, src: &str) -> bool {
     if literal.kind_name() != "string" {
         return false;
     }
@@ -254,5 +281,25 @@ mod tests {
         assert_eq!(guarded_lines(src, 10), [(7, "not torch.cuda.is_available()".to_string())]);
         // Byte 8 of line 11 is inside `torch.cuda.FloatTensor`, the value if true.
         assert_eq!(guarded_lines(src, 11), [(11, "p.is_cuda".to_string())]);
+    }
+
+    #[test]
+    fn what_a_cuda_test_guards() {
+        let src = "if torch.cuda.is_available():\n    a()\nelif not x.is_cuda:\n    b()\nelse:\n    c()\n\
+                   d = e if x.is_cuda else f\nif use_cuda:\n    g()\n";
+        let tree = crate::parse::parse_python(src).expect("parses");
+        let root = tree.root_node();
+        // The code guarded by the test that starts where `at` does and spans `cond`.
+        let guarded = |at: &str, cond: &str| -> Option<String> {
+            let start = src.find(at).expect("in the source");
+            let test = root.descendant_for_byte_range(start, start + cond.len())?;
+            guarded_by(test, src).map(|n| text(n, src).trim().to_string())
+        };
+        assert_eq!(guarded("torch.cuda.is_available()", "torch.cuda.is_available()").as_deref(), Some("a()"));
+        // `not x.is_cuda` holds without CUDA: the chain's `else` runs only with it.
+        assert_eq!(guarded("not x.is_cuda", "not x.is_cuda").as_deref(), Some("c()"));
+        assert_eq!(guarded("x.is_cuda else", "x.is_cuda").as_deref(), Some("e"));
+        assert_eq!(guarded("torch.cuda.is_available", "torch.cuda"), None, "not a whole test");
+        assert_eq!(guarded("use_cuda", "use_cuda"), None, "CUDA does not decide a name");
     }
 }
