@@ -7,7 +7,7 @@
 use super::style::{plural, Paint};
 use super::summary::{section_summary, SectionSummary, SiteList};
 use super::{visible, Report};
-use crate::finding::{Applicability, Finding, ProblemKind, Section, Severity};
+use crate::finding::{Advice, Applicability, Finding, ProblemKind, Section, Severity};
 use crate::rules::schema::SitesRole;
 use std::fmt::Write;
 
@@ -55,7 +55,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
         out.push_str(&summary_text);
         let (advice, listed): (Vec<&Finding>, Vec<&Finding>) = findings.into_iter().partition(|f| f.is_advice());
         let (unlaunched, advisory): (Vec<&Finding>, Vec<&Finding>) = advice.into_iter().partition(|f| f.unlaunched);
-        render_advice(&mut out, &advisory, "handled by transfer_to_npu at run time", paint);
+        render_advice(&mut out, &advisory, Advice::TransferToNpu.describe(), paint);
         render_advice(&mut out, &unlaunched, "in code that nothing runs on the NPU", paint);
         for f in listed {
             render_finding(&mut out, f, paint);
