@@ -343,17 +343,11 @@ impl Finding {
         (&self.path, self.cell.unwrap_or(0), self.line, self.column, &self.code)
     }
 
-    /// Why the finding is advice, in the words every report uses after its
-    /// message (`advice: in a function nothing in the project calls`).
-    pub fn advice_note(&self) -> Option<String> {
-        self.advice.map(|a| format!("advice: {}", a.describe()))
-    }
-
-    /// The message followed by why the finding is advice, if it is
-    /// (`... (advice: handled by transfer_to_npu at run time)`).
+    /// The message followed by why the finding is advice, if it is, in the
+    /// words every report uses (`... (advice: handled by transfer_to_npu at run time)`).
     pub fn message_with_advice(&self) -> String {
-        match self.advice_note() {
-            Some(note) => format!("{} ({note})", self.message),
+        match self.advice {
+            Some(a) => format!("{} (advice: {})", self.message, a.describe()),
             None => self.message.clone(),
         }
     }

@@ -248,7 +248,7 @@ fn fix_file(
             *start = moved(*start, &edits);
         }
         for f in &applied {
-            let rule = engine.set.rules.iter().find(|r| r.code == f.code);
+            let rule = engine.set.rule(&f.code);
             companions.extend(rule.and_then(|r| r.fix.as_ref()).into_iter().flat_map(|t| t.then.iter().cloned()));
         }
         fixed.extend(applied);

@@ -95,8 +95,7 @@ fn meta_finding(engine: &Engine, code: &str, path: &SharedText, d: &Directive, n
 /// Drops findings that a more specific rule replaces on the same node
 /// (one range contains the other) in one file.
 fn apply_overrides(findings: Vec<Finding>, engine: &Engine) -> Vec<Finding> {
-    let overrides =
-        |code: &str| engine.set.rules.iter().find(|r| r.code == code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
+    let overrides = |code: &str| engine.set.rule(code).map(|r| r.overrides.as_slice()).unwrap_or(&[]);
     // The ranges of the findings that override each code.
     let mut by_code: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for g in &findings {

@@ -70,10 +70,9 @@ fn issue(f: &Finding, rule: Option<&Rule>, fingerprint: String) -> Value {
 /// Renders the Code Quality report (pretty-printed, with a trailing newline).
 pub fn render(report: &Report) -> String {
     let findings = &report.outcome.findings;
-    let rules = &report.engine.set.rules;
-    let rule_of = |f: &Finding| rules.iter().find(|r| r.code == f.code);
+    let rules = &report.engine.set;
     let issues: Vec<Value> =
-        findings.iter().zip(fingerprints(findings)).map(|(f, fp)| issue(f, rule_of(f), fp)).collect();
+        findings.iter().zip(fingerprints(findings)).map(|(f, fp)| issue(f, rules.rule(&f.code), fp)).collect();
     let mut out = serde_json::to_string_pretty(&issues).unwrap_or_else(|_| "[]".to_string());
     out.push('\n');
     out

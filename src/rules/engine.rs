@@ -29,6 +29,13 @@ pub struct RuleSet {
     pub fingerprint: u64,
 }
 
+impl RuleSet {
+    /// The rule with code `code`, if the set has one.
+    pub fn rule(&self, code: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.code == code)
+    }
+}
+
 /// What a matcher alternative feeds when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Sink {

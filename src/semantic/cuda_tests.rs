@@ -11,6 +11,7 @@
 //! Not followed: a test held in a name (`use_cuda = torch.cuda.is_available()`
 //! ... `if use_cuda:`), and the code after `if not torch.cuda.is_available(): return`.
 
+use super::dispatch::else_of;
 use super::values::{text, unparen};
 use crate::parse::{conditional_parts, Field, FieldOf, KindOf};
 use tree_sitter::Node;
@@ -66,21 +67,14 @@ pub(crate) fn guarded_by<'t>(test: Node<'t>, src: &str) -> Option<Node<'t>> {
     match owner.kind_name() {
         "if_statement" | "elif_clause" if owner.field(Field::Condition) != Some(test) => None,
         "if_statement" | "elif_clause" if !holds => owner.field(Field::Consequence),
-        "if_statement" => else_body(owner),
-        "elif_clause" => else_body(owner.parent()?),
+        "if_statement" => else_of(owner)?.field(Field::Body),
+        "elif_clause" => else_of(owner.parent()?)?.field(Field::Body),
         "conditional_expression" => {
             let [if_true, cond, if_false] = conditional_parts(owner)?;
             (cond == test).then_some(if holds { if_false } else { if_true })
         }
         _ => None,
     }
-}
-
-/// The body of the `else` of an `if` chain.
-fn else_body(chain: Node) -> Option<Node> {
-    let mut cursor = chain.walk();
-    let found = chain.named_children(&mut cursor).find(|c| c.kind_name() == "else_clause");
-    found?.field(Field::Body)
 }
 
 /// The value of `cond` on a host without CUDA, as far as CUDA decides it:

@@ -113,7 +113,7 @@ impl Config {
 
     /// The documentation of rule `code` in Markdown.
     pub(super) fn rule_doc(&self, code: &str) -> Option<String> {
-        self.set.rules.iter().find(|r| r.code == code).map(crate::report::rules::markdown)
+        self.set.rule(code).map(crate::report::rules::markdown)
     }
 
     /// The engine for the enabled rules at the target.
