@@ -12,13 +12,7 @@
 # seconds per MB. Linear means the last column stays flat as the size grows.
 set -euo pipefail
 
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
-if [ -z "${BIN:-}" ]; then
-    BIN="$HERE/target/release/npu-mem"
-    (cd "$HERE" && cargo build --release --quiet)
-fi
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh"
 [ $# -gt 0 ] || set -- 1 2 4 10
 
 echo "| line | MB | wall s | CPU s | CPU s per MB | peak RSS MiB |"

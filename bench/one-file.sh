@@ -14,16 +14,9 @@
 set -euo pipefail
 
 RUNS="${1:-41}"
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
-if [ -z "${BIN:-}" ]; then
-    BIN="$HERE/target/release/npu-mem"
-    (cd "$HERE" && cargo build --release --quiet)
-fi
-# The scans run in a temporary directory: the builds' paths must be absolute.
-BIN="$(realpath "$BIN")"
+. "$(dirname "$0")/lib.sh"
+# The scans run in a temporary directory: the other build's path must be absolute too.
 [ -z "${OTHER:-}" ] || OTHER="$(realpath "$OTHER")"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
 printf 'import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n' >"$WORK/one_file.py"
 
 python3 - "$RUNS" "$WORK" "$BIN" "${OTHER:-}" <<'PY'

@@ -13,13 +13,7 @@
 # of a JSON scan of each, and their ratio (the issue's bound is 2x).
 set -euo pipefail
 
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
-if [ -z "${BIN:-}" ]; then
-    BIN="$HERE/target/release/npu-mem"
-    (cd "$HERE" && cargo build --release --quiet)
-fi
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh"
 [ $# -gt 0 ] || set -- 10000 20000 40000
 
 scan() { # DIR -> "wall_s rss_mib"
