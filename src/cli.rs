@@ -128,6 +128,10 @@ pub struct ScanArgs {
     /// no launch takes, advice; `all` keeps every severity [default: launched].
     #[arg(long, value_enum)]
     pub entries: Option<Entries>,
+    /// A run to scan, as you start it: a script (`train.py`), a module (`-m pkg.train`) or a
+    /// command line (`bash scripts/train_8p.sh`); repeatable. Code no named run reaches is advice.
+    #[arg(long, value_name = "COMMAND", allow_hyphen_values = true)]
+    pub entry: Vec<String>,
     /// The torch_npu version the advice is for [default: 2.1].
     #[arg(long, value_parser = ["2.1", "2.6", "2.14"])]
     pub target: Option<String>,
@@ -212,6 +216,7 @@ impl ScanArgs {
             fail_on: self.fail_on,
             migration: self.migration,
             entries: self.entries,
+            entry: self.entry.clone(),
         }
     }
 }

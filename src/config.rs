@@ -39,6 +39,8 @@ pub struct FileSettings {
     pub migration: Option<Migration>,
     /// Which entry scripts count as run: `launched` or `all`.
     pub entries: Option<Entries>,
+    /// The runs to scan: command lines, scripts or modules, relative to the file's directory.
+    pub entry: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -158,6 +160,21 @@ pub struct Settings {
     pub migration: Setting<Migration>,
     /// Which entry scripts count as run (`launched`: those the project's launch scripts start).
     pub entries: Setting<Entries>,
+    /// The runs the user names (`--entry`, `entry`): empty when none is.
+    pub entry: Setting<Vec<NamedRun>>,
+}
+
+/// A run the user names: what they would type to start it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedRun {
+    /// A script (`train.py`), a module (`-m pkg.train`) or a whole command
+    /// line (`bash scripts/train_8p.sh`, `python train.py --amp`).
+    pub command: String,
+    /// The directory it runs in, which its paths are relative to: the
+    /// current directory for `--entry`, the configuration file's for `entry`. Absolute.
+    pub base: PathBuf,
+    /// Where it was written, to name in errors: `` FILE:LINE: `entry` `` or `` `--entry` ``.
+    pub source: String,
 }
 
 impl Settings {
@@ -317,6 +334,8 @@ pub struct CommandLine {
     pub migration: Option<Migration>,
     /// `--entries`.
     pub entries: Option<Entries>,
+    /// `--entry`, each a run.
+    pub entry: Vec<String>,
 }
 
 /// Resolves the settings: command line over file over defaults.
@@ -337,32 +356,32 @@ pub fn resolve(args: &CommandLine, file: Option<&Loaded>) -> Settings {
     };
     let config_dir = file.and_then(|f| absolute(&f.path).parent().map(Path::to_path_buf));
     let base = config_dir.clone().unwrap_or_else(|| absolute(Path::new(".")));
-    let from_config = |key: &str, globs: &[String]| -> Vec<Exclude> {
-        let source = |glob: &str| match place(file, key, glob) {
-            Some(at) => format!("{at}: `{key}`"),
-            None => format!("`{key}`"),
-        };
-        globs.iter().map(|g| Exclude { glob: g.clone(), base: base.clone(), source: source(g) }).collect()
+    // Values relative to a directory (globs, commands), each with where it was written: on the
+    // command line relative to the current directory, in the file to the file's own.
+    let written_in_file = |key: &str, values: &[String]| -> Vec<(String, PathBuf, String)> {
+        let source = |v: &str| place(file, key, v).map_or(format!("`{key}`"), |at| format!("{at}: `{key}`"));
+        values.iter().map(|v| (v.clone(), base.clone(), source(v))).collect()
     };
-    let mut exclude = match (args.exclude.is_empty(), fs.and_then(|s| s.exclude.as_ref())) {
+    let relative = |key: &str, cli: &[String], in_file: Option<&Vec<String>>| match (cli.is_empty(), in_file) {
         (false, _) => {
             let cwd = absolute(Path::new("."));
-            let globs = args.exclude.iter().map(|g| Exclude {
-                glob: g.clone(),
-                base: cwd.clone(),
-                source: "`--exclude`".into(),
-            });
-            Setting { value: globs.collect(), origin: Origin::CommandLine }
+            let values = cli.iter().map(|v| (v.clone(), cwd.clone(), format!("`--{key}`"))).collect();
+            Setting { value: values, origin: Origin::CommandLine }
         }
-        (true, Some(globs)) => Setting { value: from_config("exclude", globs), origin: from_file("exclude") },
+        (true, Some(values)) => Setting { value: written_in_file(key, values), origin: from_file(key) },
         (true, None) => Setting { value: Vec::new(), origin: Origin::Default },
     };
+    let as_exclude = |(glob, base, source): (String, PathBuf, String)| Exclude { glob, base, source };
+    let excludes = relative("exclude", &args.exclude, fs.and_then(|s| s.exclude.as_ref()));
+    let mut exclude: Setting<Vec<Exclude>> =
+        Setting { value: excludes.value.into_iter().map(as_exclude).collect(), origin: excludes.origin };
     if let Some(extra) = fs.and_then(|s| s.extend_exclude.as_ref()) {
-        exclude.value.extend(from_config("extend-exclude", extra));
+        exclude.value.extend(written_in_file("extend-exclude", extra).into_iter().map(as_exclude));
         if exclude.origin == Origin::Default {
             exclude.origin = from_file("extend-exclude");
         }
     }
+    let runs = relative("entry", &args.entry, fs.and_then(|s| s.entry.as_ref()));
     let rules_base = file.and_then(|f| f.path.parent().map(Path::to_path_buf)).unwrap_or_default();
     let mut rules: Vec<PathBuf> =
         fs.and_then(|s| s.rules.as_ref()).map(|r| r.iter().map(|p| rules_base.join(p)).collect()).unwrap_or_default();
@@ -373,7 +392,9 @@ pub fn resolve(args: &CommandLine, file: Option<&Loaded>) -> Settings {
         ignore: pick(split(&args.ignore), fs.and_then(|s| s.ignore.as_ref()), "ignore"),
         exclude,
         per_file_ignores: match fs.and_then(|s| s.per_file_ignores.clone()) {
-            Some(globs) => Setting { value: PerFileTable { base, globs }, origin: from_file("per-file-ignores") },
+            Some(globs) => {
+                Setting { value: PerFileTable { base: base.clone(), globs }, origin: from_file("per-file-ignores") }
+            }
             None => Setting { value: PerFileTable::default(), origin: Origin::Default },
         },
         severity: match fs.and_then(|s| s.severity.clone()) {
@@ -403,6 +424,10 @@ pub fn resolve(args: &CommandLine, file: Option<&Loaded>) -> Settings {
             (Some(e), _) => Setting { value: e, origin: Origin::CommandLine },
             (None, Some(e)) => Setting { value: e, origin: from_file("entries") },
             (None, None) => Setting { value: Entries::Launched, origin: Origin::Default },
+        },
+        entry: Setting {
+            value: runs.value.into_iter().map(|(command, base, source)| NamedRun { command, base, source }).collect(),
+            origin: runs.origin,
         },
     }
 }
@@ -474,6 +499,8 @@ pub fn show(s: &Settings, file: Option<&Loaded>) -> String {
     let _ = writeln!(out, "fail-on = {fail}  ({})", origin(&s.fail_on.origin));
     let _ = writeln!(out, "migration = {}  ({})", s.migration.value.as_str(), origin(&s.migration.origin));
     let _ = writeln!(out, "entries = {}  ({})", s.entries.value.as_str(), origin(&s.entries.origin));
+    let runs: Vec<String> = s.entry.value.iter().map(|r| r.command.clone()).collect();
+    let _ = writeln!(out, "entry = {}  ({})", list(&runs), origin(&s.entry.origin));
     out
 }
 

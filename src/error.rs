@@ -5,6 +5,7 @@ use crate::baseline::BaselineError;
 use crate::config::ConfigError;
 use crate::diff::DiffError;
 use crate::output::ReportFileError;
+use crate::project::named_runs::EntryError;
 use crate::report::rules::UnknownRule;
 use crate::rules::error::PackError;
 use crate::rules::spec_error::VersionError;
@@ -38,6 +39,10 @@ pub enum RunError {
     Threads(rayon::ThreadPoolBuildError),
     /// A path to scan, or an `exclude` glob, cannot be used.
     Walk(WalkError),
+    /// A run named with `--entry` or `entry` starts nothing the scan holds.
+    Entry(EntryError),
+    /// `--entry` with a file among the paths to scan.
+    EntryWithFiles(std::path::PathBuf),
     /// The baseline cannot be read or written.
     Baseline(BaselineError),
     /// A report file cannot be opened or written.
@@ -81,6 +86,13 @@ impl fmt::Display for RunError {
                 write!(f, "cannot start worker threads: {e}; pass a smaller --threads, or leave it out")
             }
             RunError::Walk(e) => e.fmt(f),
+            RunError::Entry(e) => e.fmt(f),
+            RunError::EntryWithFiles(path) => write!(
+                f,
+                "--entry needs the scan of whole directories, and {} is a file: a named run's imports are followed \
+                 only among the scanned files; scan the project's directory, or leave out --entry",
+                path.display()
+            ),
             RunError::Baseline(e) => e.fmt(f),
             RunError::ReportFile(e) => e.fmt(f),
             RunError::Diff(e) => e.fmt(f),
@@ -107,10 +119,14 @@ impl std::error::Error for RunError {
             RunError::Diff(e) => Some(e),
             RunError::Stdout(e) => Some(e),
             RunError::Walk(e) => Some(e),
+            RunError::Entry(e) => Some(e),
             RunError::Stdin(e) => Some(e),
             RunError::Server(e) => Some(e),
             RunError::AfterFix { error, .. } => Some(error.as_ref()),
-            RunError::StatisticsFormat | RunError::UnsafeFixesAlone | RunError::StdinFixReport => None,
+            RunError::StatisticsFormat
+            | RunError::UnsafeFixesAlone
+            | RunError::StdinFixReport
+            | RunError::EntryWithFiles(_) => None,
         }
     }
 }
@@ -122,6 +138,7 @@ wraps_errors!(RunError {
     Target(VersionError),
     Threads(rayon::ThreadPoolBuildError),
     Walk(WalkError),
+    Entry(EntryError),
     Stdin(StdinError),
     Server(ServerError),
     Baseline(BaselineError),

@@ -232,6 +232,10 @@ pub enum Advice {
     UntakenBranch,
     /// It lies in a test that an NPU host skips for want of CUDA.
     CudaOnlyTest,
+    /// No run the user names (`--entry`) reaches its file.
+    Unreached,
+    /// It lies in a registered class that no configuration of the named runs selects.
+    UnselectedClass,
 }
 
 impl Advice {
@@ -244,6 +248,8 @@ impl Advice {
             Advice::UncalledFunction => "uncalled-function",
             Advice::UntakenBranch => "untaken-branch",
             Advice::CudaOnlyTest => "cuda-only-test",
+            Advice::Unreached => "unreached",
+            Advice::UnselectedClass => "unselected-class",
         }
     }
 
@@ -256,6 +262,8 @@ impl Advice {
             Advice::UncalledFunction => "in a function nothing in the project calls",
             Advice::UntakenBranch => "in a branch that no run of the launch scripts takes",
             Advice::CudaOnlyTest => "in a test that an NPU host skips for want of CUDA",
+            Advice::Unreached => "in a file that no named run reaches",
+            Advice::UnselectedClass => "in a registered class that no configuration of the named runs selects",
         }
     }
 }
@@ -310,6 +318,10 @@ pub struct Finding {
     /// behind `advisory` or `unlaunched`, for reports that say why.
     #[serde(default)]
     pub advice: Option<Advice>,
+    /// With runs the user names (`--entry`), whether one of them reaches
+    /// the file; `None` without named runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached: Option<bool>,
     /// A machine-applicable fix, if the rule has one and it applies here.
     pub fix: Option<Fix>,
     /// Why the rule's fix, which applies here, is not offered: it would have

@@ -8,7 +8,7 @@ use npu_mem::finding::Severity;
 use npu_mem::output::{self, ReportFile};
 use npu_mem::report::{self, style::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{add_ignore, baseline, config, diff, fix, scan, walk};
+use npu_mem::{add_ignore, baseline, config, diff, fix, named_runs, scan, walk};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -112,6 +112,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
 
     let texts = buffer.iter().map(|b| (config::absolute(&b.path), b.text.clone())).collect();
     let walked = walk::walk_with_texts(&roots, &settings.exclude.value, &set.compiler.file_extensions, &texts)?;
+    let named = named_runs(&settings.entry, &walked, &roots, buffer.is_some())?;
     if args.parse_only {
         let parsed = pool.install(|| npu_mem::parse_only(&walked.files));
         let ms = started.elapsed().as_millis();
@@ -157,8 +158,9 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         (Some(run), true) => run.files.iter().map(|f| f.display.clone()).collect(),
         _ => Vec::new(),
     };
-    let mut outcome =
-        pool.install(|| scan::merge(outcomes, &engine, &walked, &settings.migration, settings.entries.value));
+    let runs =
+        scan::RunSettings { migration: &settings.migration, entries: settings.entries.value, named: named.as_ref() };
+    let mut outcome = pool.install(|| scan::merge(outcomes, &engine, &walked, runs));
     if let Some(run) = fix_run {
         record_fixes(&mut outcome, run, &args, written.len());
     }
@@ -169,6 +171,42 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         false => error,
         true => RunError::AfterFix { error: Box::new(error), written },
     })
+}
+
+/// What the runs named with `--entry` or `entry` start. Reach follows
+/// imports among the scanned files only, so it needs whole directories: a
+/// scan of single files (a pre-commit hook, an editor's buffer) keeps every
+/// finding as it is, and the configuration's runs are left out then, as they
+/// are when the scan does not hold the files they name (a warning says so;
+/// `--entry` makes both an error).
+fn named_runs(
+    runs: &config::Setting<Vec<config::NamedRun>>,
+    walked: &walk::WalkResult,
+    roots: &[std::path::PathBuf],
+    buffer: bool,
+) -> Result<Option<named_runs::Started>, RunError> {
+    use named_runs::EntryProblem;
+    let from_file = runs.origin != config::Origin::CommandLine;
+    if runs.value.is_empty() || buffer && from_file {
+        return Ok(None);
+    }
+    if let Some(file) = roots.iter().find(|r| !r.is_dir()) {
+        if !from_file {
+            return Err(RunError::EntryWithFiles(file.clone()));
+        }
+        output::warn(&format!(
+            "`entry` in the configuration is left out: {} is a file, and the named runs need the scan of whole directories",
+            file.display()
+        ));
+        return Ok(None);
+    }
+    match named_runs::start(&runs.value, walked) {
+        Err(e) if from_file && matches!(e.problem, EntryProblem::NotScanned(_)) => {
+            output::warn(&format!("{e}; scanned without the named runs"));
+            Ok(None)
+        }
+        started => Ok(started?),
+    }
 }
 
 /// The configuration file: the one `--config` names, or the nearest one above the first of `roots`.

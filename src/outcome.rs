@@ -34,4 +34,6 @@ pub struct ScanOutcome {
     pub fixed_follow_ups: Vec<String>,
     /// The projects, in the order of their first file; findings name theirs by index.
     pub projects: Vec<ProjectOutcome>,
+    /// With runs the user names (`--entry`), what they start and reach.
+    pub run: Option<crate::project::named_runs::RunSummary>,
 }

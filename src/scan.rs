@@ -4,9 +4,10 @@
 
 use crate::analysis::{scan_file, FileOutcome, KeptOutcome};
 use crate::cache::{Cache, StoredOutcome};
-use crate::config::{Entries, Migration, PerFileIgnores, Setting};
+use crate::config::PerFileIgnores;
 use crate::outcome::ScanOutcome;
 use crate::progress::Progress;
+pub use crate::project::RunSettings;
 use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::model::Scope;
 use crate::walk::{ScanFile, WalkResult};
@@ -89,16 +90,10 @@ pub fn cache_entries(files: &[ScanFile], outcomes: &[KeptOutcome]) -> BTreeMap<S
 }
 
 /// Merges per-file outcomes (in the order of `walked`'s files) into the
-/// scan's result, in a deterministic order; `migration` decides each
-/// project's style, `entries` which scripts count as run.
-pub fn merge(
-    outcomes: Vec<KeptOutcome>,
-    engine: &Engine,
-    walked: &WalkResult,
-    migration: &Setting<Migration>,
-    entries: Entries,
-) -> ScanOutcome {
-    let mut projects = crate::project::analyse(walked, &outcomes, engine, migration, entries);
+/// scan's result, in a deterministic order; `settings` decide each
+/// project's style and which code runs.
+pub fn merge(outcomes: Vec<KeptOutcome>, engine: &Engine, walked: &WalkResult, settings: RunSettings) -> ScanOutcome {
+    let mut projects = crate::project::analyse(walked, &outcomes, engine, settings);
     let mut result = ScanOutcome {
         files_scanned: 0,
         findings: Vec::new(),
@@ -113,6 +108,7 @@ pub fn merge(
         fixed: Vec::new(),
         fixed_follow_ups: Vec::new(),
         projects: Vec::new(),
+        run: None,
     };
     let mut files_scanned = vec![0; walked.projects.len()];
     let mut groups: BTreeMap<(usize, String), (String, usize)> = Default::default();
@@ -162,7 +158,7 @@ pub fn merge(
     result.rows.sort_by(|a, b| (&a.0, a.1.line, a.1.table).cmp(&(&b.0, b.1.line, b.1.table)));
     result.findings.iter_mut().for_each(|f| projects.advise(f));
     result.suppressed.iter_mut().for_each(|(f, _)| projects.advise(f));
-    result.projects = projects.finish(&files_scanned);
+    (result.projects, result.run) = projects.finish(&files_scanned);
     result
 }
 

@@ -250,7 +250,26 @@ def changed_orig_lines(orig, fixed):
     return out
 
 
-def scan(binary, root, extra=()):
+def port_entries(root):
+    """The runs a port names in its own test/*.sh, as --entry arguments
+    (PORTS_ENTRIES=test; none otherwise)."""
+    test = os.path.join(root, "test")
+    if os.environ.get("PORTS_ENTRIES") != "test" or not os.path.isdir(test):
+        return []
+    scripts = sorted(f for f in os.listdir(test) if f.endswith(".sh"))
+    return [a for s in scripts for a in ("--entry", "bash test/" + s)]
+
+
+def original_entries(root, port_report):
+    """The scripts the port's named runs start, where the original has them:
+    the port's real setting, on the original (PORTS_ENTRIES=test)."""
+    run = (port_report or {}).get("run") or {}
+    present = [s for s in run.get("scripts", []) if os.path.isfile(os.path.join(root, s))]
+    return [a for s in present for a in ("--entry", s)]
+
+
+def scan(binary, root, extra=(), report=None):
+    """The findings of a scan of root; `report`, a dict, receives the whole JSON report."""
     r = subprocess.run([binary, "scan", ".", "--format", "json", "--no-cache", "-q", "--fail-on", "never", *extra],
                        cwd=root, capture_output=True, text=True)
     if r.returncode not in (0, 1):
@@ -258,6 +277,8 @@ def scan(binary, root, extra=()):
     if "--fix" in extra:
         return None
     rep = json.loads(r.stdout)
+    if report is not None:
+        report.update(rep)
     out = []
     for f in rep.get("findings", []):
         p = f["path"]
@@ -415,8 +436,9 @@ def main():
         else:
             mapping = dict(x.split("=", 1) for x in p["mapping"].split(";") if x)
 
-        orig_f = scan(binary, d_orig)
-        port_f = scan(binary, d_port)
+        port_report = {}
+        port_f = scan(binary, d_port, port_entries(d_port), port_report)
+        orig_f = scan(binary, d_orig, original_entries(d_orig, port_report))
         scan(binary, d_fix, ("--fix", "--unsafe-fixes"))
         by_line = collections.defaultdict(list)
         for f in orig_f:

@@ -61,7 +61,7 @@ def main():
             root = os.path.join(tmp, model.replace("/", "_"))
             gd = measure.mirror_git_dir(args.mirrors, p["port_repo"])
             measure.materialise(gd, p["port_commit"], p["port_dir"], root)
-            scanned = measure.scan(binary, root)
+            scanned = measure.scan(binary, root, measure.port_entries(root))
             # Advice: handled by transfer_to_npu, or in code no launch script runs.
             found = {(f["code"], f["path"], f["line"]): bool(f["advisory"] or f.get("unlaunched")) for f in scanned}
             severity = {(f["code"], f["path"], f["line"]): f["severity"] for f in scanned}

@@ -83,7 +83,7 @@ impl ScanFacts {
             for (k, wanted) in members.iter().enumerate().filter_map(|(k, i)| Some((k, asking.get(i)?))) {
                 let mut facts = vec![false; n_facts];
                 // Stops once every fact the file's findings ask about is known to hold.
-                graph.search(k, |j| {
+                graph.search(&[k], |j| {
                     facts_of(&outcomes[members[j]]).iter().zip(facts.iter_mut()).for_each(|(f, all)| *all |= *f);
                     wanted.iter().all(|&f| facts[f])
                 });

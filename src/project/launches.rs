@@ -108,6 +108,9 @@ pub(crate) struct EntryScripts<'a> {
     /// Scripts that a shell script of a project around this one starts by
     /// path ([`crate::project::outer_launches`]).
     pub started_from_outside: &'a BTreeSet<String>,
+    /// With runs the user names ([`crate::project::named_runs`]), the
+    /// project's scripts they start: then no other script counts as started.
+    pub named: Option<&'a BTreeSet<String>>,
 }
 
 /// Finds which of `entries` (one project's entry scripts) run: `files`
@@ -130,9 +133,12 @@ pub(crate) fn find(
     let scripts: BTreeSet<String> = entries.guarded.union(entries.unguarded).cloned().collect();
     // Where some shell scripts are written for the NPU, only they (and what
     // they run) start NPU runs; the others are the original's recipes.
-    let (by_npu_launchers, inert_shell) = match npu_runs(files, dir, &scripts) {
-        Some((started, inert)) => (Some(started), inert),
-        None => (None, HashSet::new()),
+    let (by_npu_launchers, inert_shell) = match entries.named {
+        // The shell scripts they do not run are left to reach (`named_runs`).
+        Some(named) => (Some(named.clone()), HashSet::new()),
+        None => {
+            npu_runs(files, dir, &scripts).map_or((None, HashSet::new()), |(started, inert)| (Some(started), inert))
+        }
     };
     let ignored = entries.only_ignored_launches;
     let started_by_shell = |path: &str| {
@@ -142,12 +148,13 @@ pub(crate) fn find(
                 None => shell_names.names(path),
             }
     };
+    let guessed = |e: &str| entries.named.is_none() && platform_started(e);
     let (mut launched, mut candidates): (BTreeSet<String>, BTreeSet<String>) =
-        scripts.iter().cloned().partition(|e| started_by_shell(e) || platform_started(e));
+        scripts.iter().cloned().partition(|e| started_by_shell(e) || guessed(e));
     // What the NPU launchers start runs, guard or not (the module of an
     // installed command has none: its function is called directly).
     launched.extend(by_npu_launchers.iter().flatten().filter(|p| !ignored.contains(*p)).cloned());
-    if launched.is_empty() {
+    if launched.is_empty() && entries.named.is_none() {
         return Launches::default();
     }
     // A project around this one starts them, whatever its own scripts say.
@@ -177,10 +184,14 @@ pub(crate) fn find(
             read_project(files, dir, excluded, shell, &candidates, &tests, &callers)
         }
     };
-    let ProjectTexts { started, mut main_blocks, uncalled } = texts;
+    let ProjectTexts { mut started, mut main_blocks, uncalled } = texts;
+    if entries.named.is_some() {
+        // What the texts name is a guess the named runs replace.
+        started.clear();
+    }
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
     main_blocks.retain(|path, _| unlaunched.contains(path));
-    let mut files = match unlaunched.is_empty() {
+    let mut files = match unlaunched.is_empty() || entries.named.is_some() {
         true => HashSet::new(),
         false => {
             let graph = graph.get();

@@ -21,10 +21,12 @@ pub(crate) mod ignored_launches;
 pub(crate) mod launches;
 pub(crate) mod migration;
 pub(crate) mod named_files;
+pub mod named_runs;
 pub(crate) mod npu_launchers;
 mod outcome;
 mod outer_launches;
 pub(crate) mod processes;
+mod run_configs;
 mod runs;
 pub(crate) mod uncalled;
 pub(crate) mod vendored;
@@ -32,9 +34,9 @@ pub(crate) mod vendored;
 pub use facts::ScanFacts;
 pub(crate) use findings::{file_findings, FileFindings};
 pub use outcome::ProjectOutcome;
+pub use runs::RunSettings;
 
 use crate::analysis::KeptOutcome;
-use crate::config::{Entries, Migration, Setting};
 use crate::finding::Finding;
 use crate::rules::engine::Engine;
 use crate::rules::schema::SitesRole;
@@ -63,23 +65,22 @@ impl Projects {
 
     /// Each project's outcome, with the branches and tests that hold
     /// advised findings.
-    pub(crate) fn finish(mut self, files_scanned: &[usize]) -> Vec<ProjectOutcome> {
-        self.runs.record(&mut self.outcomes);
+    pub(crate) fn finish(mut self, files_scanned: &[usize]) -> (Vec<ProjectOutcome>, Option<named_runs::RunSummary>) {
+        let summary = self.runs.record(&mut self.outcomes);
         for (p, n) in self.outcomes.iter_mut().zip(files_scanned) {
             p.files_scanned = *n;
         }
-        self.outcomes
+        (self.outcomes, summary)
     }
 }
 
 /// Decides the project facts of a scan: `outcomes` are the walked files'
-/// analyses, in walk order; `migration` and `entries` are the settings.
+/// analyses, in walk order.
 pub(crate) fn analyse(
     walked: &WalkResult,
     outcomes: &[KeptOutcome],
     engine: &Engine,
-    migration: &Setting<Migration>,
-    entries: Entries,
+    settings: RunSettings,
 ) -> Projects {
     let facts = ScanFacts::of(walked, outcomes, engine);
     let findings: Vec<Option<FileFindings>> =
@@ -90,7 +91,7 @@ pub(crate) fn analyse(
         .map(|p| ProjectOutcome {
             project: p.clone(),
             files_scanned: 0,
-            migration: Assumed::decide(migration, None),
+            migration: Assumed::decide(settings.migration, None),
             transfer_imports: Vec::new(),
             late_transfer_imports: Vec::new(),
             entry_scripts: Vec::new(),
@@ -120,7 +121,6 @@ pub(crate) fn analyse(
         by_path.entry(f.path.as_str()).or_default().push(f.line);
     }
     let finding_lines: HashMap<&str, LineSet> = by_path.into_iter().map(|(p, l)| (p, LineSet::new(l))).collect();
-    let settings = (migration, entries);
     let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines);
     Projects { findings, outcomes: per_project, runs }
 }

@@ -155,9 +155,35 @@ impl<'f> ImportGraph<'f> {
     /// The graph of `python`, one project's Python files, in a project
     /// displayed as `dir`; no file is read yet.
     pub(crate) fn new(python: Vec<&'f ScanFile>, dir: &str) -> Self {
-        let modules = ModuleIndex::new(&python, dir);
+        Self::across(python, &|_| dir)
+    }
+
+    /// The graph of `python`, Python files of any projects, each file's
+    /// modules counted from the directory of its project as `dir_of` gives
+    /// it (by project index): an import may be resolved in another project,
+    /// as an installed package is. No file is read yet.
+    pub(crate) fn across<'d>(python: Vec<&'f ScanFile>, dir_of: &dyn Fn(usize) -> &'d str) -> Self {
+        let modules = ModuleIndex::new(&python, dir_of);
         let edges = vec![None; python.len()];
         ImportGraph { python, modules, edges }
+    }
+
+    /// The files that `names` (dotted module names, as an import of file
+    /// `i` would give them) may be.
+    pub(crate) fn resolve_from(&self, i: usize, names: &[String]) -> Vec<usize> {
+        self.modules.resolve(i, names)
+    }
+
+    /// The files of package `package` (dotted), wherever a directory of the
+    /// graph's files has that path: what a name computed inside it may load.
+    pub(crate) fn package_files(&self, package: &str) -> Vec<usize> {
+        let wanted: Vec<&str> = package.split('.').collect();
+        let within = |i: &usize| {
+            let (parts, init) = self.modules.module(*i);
+            let dirs = if init { &parts[..] } else { &parts[..parts.len().saturating_sub(1)] };
+            dirs.windows(wanted.len()).any(|w| w.iter().zip(&wanted).all(|(a, b)| a == b))
+        };
+        (0..self.python.len()).filter(within).collect()
     }
 
     /// Every file's imports, read in parallel: for each file, the files it imports.
@@ -170,12 +196,16 @@ impl<'f> ImportGraph<'f> {
         self.modules.resolve(i, &imported_names(self.python[i]))
     }
 
-    /// Visits file `root`, then the files it imports, directly or through
-    /// each other, breadth first, until `visit` returns true.
-    pub(crate) fn search(&mut self, root: usize, mut visit: impl FnMut(usize) -> bool) {
+    /// Visits the files `roots`, then the files they import, directly or
+    /// through each other, breadth first, until `visit` returns true.
+    pub(crate) fn search(&mut self, roots: &[usize], mut visit: impl FnMut(usize) -> bool) {
         let mut seen = vec![false; self.python.len()];
-        let mut queue = std::collections::VecDeque::from([root]);
-        seen[root] = true;
+        let mut queue = std::collections::VecDeque::new();
+        for &root in roots {
+            if !std::mem::replace(&mut seen[root], true) {
+                queue.push_back(root);
+            }
+        }
         while let Some(i) = queue.pop_front() {
             if visit(i) {
                 return;
@@ -192,10 +222,11 @@ impl<'f> ImportGraph<'f> {
     }
 }
 
-/// Every qualified name a file's import statements import (relative ones
-/// start with dots), read from its lines; none for a file that cannot be read.
+/// Every qualified name a file loads (relative ones start with dots): its
+/// import statements, and `importlib.import_module` with a literal name;
+/// none for a file that cannot be read.
 fn imported_names(file: &ScanFile) -> Vec<String> {
-    read_file(file).map(|source| crate::semantic::import_lines::imported_names(&source.text)).unwrap_or_default()
+    read_file(file).map(|source| crate::semantic::import_lines::loaded_names(&source.text)).unwrap_or_default()
 }
 
 /// The project's Python files by dotted module path (`pkg/mod.py` is
@@ -204,8 +235,8 @@ fn imported_names(file: &ScanFile) -> Vec<String> {
 /// costs about 1 MB, and a file's path is worked out again when it is asked.
 struct ModuleIndex<'f> {
     files: Vec<&'f ScanFile>,
-    /// The project directory as displayed, with a trailing `/` (empty for `.`).
-    prefix: String,
+    /// By project index, its directory as displayed, with a trailing `/` (empty for `.`).
+    prefixes: HashMap<usize, String>,
     /// (hash of the full module path, file), sorted.
     by_path: Vec<(u64, u32)>,
     /// (hash of the last part of the module path, file), sorted.
@@ -221,9 +252,10 @@ fn key(text: &str) -> u64 {
 }
 
 impl<'f> ModuleIndex<'f> {
-    fn new(files: &[&'f ScanFile], dir: &str) -> Self {
-        let prefix = if dir == "." { String::new() } else { format!("{dir}/") };
-        let mut index = ModuleIndex { files: files.to_vec(), prefix, by_path: Vec::new(), by_last: Vec::new() };
+    fn new<'d>(files: &[&'f ScanFile], dir_of: &dyn Fn(usize) -> &'d str) -> Self {
+        let prefix = |dir: &str| if dir == "." { String::new() } else { format!("{dir}/") };
+        let prefixes = files.iter().map(|f| (f.project, prefix(dir_of(f.project)))).collect();
+        let mut index = ModuleIndex { files: files.to_vec(), prefixes, by_path: Vec::new(), by_last: Vec::new() };
         for i in 0..files.len() {
             let (parts, _) = index.module(i);
             index.by_path.push((key(&parts.join(".")), i as u32));
@@ -239,7 +271,8 @@ impl<'f> ModuleIndex<'f> {
     /// File `i`'s module path, split at the dots, and whether it is a package's `__init__`.
     fn module(&self, i: usize) -> (Vec<String>, bool) {
         let shown = self.files[i].display();
-        let relative = shown.strip_prefix(self.prefix.as_str()).unwrap_or(&shown);
+        let prefix = self.prefixes.get(&self.files[i].project).map_or("", String::as_str);
+        let relative = shown.strip_prefix(prefix).unwrap_or(&shown);
         let stem = relative.trim_end_matches(".pyi").trim_end_matches(".py");
         let mut parts: Vec<String> =
             stem.split('/').filter(|p| !p.is_empty() && *p != ".").map(str::to_string).collect();
@@ -334,6 +367,17 @@ impl<'f> ModuleIndex<'f> {
     }
 }
 
+/// Which files of `graph` the files `roots` reach, themselves included;
+/// only the files reached are read.
+pub(crate) fn reachable_in(graph: &mut ImportGraph, roots: &[usize]) -> Vec<bool> {
+    let mut seen = vec![false; graph.python.len()];
+    graph.search(roots, |j| {
+        seen[j] = true;
+        false
+    });
+    seen
+}
+
 /// The graph with every edge turned around.
 fn reversed(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let mut back = vec![Vec::new(); edges.len()];
@@ -368,7 +412,7 @@ mod tests {
             paths.iter().map(|p| ScanFile::new(PathBuf::from(p), p.to_string(), FileKind::Python, 0)).collect(),
         );
         let refs: Vec<&ScanFile> = files.iter().collect();
-        ModuleIndex::new(&refs, dir)
+        ModuleIndex::new(&refs, &|_| dir)
     }
 
     #[test]

@@ -10,6 +10,8 @@ use super::facts::ScanFacts;
 use super::ignored_launches::{self, Ignored};
 use super::launches::{self, EntryScripts};
 use super::migration::{Assumed, Style};
+use super::named_files::NamedFiles;
+use super::named_runs::{self, RunSummary};
 use super::outcome::ProjectOutcome;
 use super::outer_launches;
 use super::processes;
@@ -23,6 +25,17 @@ use crate::source::{read_file, LineSet};
 use crate::walk::{FileKind, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// The settings that decide which code runs and how it is migrated.
+#[derive(Clone, Copy)]
+pub struct RunSettings<'a> {
+    /// The migration style to assume.
+    pub migration: &'a Setting<Migration>,
+    /// Which entry scripts count as run.
+    pub entries: Entries,
+    /// What the runs the user names start ([`named_runs::start`]), if any are named.
+    pub named: Option<&'a named_runs::Started>,
+}
 
 /// What decides, finding by finding, whether code runs and how it is migrated.
 pub(super) struct Runs {
@@ -47,6 +60,18 @@ pub(super) struct Runs {
     untaken: BTreeSet<(usize, String, Untaken)>,
     /// The tests an NPU host skips that hold findings, by project, for the report.
     skipped: BTreeSet<(usize, String, usize)>,
+    /// With runs the user names: what they reach.
+    named: Option<NamedReach>,
+}
+
+/// What the runs the user names reach, by display path.
+struct NamedReach {
+    /// The files none of them reaches.
+    unreached: HashSet<String>,
+    /// In reached files, the registered classes no configuration of theirs selects.
+    unselected: HashMap<String, Vec<(usize, usize)>>,
+    /// What the report says of them.
+    summary: RunSummary,
 }
 
 impl Runs {
@@ -61,27 +86,39 @@ impl Runs {
         walked: &WalkResult,
         outcomes: &[KeptOutcome],
         facts: &ScanFacts,
-        (migration, entries): (&Setting<Migration>, Entries),
+        settings: RunSettings,
         finding_lines: &HashMap<&str, LineSet>,
     ) -> Self {
+        let RunSettings { migration, entries, named } = settings;
+        // Named runs say which scripts start; without them the project's texts tell.
+        let guessing = named.is_none() && entries == Entries::Launched;
         // Launch lines the started scripts reject start nothing and give no options.
-        let ignored: Vec<Ignored> = match entries {
-            Entries::Launched => {
-                (0..per_project.len()).map(|p| ignored_launches::in_project(walked, outcomes, p)).collect()
-            }
-            Entries::All => Vec::new(),
+        let ignored: Vec<Ignored> = match guessing {
+            true => (0..per_project.len()).map(|p| ignored_launches::in_project(walked, outcomes, p)).collect(),
+            false => Vec::new(),
         };
-        let from_outside = match entries {
-            Entries::Launched => {
+        let from_outside = match guessing {
+            true => {
                 let scripts = |p: &ProjectOutcome| -> BTreeSet<String> {
                     p.entry_scripts.iter().chain(&p.unguarded_scripts).map(|s| s.0.clone()).collect()
                 };
                 let by_project: Vec<BTreeSet<String>> = per_project.iter().map(scripts).collect();
                 outer_launches::started_from_outside(walked, &by_project)
             }
-            Entries::All => Vec::new(),
+            false => Vec::new(),
         };
-        let untaken_branches = ignored.iter().enumerate().map(|(p, i)| untaken_in(walked, outcomes, p, i)).collect();
+        let untaken_branches = (0..per_project.len())
+            .map(|p| match (named, ignored.get(p), entries) {
+                (Some(s), _, Entries::Launched) => untaken_in(walked, outcomes, p, RunLaunches::Named(&s.launches)),
+                (None, Some(ignored), _) => untaken_in(walked, outcomes, p, RunLaunches::Read(ignored)),
+                _ => HashMap::new(),
+            })
+            .collect();
+        // The scripts the named runs start, by project.
+        let mut named_scripts: Vec<BTreeSet<String>> = vec![BTreeSet::new(); per_project.len()];
+        for f in named.iter().flat_map(|s| &s.scripts).filter_map(|&i| walked.files.get(i)) {
+            named_scripts.get_mut(f.project).into_iter().for_each(|n| _ = n.insert(f.display().into_owned()));
+        }
         let (mut cuda_only_tests, mut definitions) = (HashMap::new(), HashMap::new());
         for o in outcomes.iter().filter_map(KeptOutcome::full) {
             if !o.facts.cuda_only_tests.is_empty() {
@@ -125,7 +162,9 @@ impl Runs {
                     import_lines.entry(path.clone()).or_insert(*line);
                 }
             }
-            if let (Entries::Launched, Some(shell_names)) = (entries, facts.named_files(i)) {
+            let no_names = NamedFiles::default();
+            let shell_names = facts.named_files(i).or(named.map(|_| &no_names));
+            if let (Entries::Launched, Some(shell_names)) = (entries, shell_names) {
                 let files = &files_by_project[i];
                 let (dir, excluded) = (&p.project.display, &walked.excluded);
                 let unguarded = paths(&p.unguarded_scripts);
@@ -137,6 +176,7 @@ impl Runs {
                     unguarded: &unguarded,
                     only_ignored_launches,
                     started_from_outside,
+                    named: named.map(|_| &named_scripts[i]),
                 };
                 p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
                 unlaunched_files.extend(std::mem::take(&mut p.launches.files));
@@ -148,6 +188,13 @@ impl Runs {
         for (p, ignored) in per_project.iter_mut().zip(ignored) {
             p.launches.ignored = ignored.lines;
         }
+        let named = named.map(|started| {
+            let reach = named_runs::reach(started, walked);
+            let shown = |i: usize| walked.files[i].display().into_owned();
+            let unreached = reach.reached.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| shown(i)).collect();
+            let unselected = reach.unselected.iter().map(|(&i, lines)| (shown(i), lines.clone())).collect();
+            NamedReach { unreached, unselected, summary: RunSummary::of(started, &reach, walked) }
+        });
         Runs {
             entries,
             untaken_branches,
@@ -159,6 +206,7 @@ impl Runs {
             cuda_only_tests,
             untaken: BTreeSet::new(),
             skipped: BTreeSet::new(),
+            named,
         }
     }
 
@@ -177,7 +225,19 @@ impl Runs {
         if let Some(line) = test {
             self.skipped.insert((f.project, f.path.to_string(), line));
         }
-        let unlaunched = if self.unlaunched_files.contains(f.path.as_str()) {
+        let unreached = self.named.as_ref().map(|n| n.unreached.contains(f.path.as_str()));
+        let in_class = |(first, last): &(usize, usize)| (*first..=*last).contains(&f.line) && f.cell.is_none();
+        let unselected = self
+            .named
+            .as_ref()
+            .and_then(|n| n.unselected.get(f.path.as_str()))
+            .is_some_and(|ls| ls.iter().any(in_class));
+        f.reached = unreached.map(|u| !u && !unselected);
+        let unlaunched = if unreached == Some(true) {
+            Some(Advice::Unreached)
+        } else if unselected {
+            Some(Advice::UnselectedClass)
+        } else if self.unlaunched_files.contains(f.path.as_str()) {
             Some(Advice::UnlaunchedFile)
         } else {
             nothing_runs(project, f).or(branch.map(|_| Advice::UntakenBranch)).or(test.map(|_| Advice::CudaOnlyTest))
@@ -214,8 +274,8 @@ impl Runs {
     }
 
     /// Records, in each project's launches, the untaken branches and skipped
-    /// tests that hold findings.
-    pub(super) fn record(self, per_project: &mut [ProjectOutcome]) {
+    /// tests that hold findings; gives what the report says of the named runs.
+    pub(super) fn record(self, per_project: &mut [ProjectOutcome]) -> Option<RunSummary> {
         for (project, path, branch) in self.untaken {
             if let Some(p) = per_project.get_mut(project) {
                 p.launches.untaken.push((path, branch));
@@ -226,6 +286,7 @@ impl Runs {
                 p.launches.cuda_only_tests.push((path, line));
             }
         }
+        self.named.map(|n| n.summary)
     }
 }
 
@@ -247,6 +308,15 @@ fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> Option<Advice>
     }
 }
 
+/// Where the options of a project's runs come from.
+#[derive(Clone, Copy)]
+enum RunLaunches<'a> {
+    /// The launch lines of the project's shell scripts, but those that start no run.
+    Read(&'a Ignored),
+    /// The launch lines of the named runs.
+    Named(&'a [Launch]),
+}
+
 /// The branches around the findings of `o` that test options.
 fn gates_of(o: &KeptOutcome) -> &[Gate] {
     o.full().map_or(&[], |o| &o.facts.gates)
@@ -260,7 +330,7 @@ fn untaken_in(
     walked: &WalkResult,
     outcomes: &[KeptOutcome],
     project: usize,
-    ignored: &Ignored,
+    runs: RunLaunches,
 ) -> HashMap<String, Vec<Untaken>> {
     let members = || walked.files.iter().zip(outcomes).filter(move |(f, _)| f.project == project);
     let gates: Vec<(String, &[Gate])> = members()
@@ -272,11 +342,15 @@ fn untaken_in(
     }
     let python: Vec<&ScanFile> = members().map(|(f, _)| f).filter(|f| f.kind == FileKind::Python).collect();
     let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
-    let launches: Vec<&Launch> = members()
-        .flat_map(|(f, o)| o.facts().map_or(&[][..], |f| &f.launches).iter().map(move |l| (f, l)))
-        .filter(|(f, l)| !ignored.holds(&f.display(), l) && paths.iter().any(|p| l.starts(p)))
-        .map(|(_, l)| l)
-        .collect();
+    let launches: Vec<&Launch> = match runs {
+        RunLaunches::Read(ignored) => members()
+            .flat_map(|(f, o)| o.facts().map_or(&[][..], |f| &f.launches).iter().map(move |l| (f, l)))
+            .filter(|(f, l)| !ignored.holds(&f.display(), l))
+            .map(|(_, l)| l)
+            .collect(),
+        RunLaunches::Named(launches) => launches.iter().collect(),
+    };
+    let launches: Vec<&Launch> = launches.into_iter().filter(|l| paths.iter().any(|p| l.starts(p))).collect();
     let Some(dir) = walked.projects.get(project).filter(|_| !launches.is_empty()) else { return HashMap::new() };
     // What each launch's process runs: its script and the modules it imports;
     // kept as which launches reach each file with gates, and whether any reaches a file.
@@ -287,13 +361,8 @@ fn untaken_in(
     let mut run_anywhere = vec![false; paths.len()];
     let mut graph = processes::ImportGraph::new(python.clone(), &dir.display);
     for (i, launch) in launches.iter().enumerate() {
-        let mut seen = vec![false; paths.len()];
-        for root in (0..paths.len()).filter(|&j| launch.starts(&paths[j])) {
-            graph.search(root, |j| {
-                seen[j] = true;
-                false
-            });
-        }
+        let roots: Vec<usize> = (0..paths.len()).filter(|&j| launch.starts(&paths[j])).collect();
+        let seen = processes::reachable_in(&mut graph, &roots);
         for j in (0..paths.len()).filter(|&j| seen[j]) {
             run_anywhere[j] = true;
             gated.get(&j).into_iter().for_each(|&k| reaching[k].push(i));

@@ -104,6 +104,9 @@ struct JsonReport<'a> {
     stale_baseline: &'a [crate::baseline::Entry],
     fixed: &'a [Finding],
     projects: Vec<JsonProject<'a>>,
+    /// With runs named by `--entry`: what they start and reach.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<&'a crate::project::named_runs::RunSummary>,
     summary: Summary,
     errors: Vec<FileProblem>,
 }
@@ -170,6 +173,7 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                 verdict: super::summary::verdict(report.outcome.findings.iter().filter(|f| f.project == i)),
             })
             .collect(),
+        run: report.outcome.run.as_ref(),
         summary: Summary {
             totals: Totals {
                 error: report.count(Severity::Error),

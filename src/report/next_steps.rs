@@ -5,9 +5,10 @@
 use super::style::{plural, Paint};
 use super::summary::verdict;
 use super::{visible, Report};
-use crate::finding::{Applicability, Finding, Severity};
+use crate::finding::{Advice, Applicability, Finding, Severity};
 use crate::outcome::ProjectOutcome;
 use crate::project::migration::{Style, Why};
+use crate::project::named_runs::RunSummary;
 use std::fmt::Write;
 
 /// How many blockers, entry scripts and projects are listed by name.
@@ -20,13 +21,14 @@ const VERDICT: &str = "Automatic migration (transfer_to_npu):";
 pub fn render(out: &mut String, report: &Report, paint: Paint) {
     let findings = &report.outcome.findings;
     let projects = &report.outcome.projects;
+    let named_runs = report.outcome.run.is_some();
     // Each step, with the findings listed under it.
     let mut steps: Vec<(String, Vec<&Finding>)> = Vec::new();
     match projects.as_slice() {
         [] | [_] => {
             if let Some(p) = projects.first() {
                 let _ = writeln!(out, "{} {}", paint.bold("Migration style:"), visible(&p.migration.describe()));
-                render_launches(out, p, "", paint);
+                render_launches(out, p, named_runs, "", paint);
             }
             out.push('\n');
             let all: Vec<&Finding> = findings.iter().collect();
@@ -45,7 +47,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
                 let marker = p.project.marker.as_deref().map_or(String::new(), |m| format!(" ({})", visible(m)));
                 let _ = writeln!(out, "{}{marker}", paint.bold(&visible(&p.project.display)));
                 let _ = writeln!(out, "  Migration style: {}", visible(&p.migration.describe()));
-                render_launches(out, p, "  ", paint);
+                render_launches(out, p, named_runs, "  ", paint);
                 let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
                 if let Some(step) = render_verdict(out, Some(p), &own, "  ", paint) {
                     let _ = writeln!(out, "  {step}");
@@ -68,6 +70,9 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
             }
         }
     }
+    if let Some(run) = &report.outcome.run {
+        render_run(out, run, paint);
+    }
     let errors: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Error && !f.blocker).collect();
     if !errors.is_empty() {
         let step = format!("Fix {} first: code that fails on an NPU as written:", plural(errors.len(), "error"));
@@ -87,8 +92,9 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         steps.push((step, Vec::new()));
     }
     let advisory = findings.iter().filter(|f| f.advisory).count();
-    let unlaunched = findings.iter().filter(|f| f.unlaunched).count();
-    let info = report.count(Severity::Info) - advisory - unlaunched;
+    let unreached = findings.iter().filter(|f| f.advice == Some(Advice::Unreached)).count();
+    let unlaunched = findings.iter().filter(|f| f.unlaunched).count() - unreached;
+    let info = report.count(Severity::Info) - advisory - unlaunched - unreached;
     if report.min_severity == Severity::Info {
         if advisory > 0 {
             let are = if advisory == 1 { "is" } else { "are" };
@@ -107,6 +113,14 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
                  advice, one line per rule below \
                  (`--entries all` lists each).",
                 plural(unlaunched, "finding")
+            );
+            steps.push((step, Vec::new()));
+        }
+        if unreached > 0 {
+            let are = if unreached == 1 { "is" } else { "are" };
+            let step = format!(
+                "{} {are} in files that no named run reaches: advice, counted by directory at the end.",
+                plural(unreached, "finding")
             );
             steps.push((step, Vec::new()));
         }
@@ -131,11 +145,26 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
     }
 }
 
+/// The line under the verdict that says what the named runs start and reach.
+fn render_run(out: &mut String, run: &RunSummary, paint: Paint) {
+    let _ = writeln!(
+        out,
+        "{} {}, {} of {} reached",
+        paint.bold("Run:"),
+        plural(run.scripts.len(), "entry script"),
+        run.reached,
+        plural(run.modules, "module")
+    );
+    for u in &run.undecided {
+        let _ = writeln!(out, "  every module of {} counts as reached: {}", visible(&u.project), visible(&u.reason));
+    }
+}
+
 /// Says which entry scripts of `project` no launch script runs, which of
 /// its functions that hold findings nothing calls, which branches no run
 /// takes and which tests an NPU host skips, if any: the findings in their
 /// code are advice.
-fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, paint: Paint) {
+fn render_launches(out: &mut String, project: &ProjectOutcome, named_runs: bool, indent: &str, paint: Paint) {
     let l = &project.launches;
     if !l.unlaunched.is_empty() {
         let named = first_few(l.unlaunched.iter().cloned());
@@ -145,10 +174,11 @@ fn render_launches(out: &mut String, project: &ProjectOutcome, indent: &str, pai
         };
         let _ = writeln!(
             out,
-            "{indent}{} {} started by the project's launch scripts; nothing in it starts {}, so findings in code \
+            "{indent}{} {} started by {}; nothing in it starts {}, so findings in code \
              only {they} and in {their} `__main__` blocks are advice (`--entries all` keeps their severity).",
             paint.bold("Entry scripts:"),
             l.launched.len(),
+            if named_runs { "the named runs" } else { "the project's launch scripts" },
             visible(&scripts)
         );
     }

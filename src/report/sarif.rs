@@ -109,6 +109,9 @@ fn properties(f: &Finding) -> Option<Value> {
     if let Some(why) = &f.fix_withheld {
         p.insert("fixWithheld".into(), json!(why));
     }
+    if let Some(reached) = f.reached {
+        p.insert("reached".into(), json!(reached));
+    }
     (!p.is_empty()).then_some(Value::Object(p))
 }
 

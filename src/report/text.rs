@@ -54,9 +54,15 @@ pub fn render(report: &Report, paint: Paint) -> String {
         }
         out.push_str(&summary_text);
         let (advice, listed): (Vec<&Finding>, Vec<&Finding>) = findings.into_iter().partition(|f| f.is_advice());
+        let (unreached, advice): (Vec<&Finding>, Vec<&Finding>) =
+            advice.into_iter().partition(|f| f.advice == Some(Advice::Unreached));
         let (unlaunched, advisory): (Vec<&Finding>, Vec<&Finding>) = advice.into_iter().partition(|f| f.unlaunched);
         render_advice(&mut out, &advisory, Advice::TransferToNpu.describe(), paint);
         render_advice(&mut out, &unlaunched, "in code that nothing runs on the NPU", paint);
+        if !unreached.is_empty() {
+            let n = plural(unreached.len(), "finding");
+            let _ = writeln!(out, "{n} in files no named run reaches (advice, counted by directory at the end)");
+        }
         for f in listed {
             render_finding(&mut out, f, paint);
         }
@@ -73,6 +79,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
             render_finding(&mut out, f, paint);
         }
     }
+    render_unreached(&mut out, report, paint);
     let silenced = report.outcome.suppressed.len();
     if silenced > 0 {
         let _ = writeln!(
@@ -184,6 +191,25 @@ fn render_advice(out: &mut String, findings: &[&Finding], why: &str, paint: Pain
             paint.severity(Severity::Info, Severity::Info.as_str()),
             plural(files.len(), "file")
         );
+    }
+}
+
+/// The findings in files no named run reaches, counted by directory.
+fn render_unreached(out: &mut String, report: &Report, paint: Paint) {
+    let mut by_dir: std::collections::BTreeMap<&str, usize> = Default::default();
+    let unreached = report.outcome.findings.iter().filter(|f| f.advice == Some(Advice::Unreached) && report.shown(f));
+    for f in unreached {
+        *by_dir.entry(f.path.rsplit_once('/').map_or(".", |(dir, _)| dir)).or_default() += 1;
+    }
+    if by_dir.is_empty() {
+        return;
+    }
+    let total: usize = by_dir.values().sum();
+    let heading = format!("== Not reached by the named runs ({}, advice) ==", plural(total, "finding"));
+    let _ = writeln!(out, "\n{}", paint.bold(&heading));
+    let width = by_dir.keys().map(|d| visible(d).chars().count()).max().unwrap_or(0);
+    for (dir, n) in by_dir {
+        let _ = writeln!(out, "  {:<width$}  {n}", visible(dir));
     }
 }
 

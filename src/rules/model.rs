@@ -567,6 +567,7 @@ impl Rule {
             advisory: false,
             unlaunched: false,
             advice: None,
+            reached: None,
             fix: None,
             fix_withheld: None,
             cell: None,

@@ -63,6 +63,67 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
     names
 }
 
+/// Every qualified name that `text` loads: what its import statements
+/// import, and the literal names it gives `importlib.import_module` or
+/// `__import__` (`import_module("models.resnet")`); a computed name
+/// (`import_module(f"models.{name}")`) is not read.
+pub(crate) fn loaded_names(text: &str) -> Vec<String> {
+    let mut names = imported_names(text);
+    if text.contains("import_module(") || text.contains("__import__(") {
+        static LITERAL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"\b(?:import_module|__import__)\(\s*["']([A-Za-z_][\w.]*)["']\s*[,)]"#)
+                .expect("a valid pattern")
+        });
+        names.extend(LITERAL.captures_iter(text).map(|c| c[1].to_string()));
+    }
+    names
+}
+
+/// A module `text` loads by a name it computes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ComputedLoad {
+    /// A module of this package (`import_module("models." + name)`, `f"models.{name}"`).
+    InPackage(String),
+    /// Any module (`import_module(name)`).
+    Any,
+}
+
+/// The modules `text` loads with `importlib.import_module` or `__import__`
+/// by a computed name, and the package it names, where it gives one.
+pub(crate) fn computed_loads(text: &str) -> Vec<ComputedLoad> {
+    if !text.contains("import_module(") && !text.contains("__import__(") {
+        return Vec::new();
+    }
+    static CALL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b(?:import_module|__import__)\(\s*([^,)]*)").expect("a valid pattern")
+    });
+    CALL.captures_iter(text).filter_map(|c| computed_load(c[1].trim())).collect()
+}
+
+/// What a first argument of `import_module` loads, when it is not a literal name.
+fn computed_load(argument: &str) -> Option<ComputedLoad> {
+    let (formatted, rest) = match argument.strip_prefix('f') {
+        Some(rest) if rest.starts_with(['"', '\'']) => (true, rest),
+        _ => (false, argument),
+    };
+    let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+        return Some(ComputedLoad::Any);
+    };
+    let body = &rest[1..];
+    let (literal, after) = body.split_once(quote).unwrap_or((body, ""));
+    let prefix = match formatted {
+        true => literal.split('{').next().unwrap_or(""),
+        false if after.trim_start().starts_with('+') => literal,
+        // A literal name: read as an import (`loaded_names`).
+        false => return None,
+    };
+    let package = prefix.strip_suffix('.').filter(|p| {
+        !p.is_empty()
+            && p.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    });
+    Some(package.map_or(ComputedLoad::Any, |p| ComputedLoad::InPackage(p.to_string())))
+}
+
 /// The line up to a `#` comment (import statements hold no strings).
 fn strip_comment(line: &str) -> &str {
     line.split('#').next().unwrap_or(line).trim_end()
@@ -131,6 +192,21 @@ mod tests {
                    def f():\n    from torch_npu.contrib import transfer_to_npu\n\
                    import json; import yaml\n";
         assert_eq!(imported_names(src), parsed(src));
+    }
+
+    #[test]
+    fn literal_names_given_to_import_module_are_loaded_and_computed_ones_are_not() {
+        let src = "import os\nm = importlib.import_module('models.resnet')\n\
+                   n = import_module(f\"models.{name}\")\nt = __import__(\"tools.export\", fromlist=['x'])\n";
+        assert_eq!(loaded_names(src), ["os", "models.resnet", "tools.export"]);
+    }
+
+    #[test]
+    fn computed_names_give_their_package_or_any_module() {
+        let src = "a = import_module('models.' + name)\nb = importlib.import_module(f\"data.{kind}\")\n\
+                   c = import_module(name)\nd = import_module(f\"{pkg}.x\")\ne = import_module('fixed.name')\n";
+        let package = |p: &str| ComputedLoad::InPackage(p.to_string());
+        assert_eq!(computed_loads(src), [package("models"), package("data"), ComputedLoad::Any, ComputedLoad::Any]);
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
 }
 
 /// The script of a launch whose command is not known: it may be any.
-const ANY_SCRIPT: &str = "*";
+pub(crate) const ANY_SCRIPT: &str = "*";
 
 /// Whether a command runs what a variable holds that the script does not
 /// spell out (`$CMD`, `eval "${BERT_CMD} --seed=1"` with `BERT_CMD=$1`, given

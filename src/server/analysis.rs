@@ -341,7 +341,14 @@ impl Snapshot {
         let Snapshot { config, walked, outcomes, index } = self;
         let engine = config.engine();
         let settings = &config.settings;
-        let mut outcome = scan::merge(outcomes, &engine, &walked, &settings.migration, settings.entries.value);
+        // An entry that starts nothing stops `scan`; here the findings keep their severity.
+        let named = crate::project::named_runs::start(&settings.entry.value, &walked).ok().flatten();
+        let runs = scan::RunSettings {
+            migration: &settings.migration,
+            entries: settings.entries.value,
+            named: named.as_ref(),
+        };
+        let mut outcome = scan::merge(outcomes, &engine, &walked, runs);
         scan::apply_settings(&mut outcome, &config.ignores, &settings.severity.value);
         let by_display: HashMap<String, &PathBuf> =
             index.iter().map(|(path, &i)| (walked.files[i].display().into_owned(), path)).collect();
