@@ -3,8 +3,9 @@
 //!
 //! - Hydra and OmegaConf instantiate `_target_: pkg.mod.Class`: that module
 //!   runs although nothing imports it. The configs are those the launch
-//!   lines pass (`--cfg configs/x.yaml`) and the directory that
-//!   `@hydra.main(config_path="conf")` names.
+//!   lines pass (`--cfg configs/x.yaml`), the directory that
+//!   `@hydra.main(config_path="conf")` names, and the structured configs of
+//!   the reached code (`_target_: str = "pkg.Net"`).
 //! - Registries (mmcv/mmdet `@MODELS.register_module()`, detectron2 and
 //!   fvcore `@BACKBONE_REGISTRY.register()`) build the class a config names
 //!   (`type='ResNet'`, `META_ARCHITECTURE: GeneralizedRCNN`). A registered
@@ -32,9 +33,11 @@ static HYDRA_MAIN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"@hydra\.main\(([^)]*)\)"#).expect("a valid pattern"));
 static CONFIG_PATH: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"config_path\s*=\s*(?:["']([^"']*)["']|None)"#).expect("a valid pattern"));
-/// `_target_: a.b.C`, `"_target_": "a.b.C"` or `_target_="a.b.C"`.
-static TARGET: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"["']?_target_["']?\s*[:=]\s*["']?([A-Za-z_][\w.]*)"#).expect("a valid pattern"));
+/// `_target_: a.b.C`, `"_target_": "a.b.C"`, `_target_="a.b.C"` or, in a
+/// structured config, `_target_: str = "a.b.C"`.
+static TARGET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"["']?_target_["']?\s*(?::\s*str\s*=|[:=])\s*["']?([A-Za-z_][\w.]*)"#).expect("a valid pattern")
+});
 /// A quoted name (`'ResNet'`) or a YAML value (`type: ResNet`, `- ResNet`).
 static NAMED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"["']([A-Za-z_][\w.]*)["']|(?m)(?:^|[:\-])[ \t]*([A-Za-z_][\w.]*)[ \t]*(?:#.*)?$"#)
@@ -106,11 +109,17 @@ pub(crate) fn read(arguments: &[&str], bases: &[PathBuf], scripts: &[(&ScanFile,
     }
     for (file, text) in scripts {
         for hydra in HYDRA_MAIN.captures_iter(text) {
-            let dir = CONFIG_PATH.captures(&hydra[1]).and_then(|c| c.get(1)).map(|m| m.as_str().to_string());
-            let Some(dir) = dir else {
-                selection.undecided.insert(file.project);
-                continue;
+            let dir = match CONFIG_PATH.captures(&hydra[1]) {
+                Some(c) => c.get(1).map(|m| m.as_str().to_string()),
+                // Named by something else than a literal.
+                None if hydra[1].contains("config_path") => {
+                    selection.undecided.insert(file.project);
+                    continue;
+                }
+                // No directory: the configs are the code's own (structured configs, read below).
+                None => None,
             };
+            let Some(dir) = dir else { continue };
             let root = file.path().parent().map_or_else(|| PathBuf::from(dir.as_str()), |p| p.join(&dir));
             for path in yaml_under(&root) {
                 if let Some(text) = small_text(&path) {
@@ -118,8 +127,10 @@ pub(crate) fn read(arguments: &[&str], bases: &[PathBuf], scripts: &[(&ScanFile,
                 }
             }
         }
-        // Names the reached code itself gives (`build_loss(dict(type='FocalLoss'))`).
+        // Names the reached code itself gives (`build_loss(dict(type='FocalLoss'))`), and
+        // the targets of its structured configs (`_target_: str = "pkg.Net"` in a dataclass).
         names.extend(CODE_NAMED.captures_iter(text).map(|c| c[1].to_string()));
+        selection.targets.extend(TARGET.captures_iter(text).map(|c| c[1].to_string()));
     }
     selection.names = (passed && complete).then_some(names);
     selection
@@ -272,6 +283,19 @@ mod tests {
         // No configuration passed: nothing is known.
         assert_eq!(names("--amp"), None);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn hydra_without_a_config_directory_reads_the_structured_configs_of_the_code() {
+        let file = ScanFile::new(PathBuf::from("train.py"), "train.py".into(), crate::walk::FileKind::Python, 0);
+        let code = "@hydra.main(config_name=\"config\")\ndef main(cfg): ...\n\
+                    @dataclass\nclass ModelConfig:\n    _target_: str = \"pkg.models.Net\"\n";
+        let read_code = |text: &str| read(&[], &[], &[(&file, text)]);
+        let selection = read_code(code);
+        assert!(selection.undecided.is_empty());
+        assert_eq!(selection.targets.into_iter().collect::<Vec<_>>(), ["pkg.models.Net"]);
+        // A directory named by a computed value cannot be read.
+        assert_eq!(read_code("@hydra.main(config_path=CONF_DIR)\ndef main(cfg): ...\n").undecided.len(), 1);
     }
 
     #[test]
