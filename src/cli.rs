@@ -199,6 +199,9 @@ pub struct ScanArgs {
     /// Print the number of findings per rule code, with how many are fixable, instead of the report.
     #[arg(long)]
     pub statistics: bool,
+    /// In the text report, also say which named run (`--entry`) reaches each module that holds findings.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Benchmarking aid: read and parse every file, match nothing, report nothing.
     #[arg(long, hide = true)]
     pub parse_only: bool,

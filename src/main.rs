@@ -358,6 +358,7 @@ impl Finished<'_> {
             elapsed_ms: self.started.elapsed().as_millis(),
             walk_problems: &self.walked.problems,
             min_severity: args.min_severity.into(),
+            verbose: args.verbose,
         };
         let streamed = [(files.sarif, report::sarif::write as report::WriteReport), (files.json, report::json::write)];
         for (file, write) in streamed {

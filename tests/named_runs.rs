@@ -229,3 +229,22 @@ fn a_module_loaded_by_a_name_computed_from_nothing_literal_leaves_its_project_re
         "{text}"
     );
 }
+
+#[test]
+fn verbose_says_which_run_imports_each_reached_module_with_findings() {
+    let runs = ["--entry", "bash scripts/train.sh", "--entry", "export.py"];
+    let report = json_in(&fixture(), &runs);
+    let by = &report["run"]["reached_by"];
+    assert_eq!(by["models/net.py"], serde_json::json!(["bash scripts/train.sh", "export.py"]));
+    assert_eq!(by["export.py"], serde_json::json!(["export.py"]));
+    // Loaded by a computed name in a package: no run imports it.
+    assert_eq!(by["datasets/toy.py"], serde_json::json!([]));
+    // Files no run reaches are not listed.
+    assert!(by.get("serve/app.py").is_none());
+    let text =
+        |extra: &[&str]| npu_mem_in(&fixture(), &[&["scan", ".", "--no-cache"], &runs[..], extra].concat()).stdout;
+    let verbose = text(&["--verbose"]);
+    assert!(verbose.contains("    models/net.py: `bash scripts/train.sh`, `export.py`\n"), "{verbose}");
+    assert!(verbose.contains("    datasets/toy.py: a configuration's target, or a module loaded by a computed name\n"));
+    assert!(!text(&[]).contains("Reached modules that hold findings"));
+}

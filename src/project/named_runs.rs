@@ -41,6 +41,8 @@ pub struct Started {
     pub runs: usize,
     /// The Python files they start, by index into the walked files.
     pub scripts: BTreeSet<usize>,
+    /// Each run as written, with the Python files it starts.
+    pub by_run: Vec<(String, BTreeSet<usize>)>,
     /// The shell scripts they run, by index into the walked files.
     pub shell: BTreeSet<usize>,
     /// Their launch lines: the options each started script is given.
@@ -67,6 +69,9 @@ pub(crate) struct Reach {
     pub modules: (usize, usize),
     /// By project: why every file there counts as reached.
     pub undecided: BTreeMap<usize, String>,
+    /// By run, by index into the walked files: whether its started scripts
+    /// import the file, directly or through others.
+    pub by_run: Vec<Vec<bool>>,
 }
 
 /// What the report says of the named runs.
@@ -80,6 +85,10 @@ pub struct RunSummary {
     pub modules: usize,
     /// How many of them the runs reach.
     pub reached: usize,
+    /// For each reached file that holds findings, the runs that import it
+    /// (as written); empty when only a configuration's target or a module
+    /// loaded by a computed name reaches it.
+    pub reached_by: BTreeMap<String, Vec<String>>,
     /// The projects where what the runs start or load cannot be read, so
     /// every file there counts as reached, and why.
     pub undecided: Vec<Undecided>,
@@ -95,7 +104,22 @@ pub struct Undecided {
 }
 
 impl RunSummary {
-    pub(crate) fn of(started: &Started, reach: &Reach, walked: &WalkResult) -> Self {
+    /// What the report says of `started`, which reach `reach`; `with_findings`
+    /// are the display paths of the files that hold findings.
+    pub(crate) fn of(
+        started: &Started,
+        reach: &Reach,
+        walked: &WalkResult,
+        with_findings: &dyn Fn(&str) -> bool,
+    ) -> Self {
+        let mut reached_by = BTreeMap::new();
+        for (i, f) in walked.files.iter().enumerate().filter(|(i, _)| reach.reached.get(*i) == Some(&true)) {
+            let path = f.display();
+            if f.kind == FileKind::Python && with_findings(&path) {
+                let runs = started.by_run.iter().zip(&reach.by_run).filter(|(_, r)| r.get(i) == Some(&true));
+                reached_by.insert(path.into_owned(), runs.map(|((command, _), _)| command.clone()).collect());
+            }
+        }
         let shown = |i: &usize| walked.files.get(*i).map(|f| f.display().into_owned());
         let project = |p: &usize| walked.projects.get(*p).map(|p| p.display.clone());
         RunSummary {
@@ -103,6 +127,7 @@ impl RunSummary {
             scripts: started.scripts.iter().filter_map(shown).collect(),
             modules: reach.modules.0,
             reached: reach.modules.1,
+            reached_by,
             undecided: reach
                 .undecided
                 .iter()
@@ -171,41 +196,46 @@ pub fn start(runs: &[NamedRun], walked: &WalkResult) -> Result<Option<Started>, 
     let files = Files::new(walked);
     let mut started = Started { runs: runs.len(), ..Started::default() };
     for run in runs {
-        let error = |problem| EntryError { source: run.source.clone(), command: run.command.clone(), problem };
-        started.dirs.insert(run.base.clone());
-        let (text, bare) = as_command(&run.command);
-        let words = split_words(&text);
-        let before = (started.scripts.len(), started.shell.len());
-        for word in words.iter().filter(|w| w.ends_with(".sh")) {
-            started.shell.insert(files.at(&run.base, word).map_err(error)?);
-        }
-        for launch in launches_in(&text, &shell::read(&text)).into_iter().filter(|l| l.script != ANY_SCRIPT) {
-            if launch.script.ends_with(".py") {
-                let written = words.iter().find(|w| file_name(w) == launch.script).unwrap_or(&launch.script);
-                started.scripts.insert(files.at(&run.base, written).map_err(error)?);
-            } else {
-                let found = files.module(&run.base, &launch.script);
-                if found.is_empty() {
-                    return Err(error(EntryProblem::NoModule(launch.script.clone())));
-                }
-                started.scripts.extend(found);
-            }
-            // A script or module named alone is given options the user did not say.
-            started.launches.push(Launch { opaque: launch.opaque || bare, ..launch });
-        }
-        if (started.scripts.len(), started.shell.len()) == before && !named_again(&files, run, &words, &started) {
-            return Err(error(EntryProblem::NothingStarted));
-        }
+        let mut one = start_one(&files, run)?;
+        follow_shell_scripts(&files, &mut one);
+        started.by_run.push((run.command.clone(), one.scripts.clone()));
+        started.scripts.extend(one.scripts);
+        started.shell.extend(one.shell);
+        started.launches.extend(one.launches);
+        started.dirs.extend(one.dirs);
+        started.any_script.extend(one.any_script);
     }
-    follow_shell_scripts(&files, &mut started);
     Ok(Some(started))
 }
 
-/// Whether a run that added nothing names only what an earlier run named.
-fn named_again(files: &Files, run: &NamedRun, words: &[String], started: &Started) -> bool {
-    let at = |w: &String| files.at(&run.base, w).ok();
-    let named: Vec<usize> = words.iter().filter(|w| w.ends_with(".py") || w.ends_with(".sh")).filter_map(at).collect();
-    !named.is_empty() && named.iter().all(|i| started.scripts.contains(i) || started.shell.contains(i))
+/// What one run's command starts itself, before the shell scripts it runs are read.
+fn start_one(files: &Files, run: &NamedRun) -> Result<Started, EntryError> {
+    let error = |problem| EntryError { source: run.source.clone(), command: run.command.clone(), problem };
+    let mut started = Started::default();
+    started.dirs.insert(run.base.clone());
+    let (text, bare) = as_command(&run.command);
+    let words = split_words(&text);
+    for word in words.iter().filter(|w| w.ends_with(".sh")) {
+        started.shell.insert(files.at(&run.base, word).map_err(error)?);
+    }
+    for launch in launches_in(&text, &shell::read(&text)).into_iter().filter(|l| l.script != ANY_SCRIPT) {
+        if launch.script.ends_with(".py") {
+            let written = words.iter().find(|w| file_name(w) == launch.script).unwrap_or(&launch.script);
+            started.scripts.insert(files.at(&run.base, written).map_err(error)?);
+        } else {
+            let found = files.module(&run.base, &launch.script);
+            if found.is_empty() {
+                return Err(error(EntryProblem::NoModule(launch.script.clone())));
+            }
+            started.scripts.extend(found);
+        }
+        // A script or module named alone is given options the user did not say.
+        started.launches.push(Launch { opaque: launch.opaque || bare, ..launch });
+    }
+    if started.scripts.is_empty() && started.shell.is_empty() {
+        return Err(error(EntryProblem::NothingStarted));
+    }
+    Ok(started)
 }
 
 /// An entry as a command line (a script or module runs under Python), and
@@ -408,7 +438,19 @@ pub(crate) fn reach(started: &Started, walked: &WalkResult) -> Reach {
             }
         }
     }
-    Reach { reached, unselected, modules, undecided: search.undecided }
+    // Which run imports what, for the report (`--verbose`).
+    let by_run = started
+        .by_run
+        .iter()
+        .map(|(_, scripts)| {
+            let roots: Vec<usize> = scripts.iter().filter_map(|i| node_of.get(i).copied()).collect();
+            let nodes = reachable_in(&mut search.graph, &roots);
+            let mut files = vec![false; walked.files.len()];
+            python.iter().zip(nodes).for_each(|((i, _), r)| files[*i] = r);
+            files
+        })
+        .collect();
+    Reach { reached, unselected, modules, undecided: search.undecided, by_run }
 }
 
 /// A search of what the named runs reach, over the graph of the scan's Python files.

@@ -193,7 +193,8 @@ impl Runs {
             let shown = |i: usize| walked.files[i].display().into_owned();
             let unreached = reach.reached.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| shown(i)).collect();
             let unselected = reach.unselected.iter().map(|(&i, lines)| (shown(i), lines.clone())).collect();
-            NamedReach { unreached, unselected, summary: RunSummary::of(started, &reach, walked) }
+            let with_findings = |path: &str| finding_lines.contains_key(path);
+            NamedReach { unreached, unselected, summary: RunSummary::of(started, &reach, walked, &with_findings) }
         });
         Runs {
             entries,

@@ -35,6 +35,8 @@ pub struct Report<'a> {
     /// The text and concise reports leave out findings below this severity
     /// (`--min-severity`); the other formats show every finding.
     pub min_severity: Severity,
+    /// The text report also says which named run reaches each module that holds findings (`--verbose`).
+    pub verbose: bool,
 }
 
 impl Report<'_> {

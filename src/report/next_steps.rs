@@ -71,7 +71,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         }
     }
     if let Some(run) = &report.outcome.run {
-        render_run(out, run, paint);
+        render_run(out, run, report.verbose, paint);
     }
     let errors: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Error && !f.blocker).collect();
     if !errors.is_empty() {
@@ -146,7 +146,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
 }
 
 /// The line under the verdict that says what the named runs start and reach.
-fn render_run(out: &mut String, run: &RunSummary, paint: Paint) {
+fn render_run(out: &mut String, run: &RunSummary, verbose: bool, paint: Paint) {
     let _ = writeln!(
         out,
         "{} {}, {} of {} reached",
@@ -157,6 +157,17 @@ fn render_run(out: &mut String, run: &RunSummary, paint: Paint) {
     );
     for u in &run.undecided {
         let _ = writeln!(out, "  every module of {} counts as reached: {}", visible(&u.project), visible(&u.reason));
+    }
+    if verbose && !run.reached_by.is_empty() {
+        let _ = writeln!(out, "  Reached modules that hold findings, and the runs that import them:");
+        for (path, runs) in &run.reached_by {
+            let runs: Vec<String> = runs.iter().map(|r| format!("`{}`", visible(r))).collect();
+            let by = match runs.is_empty() {
+                true => "a configuration's target, or a module loaded by a computed name".to_string(),
+                false => runs.join(", "),
+            };
+            let _ = writeln!(out, "    {}: {by}", visible(path));
+        }
     }
 }
 
