@@ -195,3 +195,13 @@ fn a_capture_may_not_take_a_name_an_anchor_sets() {
     let dir = project("capture-renamed", &[("CAP001", &renamed)], "x = a.to(b).to(c)\n");
     assert!(!findings(&dir).is_empty());
 }
+
+#[test]
+fn an_argument_test_that_is_no_test_is_named_in_the_error() {
+    // What is neither a state, a literal nor a one-entry table is named by its kind.
+    for (test, shown) in [("[1, 2]", "an array"), ("{ eq = 1, gt = 2 }", "a table")] {
+        let rule = format!("call = \"torch.load\"\nargs = [{{ position = 0, is = [{test}] }}]");
+        let err = load_error(&project("argument-not-a-test", &[("CAP010", &rule)], "import torch\n"));
+        assert!(err.contains(&format!("cannot use {shown} as an argument test")), "{test}: {err}");
+    }
+}

@@ -429,7 +429,7 @@ impl Compiler {
                     }
                 }
             }
-            other => return Err(Problem::NotATest { value: other.to_string() }.into()),
+            other => return Err(Problem::NotATest { value: kind_of(other).to_string() }.into()),
         })
     }
 }
@@ -583,4 +583,16 @@ fn check_capture_name(name: &str) -> Res<()> {
         return Err(SpecError::at("capture", Problem::CaptureSetByAnchor { name: name.to_string() }));
     }
     Ok(())
+}
+
+/// What kind of TOML value `value` is, for an error message.
+fn kind_of(value: &toml::Value) -> &'static str {
+    match value {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) | toml::Value::Float(_) => "a number",
+        toml::Value::Boolean(_) => "a boolean",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "an array",
+        toml::Value::Table(_) => "a table",
+    }
 }

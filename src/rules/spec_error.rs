@@ -203,7 +203,7 @@ pub enum Problem {
     TemplateInRegex,
     /// A value that cannot be an argument test.
     NotATest {
-        /// The value as written.
+        /// What kind of value it is (`an array`).
         value: String,
     },
     /// A nested table that is not in the schema.
@@ -309,7 +309,7 @@ impl fmt::Display for Problem {
             ),
             Problem::NotATest { value } => write!(
                 f,
-                "cannot use `{value}` as an argument test; use a state (`present`, ...), a literal value, or a \
+                "cannot use {value} as an argument test; use a state (`present`, ...), a literal value, or a \
                  table such as {{ eq = \"cuda\" }}"
             ),
             Problem::Toml(e) => write!(f, "{}", e.message().trim_end()),
