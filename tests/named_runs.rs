@@ -248,3 +248,14 @@ fn verbose_says_which_run_imports_each_reached_module_with_findings() {
     assert!(verbose.contains("    datasets/toy.py: a configuration's target, or a module loaded by a computed name\n"));
     assert!(!text(&[]).contains("Reached modules that hold findings"));
 }
+
+#[test]
+fn a_command_a_launch_script_builds_leaves_the_branches_undecided() {
+    let dir = temp_dir("named-runs-unknown-command");
+    copy_dir(&fixture(), &dir);
+    // `$LAUNCH` may run train.py with `--profile`: the branch that tests it stays as it is.
+    std::fs::write(dir.join("scripts/run.sh"), "python train.py --amp\n$LAUNCH\n").unwrap();
+    let report = json_in(&dir, &["--entry", "bash scripts/run.sh"]);
+    assert!(in_file(&report, "train.py").contains(&row(20, "TX001", "-")), "{:?}", in_file(&report, "train.py"));
+    assert_eq!(report["run"]["undecided"][0]["reason"], "a launch script runs a command npu-mem cannot read");
+}

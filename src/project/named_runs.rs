@@ -282,7 +282,9 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
         for launch in launches_in(&source.text, &script) {
             if launch.script == ANY_SCRIPT {
                 if !harmless.contains(&launch.line) {
+                    // It may start any script with any options: no branch is decided by the others.
                     started.any_script.insert(caller.project);
+                    started.launches.push(launch);
                 }
                 continue;
             }
