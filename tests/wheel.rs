@@ -204,7 +204,8 @@ fn check_sdist(out: &Path) {
         .map(|l| l.trim_end())
         .map(|l| l.strip_prefix(&prefix).unwrap_or(l).split('/').next().unwrap_or("").to_string())
         .collect();
-    let expected = ["Cargo.lock", "Cargo.toml", "LICENSE", "PKG-INFO", "README.md", "pyproject.toml", "rules", "src"];
+    let expected =
+        ["Cargo.lock", "Cargo.toml", "LICENSE", "PKG-INFO", "README.md", "build.rs", "pyproject.toml", "rules", "src"];
     assert_eq!(top, expected.iter().map(|s| s.to_string()).collect(), "what {} holds", sdist.display());
 }
 

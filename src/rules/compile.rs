@@ -4,11 +4,13 @@
 use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
+use super::pack_json::PackJson;
 use super::placeholders::{check_filled, provided};
 use super::schema::*;
 use super::spec_error::{Problem, SpecError, VersionError};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Shared state while compiling all packs of a run.
 #[derive(Default)]
@@ -21,13 +23,15 @@ pub struct Compiler {
     pub queries: Vec<(tree_sitter::Query, u32)>,
     /// File extensions that `file` anchors need the walker to collect.
     pub file_extensions: Vec<String>,
-    /// Whether the pack being compiled is built in, so that its regexes are
-    /// compiled on first use (see [`LazyRegex`]).
-    pub defer_regexes: bool,
+    /// Whether the pack being compiled is built in and trusted: its regexes
+    /// are compiled on first use (see [`LazyRegex`]) and its named matchers
+    /// are checked only where used. A test compiles every built-in pack
+    /// untrusted, so that neither can hide an error.
+    pub trusted: bool,
     /// One regex per distinct pattern, across all packs.
     regexes: Mutex<Interner>,
     /// The named matchers (`[matchers.NAME]`) of the pack being compiled.
-    pub(super) named: BTreeMap<String, MatcherSpec>,
+    pub(super) named: BTreeMap<String, Arc<MatcherSpec>>,
     /// The named matchers being expanded, innermost last (a name used inside
     /// its own expansion is a cycle).
     pub(super) expanding: Vec<String>,
@@ -53,16 +57,24 @@ pub struct CompiledPack {
 pub(super) type Res<T> = Result<T, SpecError>;
 
 /// Parses one pack's TOML text (`origin` names it in the error). Packs are
-/// parsed apart from [`Compiler::compile_pack`] so that they can be parsed in parallel.
+/// parsed apart from [`Compiler::compile_pack`] so that they can be parsed in
+/// parallel. The TOML is read through JSON, as the built-in packs are (see
+/// [`PackJson`]).
 pub fn parse_pack(origin: &str, text: &str) -> Result<PackSpec, PackError> {
-    toml::from_str(text).map_err(|e| {
-        let (line, column) = e.span().map_or((None, None), |s| {
-            let before = &text[..s.start.min(text.len())];
+    let error = |offset: Option<usize>, problem: PackProblem| {
+        let (line, column) = offset.map_or((None, None), |offset| {
+            let before = &text[..offset.min(text.len())];
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             (Some(line), Some(column))
         });
-        PackError { origin: origin.to_string(), line, column, problem: Box::new(PackProblem::Syntax(e)) }
+        PackError { origin: origin.to_string(), line, column, problem: Box::new(problem) }
+    };
+    let pack = PackJson::from_toml(text).map_err(|e| error(e.span().map(|s| s.start), PackProblem::Syntax(e)))?;
+    serde_json::from_str(&pack.json).map_err(|e| {
+        let message = e.to_string();
+        let message = message.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&message);
+        error(pack.toml_offset(e.line(), e.column()), PackProblem::Schema(message.to_string()))
     })
 }
 
@@ -74,7 +86,7 @@ impl Compiler {
         origin: &str,
         text: &str,
         mut spec: PackSpec,
-        read_data: &dyn Fn(&str) -> Result<String, DataError>,
+        read_data: &dyn Fn(&str) -> Result<Cow<'static, str>, DataError>,
     ) -> Result<CompiledPack, PackError> {
         let at = |needle: &str, problem: PackProblem| PackError {
             origin: origin.to_string(),
@@ -87,7 +99,7 @@ impl Compiler {
         };
         for d in &spec.data {
             let needle = format!("\"{}\"", d.file);
-            let table = read_data(&d.file).and_then(|t| DataTable::parse(&t)).map_err(|error| {
+            let table = read_data(&d.file).and_then(DataTable::parse).map_err(|error| {
                 at(&needle, PackProblem::Data { name: d.name.clone(), file: d.file.clone(), error })
             })?;
             // Rules compiled earlier refer to tables by position: a later pack
@@ -95,9 +107,11 @@ impl Compiler {
             // now on) and leaves the earlier ones where they are.
             self.tables.push((d.name.clone(), table));
         }
-        self.named = std::mem::take(&mut spec.matchers);
-        self.check_named_matchers()
-            .map_err(|(name, error)| at(&format!("[matchers.{name}]"), PackProblem::Matcher { name, error }))?;
+        self.named = std::mem::take(&mut spec.matchers).into_iter().map(|(k, m)| (k, Arc::new(m))).collect();
+        if !self.trusted {
+            self.check_named_matchers()
+                .map_err(|(name, error)| at(&format!("[matchers.{name}]"), PackProblem::Matcher { name, error }))?;
+        }
         let mut rules = Vec::new();
         for r in spec.rule {
             let needle = format!("\"{}\"", r.code);
@@ -229,8 +243,9 @@ impl Compiler {
         let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| e.within("fix"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
-            let captured = |name: &str| alternatives.iter().any(|m| provided(m).contains_key(name));
-            check_filled(when, captured).map_err(|e| e.within("fix.when"))?;
+            let provides: Vec<_> = alternatives.iter().map(provided).collect();
+            check_filled(when, |name| provides.iter().any(|p| p.contains_key(name)))
+                .map_err(|e| e.within("fix.when"))?;
         }
         let conditions_read_file = self.facts.len() > facts_before;
         let precision = r.precision.unwrap_or_else(|| "high".to_string());
@@ -339,7 +354,7 @@ impl Compiler {
     /// A regex of the pack being compiled: deferred for a built-in pack,
     /// compiled (and so checked) now for a user pack.
     pub(super) fn regex(&self, pattern: &str) -> Result<LazyRegex, RegexError> {
-        self.regexes.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(pattern, self.defer_regexes)
+        self.regexes.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(pattern, self.trusted)
     }
 }
 
@@ -384,13 +399,17 @@ const KNOWN_PLACEHOLDERS: &[&str] = &[
 /// Fails on a placeholder of `message` that nothing provides, or a `{` never closed.
 fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Result<(), Problem> {
     let mut rest = message;
+    let mut provides: Option<Vec<_>> = None;
     while let Some(open) = rest.find('{') {
         let close = rest[open..].find('}').ok_or(Problem::UnclosedPlaceholder)? + open;
         let name = &rest[open + 1..close];
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
             || name.starts_with("import:")
-            || alternatives.iter().any(|m| provided(m).contains_key(name));
+            || provides
+                .get_or_insert_with(|| alternatives.iter().map(provided).collect())
+                .iter()
+                .any(|p| p.contains_key(name));
         if !known {
             return Err(Problem::UnknownPlaceholder { name: name.to_string(), known: KNOWN_PLACEHOLDERS });
         }

@@ -68,7 +68,7 @@ impl Compiler {
                 .args
                 .iter()
                 .enumerate()
-                .map(|(i, a)| self.arg(a).map_err(within(&format!("args[{i}]"))))
+                .map(|(i, a)| self.arg(a).map_err(|e| e.within(&format!("args[{i}]"))))
                 .collect::<Res<Vec<_>>>()?;
             preds.push(Pred::Args(dependency_order(checks, anchor.as_ref(), arg_reads, arg_provides)?));
         }
@@ -99,7 +99,7 @@ impl Compiler {
         if !s.fields.is_empty() {
             let mut list = Vec::new();
             for (name, m) in &s.fields {
-                list.push((name.clone(), self.matcher(m).map_err(within(&format!("fields.{name}")))?));
+                list.push((name.clone(), self.matcher(m).map_err(|e| e.within(&format!("fields.{name}")))?));
             }
             preds.push(Pred::Fields(dependency_order(list, anchor.as_ref(), field_reads, field_provides)?));
         }
@@ -264,7 +264,7 @@ impl Compiler {
             let ms = branches
                 .iter()
                 .enumerate()
-                .map(|(i, b)| self.matcher(b).map_err(within(&format!("any[{i}]"))))
+                .map(|(i, b)| self.matcher(b).map_err(|e| e.within(&format!("any[{i}]"))))
                 .collect::<Res<Vec<_>>>()?;
             preds.push(Pred::Any(ms));
         }
@@ -286,13 +286,13 @@ impl Compiler {
         if self.expanding.iter().any(|n| n == name) {
             return Err(Problem::MatcherUsesItself { name: name.to_string() }.into());
         }
-        let Some(named) = self.named.get(name) else {
+        let Some(named) = self.named.get(name).cloned() else {
             let known = self.named.keys().cloned().collect();
             return Err(Problem::UnknownMatcher { name: name.to_string(), known }.into());
         };
-        let spec = with_named(s, named)?;
+        let combined = with_named(s, &named)?;
         self.expanding.push(name.to_string());
-        let out = compile(self, &spec).map_err(within(&format!("matchers.{name}")));
+        let out = compile(self, combined.as_ref().unwrap_or(&named)).map_err(|e| e.within(&format!("matchers.{name}")));
         self.expanding.pop();
         out
     }
@@ -365,7 +365,7 @@ impl Compiler {
         }
         let mut alternatives = Vec::new();
         for (i, v) in a.is.iter().enumerate() {
-            alternatives.push(self.arg_alt(v).map_err(within(&format!("is[{i}]")))?);
+            alternatives.push(self.arg_alt(v).map_err(|e| e.within(&format!("is[{i}]")))?);
         }
         if alternatives.is_empty() {
             return Err(SpecError::at("is", Problem::ArgumentWithoutTest));
@@ -486,25 +486,26 @@ fn cost(p: &Pred) -> u8 {
     }
 }
 
-/// `s` with its `use` replaced by the named matcher: the named matcher itself
-/// when `s` has nothing else, otherwise `s` with the named matcher as its one
-/// `any` alternative (or with its alternatives, when it is only an `any`), so
-/// that a top-level `use` of alternatives keeps one anchor per alternative.
-fn with_named(s: &MatcherSpec, named: &MatcherSpec) -> Res<MatcherSpec> {
-    let mut rest = s.clone();
-    rest.uses = None;
-    if rest == MatcherSpec::default() {
-        return Ok(named.clone());
+/// `s` with its `use` replaced by the named matcher: `None` when `s` has
+/// nothing else (the named matcher is then used as it is), otherwise `s` with
+/// the named matcher as its one `any` alternative (or with its alternatives,
+/// when it is only an `any`), so that a top-level `use` of alternatives keeps
+/// one anchor per alternative.
+fn with_named(s: &MatcherSpec, named: &MatcherSpec) -> Res<Option<MatcherSpec>> {
+    if *s == (MatcherSpec { uses: s.uses.clone(), ..Default::default() }) {
+        return Ok(None);
     }
-    if rest.any.is_some() {
+    if s.any.is_some() {
         return Err(Problem::UseWithAny.into());
     }
+    let mut rest = s.clone();
+    rest.uses = None;
     let only_any = MatcherSpec { any: named.any.clone(), ..Default::default() };
     rest.any = Some(match &named.any {
         Some(branches) if *named == only_any => branches.clone(),
         _ => vec![named.clone()],
     });
-    Ok(rest)
+    Ok(Some(rest))
 }
 
 fn anchor_count(s: &MatcherSpec) -> usize {
@@ -546,7 +547,7 @@ fn condition(compiler: &Compiler, c: &ConditionSpec) -> Res<ConditionTest> {
 
 /// The slots of `specs`, an error naming the one at fault under `key`.
 fn slots(compiler: &Compiler, specs: &[SlotSpec], key: &str) -> Res<Vec<Slot>> {
-    specs.iter().enumerate().map(|(i, s)| slot(compiler, s).map_err(within(&format!("{key}[{i}]")))).collect()
+    specs.iter().enumerate().map(|(i, s)| slot(compiler, s).map_err(|e| e.within(&format!("{key}[{i}]")))).collect()
 }
 
 fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {

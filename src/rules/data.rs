@@ -93,25 +93,19 @@ fn present(cell: &str) -> bool {
     !matches!(cell, "" | "-" | "no")
 }
 
-fn cell_matches(
-    table: &DataTable,
-    row: &[String],
-    column: &str,
-    accepted: Option<&Vec<String>>,
-    target: Version,
-) -> bool {
+fn cell_matches(table: &DataTable, row: usize, column: &str, accepted: Option<&Vec<String>>, target: Version) -> bool {
     let ok = |cell: &str| accepted.map_or(present(cell), |list| list.iter().any(|a| a == cell));
     if column == "@any" {
-        return table.version_columns().iter().any(|i| ok(&row[*i]));
+        return table.version_columns().iter().any(|i| ok(table.cell(row, *i)));
     }
-    table.column(column, target).is_some_and(|i| ok(&row[i]))
+    table.column(column, target).is_some_and(|i| ok(table.cell(row, i)))
 }
 
 /// `lookup`: the row for the key exists (or not); optionally a column's cell is accepted.
 pub fn lookup(l: &Lookup, cx: &Context, st: &mut MatchState) -> bool {
     let Some((_, table)) = cx.tables.get(l.table) else { return false };
     let key = fill(&l.key, cx.target, st);
-    let row = table.rows.get(&key);
+    let row = table.row(&key);
     let holds = match (row, &l.column) {
         (None, _) => false,
         (Some(_), None) => true,
@@ -123,7 +117,7 @@ pub fn lookup(l: &Lookup, cx: &Context, st: &mut MatchState) -> bool {
     if let Some(row) = row {
         for (placeholder, column) in &l.capture {
             if let Some(i) = table.column(column, cx.target) {
-                st.captures.push((placeholder.clone(), row[i].clone()));
+                st.captures.push((placeholder.clone(), table.cell(row, i).to_string()));
             }
         }
     }
@@ -138,8 +132,7 @@ pub fn nearest(table: usize, key: &str, capture: &str, cx: &Context, st: &mut Ma
     let Some((_, table)) = cx.tables.get(table) else { return false };
     let key = fill(key, cx.target, st).to_lowercase();
     let best = table
-        .keys
-        .iter()
+        .keys()
         .filter(|k| !k.starts_with('_'))
         .map(|k| (edit_distance(&key, &k.to_lowercase()), k))
         .min_by_key(|(distance, k)| (*distance, k.len()))
@@ -147,7 +140,7 @@ pub fn nearest(table: usize, key: &str, capture: &str, cx: &Context, st: &mut Ma
         .map(|(_, k)| k);
     match best {
         Some(b) => {
-            st.captures.push((capture.to_string(), b.clone()));
+            st.captures.push((capture.to_string(), b.to_string()));
             true
         }
         None => false,
@@ -193,7 +186,7 @@ pub fn options(o: &Options, tables: &[(String, DataTable)], target: Version, st:
         let Some((_, t)) = tables.get(*table) else { return false };
         let unknown: Vec<String> = pairs
             .iter()
-            .filter(|(k, _)| !t.rows.get(k).is_some_and(|row| cell_matches(t, row, column, None, target)))
+            .filter(|(k, _)| !t.row(k).is_some_and(|row| cell_matches(t, row, column, None, target)))
             .map(|(k, v)| if v.is_empty() { k.clone() } else { format!("{k}{}{v}", o.assign) })
             .collect();
         if unknown.is_empty() {

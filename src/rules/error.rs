@@ -31,8 +31,13 @@ pub enum PackProblem {
     NoPacks,
     /// The pack file cannot be read.
     Unreadable(std::io::Error),
-    /// The pack is not valid TOML, or not in the pack schema.
+    /// The pack is not valid TOML.
     Syntax(toml::de::Error),
+    /// The pack is valid TOML but not in the pack schema (the deserializer's message).
+    Schema(String),
+    /// A built-in pack, embedded as JSON, is not in the pack schema (a bug
+    /// that the test suite, which loads every built-in pack, catches).
+    Embedded(serde_json::Error),
     /// A `[[data]]` table cannot be used.
     Data {
         /// The table's name.
@@ -122,6 +127,12 @@ impl fmt::Display for PackProblem {
                 "{}; fix the pack there (docs/rule-packs.md describes every field)",
                 e.message().trim_end_matches(['\n', '.'])
             ),
+            PackProblem::Schema(message) => {
+                write!(f, "{message}; fix the pack there (docs/rule-packs.md describes every field)")
+            }
+            PackProblem::Embedded(e) => {
+                write!(f, "the built-in pack does not load: {e}; this is a bug in npu-mem, please report it")
+            }
             PackProblem::Data { name, file, error } => write!(f, "data `{name}` ({file}): {error}"),
             PackProblem::Rule { code, error } => write!(f, "rule {code}: {error}"),
             PackProblem::Summary { kind, name, error } => write!(f, "{kind} `{name}`: {error}"),
@@ -155,11 +166,13 @@ impl std::error::Error for PackError {
         match self.problem.as_ref() {
             PackProblem::NoPath(e) | PackProblem::Unlisted(e) | PackProblem::Unreadable(e) => Some(e),
             PackProblem::Syntax(e) => Some(e),
+            PackProblem::Embedded(e) => Some(e),
             PackProblem::Data { error, .. } => Some(error),
             PackProblem::Rule { error, .. }
             | PackProblem::Summary { error, .. }
             | PackProblem::Matcher { error, .. } => Some(error),
             PackProblem::NoPacks
+            | PackProblem::Schema(_)
             | PackProblem::DuplicateCode { .. }
             | PackProblem::ThenNotFixable { .. }
             | PackProblem::UnknownTogether { .. }

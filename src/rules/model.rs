@@ -1,7 +1,7 @@
 //! Compiled rules: the checked, ready-to-run form of a pack. `compile.rs`
 //! builds these from the TOML schema; `matcher.rs` evaluates them.
 
-use super::error::DataError;
+pub use super::data_table::DataTable;
 use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
@@ -102,55 +102,6 @@ pub enum Fact {
     Imports(NameGlobs),
     /// Some node of the file matches one of these alternatives.
     Has(Vec<Matcher>),
-}
-
-/// A data table read from a pack's TSV file.
-#[derive(Debug, Default)]
-pub struct DataTable {
-    /// Column headings.
-    pub header: Vec<String>,
-    /// Rows by their first cell.
-    pub rows: std::collections::HashMap<String, Vec<String>>,
-    /// First cells in file order.
-    pub keys: Vec<String>,
-}
-
-impl DataTable {
-    /// Parses tab-separated text: `#` lines are comments, the first other line is the header.
-    pub fn parse(text: &str) -> Result<Self, DataError> {
-        let mut table = DataTable::default();
-        for (i, line) in text.lines().enumerate() {
-            if line.starts_with('#') || line.trim().is_empty() {
-                continue;
-            }
-            let cells: Vec<String> = line.split('\t').map(|c| c.trim().to_string()).collect();
-            if table.header.is_empty() {
-                table.header = cells;
-                continue;
-            }
-            if cells.len() != table.header.len() {
-                return Err(DataError::Cells { line: i + 1, cells: cells.len(), header: table.header.len() });
-            }
-            table.keys.push(cells[0].clone());
-            table.rows.insert(cells[0].clone(), cells);
-        }
-        Ok(table)
-    }
-
-    /// Index of the column for `spec`: a header name, or `@target` (the header
-    /// starting with the target version followed by a dot).
-    pub fn column(&self, spec: &str, target: Version) -> Option<usize> {
-        if spec == "@target" {
-            let prefix = format!("{}.{}", target.0, target.1);
-            return self.header.iter().position(|h| h == &prefix || h.starts_with(&format!("{prefix}.")));
-        }
-        self.header.iter().position(|h| h == spec)
-    }
-
-    /// Columns whose header is a version (starts with a digit).
-    pub fn version_columns(&self) -> Vec<usize> {
-        (1..self.header.len()).filter(|i| self.header[*i].starts_with(|c: char| c.is_ascii_digit())).collect()
-    }
 }
 
 /// A compiled `lookup`.
