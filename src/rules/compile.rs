@@ -1,6 +1,7 @@
 //! Checking a pack and turning its TOML into compiled rules. Every error names
 //! the pack, the line and the field at fault, so a pack author can fix it.
 
+use super::data_table::DataTable;
 use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;

@@ -103,7 +103,7 @@ pub struct Context<'a, 't> {
     /// The torch_npu version advice is for.
     pub target: super::model::Version,
     /// Data tables of the loaded packs.
-    pub tables: &'a [(String, super::model::DataTable)],
+    pub tables: &'a [(String, super::data_table::DataTable)],
     /// What is worked out once about `current`.
     pub memo: &'a NodeMemo,
     /// The line (1-based) of the first node whose scope search stopped at

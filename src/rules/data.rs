@@ -2,7 +2,8 @@
 //! known name, option strings, and regexes with `${placeholder}` back-references.
 
 use super::context::Context;
-use super::model::{DataTable, Lookup, Options, Version};
+use super::data_table::DataTable;
+use super::model::{Lookup, Options, Version};
 use super::render::render_with;
 use super::state::MatchState;
 use regex::Regex;

@@ -114,13 +114,11 @@ impl<'r> Engine<'r> {
     /// Indexes the rules that apply to `target` and that `enabled` accepts (by code).
     pub fn new(set: &'r RuleSet, target: Version, enabled: &dyn Fn(&str) -> bool) -> Self {
         let mut dispatch = Dispatch::default();
-        let mut words: Vec<String> = Vec::new();
-        let word_index = |w: String, words: &mut Vec<String>| match words.iter().position(|x| *x == w) {
-            Some(i) => i,
-            None => {
-                words.push(w);
-                words.len() - 1
-            }
+        // The distinct trigger words, each with its index in the searcher.
+        let mut words: FastMap<String, usize> = FastMap::default();
+        let word_index = |w: String, words: &mut FastMap<String, usize>| {
+            let next = words.len();
+            *words.entry(w).or_insert(next)
         };
         // Words each sink's alternatives need; `None` when some alternative needs none.
         let mut add = |sink: Sink, alts: &[Matcher], explicit: Option<&Vec<String>>| -> Option<Vec<String>> {
@@ -167,7 +165,7 @@ impl<'r> Engine<'r> {
                 None => always = true,
             }
         }
-        let mut other = |needed: Option<Vec<String>>, words: &mut Vec<String>| match needed {
+        let mut other = |needed: Option<Vec<String>>, words: &mut FastMap<String, usize>| match needed {
             Some(ws) => ws.into_iter().for_each(|w| {
                 word_index(w, words);
             }),
@@ -195,6 +193,9 @@ impl<'r> Engine<'r> {
                 Fact::Imports(globs) => other(globs.last_segments.clone(), &mut words),
             }
         }
+        let mut words: Vec<(String, usize)> = words.into_iter().collect();
+        words.sort_by_key(|(_, i)| *i);
+        let words: Vec<String> = words.into_iter().map(|(w, _)| w).collect();
         let searcher = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).ok();
         let triggers = Triggers { searcher, n_words: words.len(), rule_words, always };
         let mut named_extensions: Vec<String> = active

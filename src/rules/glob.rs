@@ -99,7 +99,18 @@ impl NameGlobs {
 fn glob_to_regex(glob: &str) -> Result<String, GlobError> {
     let mut out = String::from("(?:");
     let mut in_braces = false;
-    for c in glob.chars() {
+    // Literal runs are escaped whole: one allocation per run, not per character.
+    let mut literal_from = None;
+    for (i, c) in glob.char_indices() {
+        let literal = !(matches!(c, '*' | '?' | '{' | '}') || c == ',' && in_braces);
+        match (literal, literal_from) {
+            (true, None) => literal_from = Some(i),
+            (false, Some(from)) => {
+                out.push_str(&regex::escape(&glob[from..i]));
+                literal_from = None;
+            }
+            _ => {}
+        }
         match c {
             '*' => out.push_str(".*"),
             '?' => out.push('.'),
@@ -113,8 +124,11 @@ fn glob_to_regex(glob: &str) -> Result<String, GlobError> {
             }
             ',' if in_braces => out.push('|'),
             '{' | '}' => return Err(GlobError::Unbalanced { glob: glob.to_string() }),
-            c => out.push_str(&regex::escape(&c.to_string())),
+            _ => {}
         }
+    }
+    if let Some(from) = literal_from {
+        out.push_str(&regex::escape(&glob[from..]));
     }
     if in_braces {
         return Err(GlobError::Unclosed { glob: glob.to_string() });
@@ -159,6 +173,17 @@ mod tests {
         assert_eq!(g.first_segments, None);
         let g = NameGlobs::new(&["{torch.cuda,torch.npu}.*".into()], LazyRegex::compiled).unwrap();
         assert_eq!(g.first_segments, None);
+    }
+
+    #[test]
+    fn regex_characters_in_a_glob_are_literal() {
+        let g = NameGlobs::new(&["a+b.c{x,(y)}".into(), "[q]".into()], LazyRegex::compiled).unwrap();
+        for name in ["a+b.cx", "a+b.c(y)", "[q]"] {
+            assert!(g.is_match(name), "{name}");
+        }
+        for name in ["aab.cx", "a+bxcx", "a+b.cy", "q"] {
+            assert!(!g.is_match(name), "{name}");
+        }
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Compiled rules: the checked, ready-to-run form of a pack. `compile.rs`
 //! builds these from the TOML schema; `matcher.rs` evaluates them.
 
-pub use super::data_table::DataTable;
 use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};

@@ -3,6 +3,7 @@
 //! matches into findings, summary rows, counts and facts.
 
 use super::context::{frame_opened, local, Context, Frame, NodeMemo};
+use super::data_table::DataTable;
 use super::engine::{Engine, Entry, FileFacts, Sink, TableRow};
 use super::matcher::eval;
 use super::model::*;
