@@ -5,7 +5,7 @@ use super::data_table::DataTable;
 use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
-use super::pack_json::PackJson;
+use super::pack_json::{line_and_column, PackJson};
 use super::placeholders::{check_filled, provided};
 use super::schema::*;
 use super::spec_error::{Problem, SpecError, VersionError};
@@ -63,12 +63,7 @@ pub(super) type Res<T> = Result<T, SpecError>;
 /// [`PackJson`]).
 pub fn parse_pack(origin: &str, text: &str) -> Result<PackSpec, PackError> {
     let error = |offset: Option<usize>, problem: PackProblem| {
-        let (line, column) = offset.map_or((None, None), |offset| {
-            let before = &text[..offset.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            (Some(line), Some(column))
-        });
+        let (line, column) = offset.map(|offset| line_and_column(text, offset)).unzip();
         PackError { origin: origin.to_string(), line, column, problem: Box::new(problem) }
     };
     let pack = PackJson::from_toml(text).map_err(|e| error(e.span().map(|s| s.start), PackProblem::Syntax(e)))?;
@@ -80,7 +75,8 @@ pub fn parse_pack(origin: &str, text: &str) -> Result<PackSpec, PackError> {
 }
 
 impl Compiler {
-    /// Compiles one parsed pack; `text` is its TOML text, for error lines, and
+    /// Compiles one parsed pack; `text` is its TOML text, for error lines
+    /// (empty for a built-in pack, embedded as JSON), and
     /// `read_data` reads a `[[data]]` file.
     pub fn compile_pack(
         &mut self,

@@ -7,6 +7,12 @@
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+pub(super) fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    (before.matches('\n').count() + 1, before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1)
+}
+
 /// A pack as JSON, with the way back to its TOML positions.
 pub(super) struct PackJson {
     /// The JSON text.
@@ -116,18 +122,13 @@ impl PackJson {
 
 #[cfg(test)]
 mod tests {
-    use super::PackJson;
-
-    fn position(toml: &str, offset: usize) -> (usize, usize) {
-        let before = &toml[..offset];
-        (before.matches('\n').count() + 1, before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1)
-    }
+    use super::{line_and_column, PackJson};
 
     /// Where the schema error of `toml` read as `T` lands in the TOML.
     fn error_at<T: serde::de::DeserializeOwned + std::fmt::Debug>(toml: &str) -> (usize, usize) {
         let pack = PackJson::from_toml(toml).expect("valid TOML");
         let error = serde_json::from_str::<T>(&pack.json).expect_err("a schema error");
-        position(toml, pack.toml_offset(error.line(), error.column()).expect("a mark on the line"))
+        line_and_column(toml, pack.toml_offset(error.line(), error.column()).expect("a mark on the line"))
     }
 
     #[derive(Debug, serde::Deserialize)]

@@ -185,7 +185,7 @@ fn parse_while_compiling(
     rayon::in_place_scope(|scope| {
         for (i, source) in sources.iter().enumerate() {
             let sender = sender.clone();
-            // The receiver is gone only when an earlier pack failed: nothing to tell then.
+            // The receiver outlives the scope and so every job: a send cannot fail.
             scope.spawn(move |_| drop(sender.send((i, source.parse()))));
         }
         let mut parsed: Vec<Option<Result<PackSpec, PackError>>> = sources.iter().map(|_| None).collect();
