@@ -65,6 +65,20 @@ fn malformed_pack_names_file_line_column_and_field() {
     );
 }
 
+/// A user's pack is checked as a user's even where its path is a built-in
+/// pack's name (`rules/amp.toml` in the user's own project): its regexes are
+/// compiled, and refused, when it loads.
+#[test]
+fn a_user_pack_at_a_builtin_packs_path_is_checked_as_a_users() {
+    let dir = temp_dir("builtin-path");
+    std::fs::create_dir_all(dir.join("rules")).unwrap();
+    std::fs::write(dir.join("rules/amp.toml"), "[pack]\nname = \"x\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"n\"\nsection = \"transfer\"\nseverity = \"info\"\nmessage = \"m\"\ndocs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }\nmatch = { string = \"(unclosed\" }\n").unwrap();
+    std::fs::write(dir.join("t.py"), "import torch\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", "t.py", "--rules", "rules/amp.toml", "--no-cache"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("rules/amp.toml:5") && run.stderr.contains("match.string"), "{}", run.stderr);
+}
+
 #[test]
 fn hostile_files_are_reported_and_the_scan_goes_on() {
     let dir = temp_dir("hostile");
