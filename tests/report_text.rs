@@ -89,6 +89,50 @@ fn a_compatible_project_is_told_where_transfer_to_npu_goes_and_an_adopter_that_i
     assert!(head.contains("  - Nothing to change.") && !head.contains("Turn it on"), "{head}");
 }
 
+/// One plan (issue 48 item 2): where the plan is transfer_to_npu, the fixes
+/// of what it handles are the other way to migrate, not one more step.
+#[test]
+fn the_next_steps_read_as_one_plan() {
+    let dir = temp_dir("one-plan");
+    std::fs::write(
+        dir.join("train.py"),
+        "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nx = torch.ones(2).cuda()\n",
+    )
+    .unwrap();
+    let steps = |args: &[&str]| {
+        let run = npu_mem_in(&dir, args);
+        let head: Vec<String> = opening(&run.stdout).iter().map(|l| l.to_string()).collect();
+        head[head.iter().position(|l| l == "Next steps:").expect("next steps")..].to_vec()
+    };
+    let by_hand = "  - 2 safe fixes: `npu-mem scan --fix` (see them first with `--diff`).";
+
+    // Compatible, transfer_to_npu not imported: turn it on, or else fix by hand.
+    let plan = steps(&["scan", ".", "--no-cache"]);
+    assert!(plan[1].starts_with("  - Turn it on:"), "{plan:#?}");
+    let instead =
+        "  - Or, instead of turning it on, migrate by hand: 2 safe fixes (`npu-mem scan --fix`; `--diff` shows the changes first).";
+    assert_eq!(plan[2], instead, "{plan:#?}");
+    assert!(!plan.iter().any(|l| l == by_hand), "{plan:#?}");
+
+    // Manual migration chosen: the fixes are the plan, and nothing is said of transfer_to_npu.
+    let plan = steps(&["scan", ".", "--no-cache", "--migration", "manual"]);
+    assert_eq!(plan[1], by_hand, "{plan:#?}");
+    assert!(!plan.iter().any(|l| l.contains("Turn it on") || l.contains("instead")), "{plan:#?}");
+
+    // transfer_to_npu on: the fixes of what it handles are not needed.
+    std::fs::write(
+        dir.join("run.py"),
+        "import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\nimport train\n",
+    )
+    .unwrap();
+    let plan = steps(&["scan", ".", "--no-cache"]);
+    assert!(!plan.iter().any(|l| l == by_hand || l.contains("Turn it on")), "{plan:#?}");
+    let not_needed =
+        "  - Not needed while transfer_to_npu is on: 2 safe fixes (`npu-mem scan --fix`; `--diff` shows the changes \
+                      first) for findings it handles, if you would rather migrate by hand.";
+    assert!(plan.iter().any(|l| l == not_needed), "{plan:#?}");
+}
+
 #[test]
 fn statistics_count_every_code_with_its_fixes_and_agree_with_the_json() {
     let run = npu_mem(&["scan", "fixtures/demo", "--statistics", "--no-cache"]);

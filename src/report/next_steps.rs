@@ -24,6 +24,10 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
     let named_runs = report.outcome.run.is_some();
     // Each step, with the findings listed under it.
     let mut steps: Vec<(String, Vec<&Finding>)> = Vec::new();
+    // One project whose plan is automatic migration: whether transfer_to_npu
+    // is on already (`Some(true)`) or the plan turns it on (`Some(false)`).
+    // Fixes of what it handles are then the other way, not one more step.
+    let mut automatic_plan: Option<bool> = None;
     match projects.as_slice() {
         [] | [_] => {
             if let Some(p) = projects.first() {
@@ -33,6 +37,12 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
             out.push('\n');
             let all: Vec<&Finding> = findings.iter().collect();
             let turn_on = render_verdict(out, projects.first(), &all, "", paint);
+            let in_use = projects.first().is_some_and(|p| p.migration.style == Style::Automatic);
+            automatic_plan = match (&turn_on, in_use) {
+                (Some(_), _) => Some(false),
+                (None, true) => Some(true),
+                (None, false) => None,
+            };
             steps.extend(turn_on.map(|step| (step, Vec::new())));
         }
         _ => {
@@ -78,7 +88,13 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         let step = format!("Fix {} first: code that fails on an NPU as written:", plural(errors.len(), "error"));
         steps.push((step, errors));
     }
-    let (safe, unsafe_) = (report.fixable(Applicability::Safe), report.fixable(Applicability::Unsafe));
+    // Turning it on handles every finding (the verdict found no blocker); once it is on, the advisory ones.
+    let alternative = |f: &Finding| automatic_plan.is_some_and(|in_use| !in_use || f.advisory);
+    let fixable = |a: Applicability, instead: bool| {
+        let fixed = |f: &&Finding| f.fix.as_ref().is_some_and(|x| x.applicability == a);
+        findings.iter().filter(fixed).filter(|f| alternative(f) == instead).count()
+    };
+    let (safe, unsafe_) = (fixable(Applicability::Safe, false), fixable(Applicability::Unsafe, false));
     if safe > 0 {
         let fixes = if safe == 1 { "1 safe fix".to_string() } else { format!("{safe} safe fixes") };
         steps.push((format!("{fixes}: `npu-mem scan --fix` (see them first with `--diff`)."), Vec::new()));
@@ -90,6 +106,10 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
             "{unsafe_}{more} {have} an unsafe fix: review `npu-mem scan --diff --unsafe-fixes`, then add `--fix`."
         );
         steps.push((step, Vec::new()));
+    }
+    let (safe_instead, unsafe_instead) = (fixable(Applicability::Safe, true), fixable(Applicability::Unsafe, true));
+    if safe_instead + unsafe_instead > 0 {
+        steps.push((migrate_by_hand_instead(safe_instead, unsafe_instead, automatic_plan == Some(true)), Vec::new()));
     }
     let advisory = findings.iter().filter(|f| f.advisory).count();
     let unreached = findings.iter().filter(|f| f.advice == Some(Advice::Unreached)).count();
@@ -142,6 +162,27 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
             let _ = writeln!(out, "  - {step}");
             list(out, listed, "      ", "below");
         }
+    }
+}
+
+/// The fixes that transfer_to_npu makes unnecessary, offered as the other
+/// way to migrate rather than as one more step (`in_use`: it is on already).
+fn migrate_by_hand_instead(safe: usize, unsafe_: usize, in_use: bool) -> String {
+    let mut ways = Vec::new();
+    if safe > 0 {
+        let fixes = if safe == 1 { "1 safe fix".to_string() } else { format!("{safe} safe fixes") };
+        ways.push(format!("{fixes} (`npu-mem scan --fix`; `--diff` shows the changes first)"));
+    }
+    if unsafe_ > 0 {
+        let fixes = if unsafe_ == 1 { "1 unsafe fix".to_string() } else { format!("{unsafe_} unsafe fixes") };
+        ways.push(format!("{fixes} to review (`npu-mem scan --diff --unsafe-fixes`, then add `--fix`)"));
+    }
+    match in_use {
+        true => format!(
+            "Not needed while transfer_to_npu is on: {} for findings it handles, if you would rather migrate by hand.",
+            ways.join(" and ")
+        ),
+        false => format!("Or, instead of turning it on, migrate by hand: {}.", ways.join(" and ")),
     }
 }
 
