@@ -52,7 +52,12 @@ impl Report<'_> {
 
     /// Number of findings with a fix of this applicability.
     pub fn fixable(&self, a: crate::finding::Applicability) -> usize {
-        self.outcome.findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == a)).count()
+        self.fixable_where(a, |_| true)
+    }
+
+    /// How many of the findings that `keep` accepts have a fix of applicability `a`.
+    pub fn fixable_where(&self, a: crate::finding::Applicability, keep: impl Fn(&Finding) -> bool) -> usize {
+        self.outcome.findings.iter().filter(|f| f.fix.as_ref().is_some_and(|x| x.applicability == a) && keep(f)).count()
     }
 
     /// Findings of one section, in report order.

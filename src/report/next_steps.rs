@@ -90,14 +90,13 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
     }
     // Turning it on handles every finding (the verdict found no blocker); once it is on, the advisory ones.
     let alternative = |f: &Finding| automatic_plan.is_some_and(|in_use| !in_use || f.advisory);
-    let fixable = |a: Applicability, instead: bool| {
-        let fixed = |f: &&Finding| f.fix.as_ref().is_some_and(|x| x.applicability == a);
-        findings.iter().filter(fixed).filter(|f| alternative(f) == instead).count()
-    };
+    let fixable = |a: Applicability, instead: bool| report.fixable_where(a, |f| alternative(f) == instead);
     let (safe, unsafe_) = (fixable(Applicability::Safe, false), fixable(Applicability::Unsafe, false));
     if safe > 0 {
-        let fixes = if safe == 1 { "1 safe fix".to_string() } else { format!("{safe} safe fixes") };
-        steps.push((format!("{fixes}: `npu-mem scan --fix` (see them first with `--diff`)."), Vec::new()));
+        steps.push((
+            format!("{}: `npu-mem scan --fix` (see them first with `--diff`).", plural(safe, "safe fix")),
+            Vec::new(),
+        ));
     }
     if unsafe_ > 0 {
         let more = if safe > 0 { " more" } else { "" };
@@ -170,11 +169,10 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
 fn migrate_by_hand_instead(safe: usize, unsafe_: usize, in_use: bool) -> String {
     let mut ways = Vec::new();
     if safe > 0 {
-        let fixes = if safe == 1 { "1 safe fix".to_string() } else { format!("{safe} safe fixes") };
-        ways.push(format!("{fixes} (`npu-mem scan --fix`; `--diff` shows the changes first)"));
+        ways.push(format!("{} (`npu-mem scan --fix`; `--diff` shows the changes first)", plural(safe, "safe fix")));
     }
     if unsafe_ > 0 {
-        let fixes = if unsafe_ == 1 { "1 unsafe fix".to_string() } else { format!("{unsafe_} unsafe fixes") };
+        let fixes = plural(unsafe_, "unsafe fix");
         ways.push(format!("{fixes} to review (`npu-mem scan --diff --unsafe-fixes`, then add `--fix`)"));
     }
     match in_use {

@@ -38,6 +38,7 @@ pub(super) fn plural(n: usize, word: &str) -> String {
     match (n, word) {
         (_, "info") => format!("{n} info"),
         (1, _) => format!("1 {word}"),
+        (_, w) if w.ends_with('x') => format!("{n} {word}es"),
         _ => format!("{n} {word}s"),
     }
 }

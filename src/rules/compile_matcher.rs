@@ -429,7 +429,7 @@ impl Compiler {
                     }
                 }
             }
-            other => return Err(Problem::NotATest { value: kind_of(other).to_string() }.into()),
+            other => return Err(Problem::NotATest { kind: kind_of(other) }.into()),
         })
     }
 }

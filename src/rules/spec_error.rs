@@ -204,7 +204,7 @@ pub enum Problem {
     /// A value that cannot be an argument test.
     NotATest {
         /// What kind of value it is (`an array`).
-        value: String,
+        kind: &'static str,
     },
     /// A nested table that is not in the schema.
     Toml(toml::de::Error),
@@ -307,9 +307,9 @@ impl fmt::Display for Problem {
                 "`regex` tests a string's value and takes no `${{placeholder}}`: use `text` (the argument's source) \
                  for a template"
             ),
-            Problem::NotATest { value } => write!(
+            Problem::NotATest { kind } => write!(
                 f,
-                "cannot use {value} as an argument test; use a state (`present`, ...), a literal value, or a \
+                "cannot use {kind} as an argument test; use a state (`present`, ...), a literal value, or a \
                  table such as {{ eq = \"cuda\" }}"
             ),
             Problem::Toml(e) => write!(f, "{}", e.message().trim_end()),
