@@ -75,4 +75,4 @@ mod write;
 
 // What the command line (src/main.rs) uses of the layers kept private.
 pub use analysis::{parse_only, KeptOutcome};
-pub use project::{named_runs, ScanFacts};
+pub use project::{named_runs, Rereads, ScanFacts};

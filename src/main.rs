@@ -8,7 +8,7 @@ use npu_mem::finding::Severity;
 use npu_mem::output::{self, ReportFile};
 use npu_mem::report::{self, style::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
-use npu_mem::{add_ignore, baseline, config, diff, fix, named_runs, scan, walk};
+use npu_mem::{add_ignore, baseline, config, diff, fix, named_runs, scan, walk, Rereads};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -139,7 +139,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
 
     let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
-        let facts = npu_mem::ScanFacts::of(&walked, &outcomes, &engine);
+        let facts = npu_mem::ScanFacts::of(&walked, &outcomes, &engine, &Rereads::default());
         // Standard input is fixed in memory: the fixed text is printed.
         let write = !args.diff && buffer.is_none();
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
@@ -162,7 +162,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     };
     let runs =
         scan::RunSettings { migration: &settings.migration, entries: settings.entries.value, named: named.as_ref() };
-    let mut outcome = pool.install(|| scan::merge(outcomes, &engine, &walked, runs));
+    // Read again after the fixes: nothing is remembered from the texts before them.
+    let mut outcome = pool.install(|| scan::merge(outcomes, &engine, &walked, runs, &Rereads::default()));
     if let Some(run) = fix_run {
         record_fixes(&mut outcome, run, &args, written.len());
     }

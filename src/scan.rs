@@ -7,7 +7,7 @@ use crate::cache::{Cache, StoredOutcome};
 use crate::config::PerFileIgnores;
 use crate::outcome::ScanOutcome;
 use crate::progress::Progress;
-pub use crate::project::RunSettings;
+pub use crate::project::{Rereads, RunSettings};
 use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::model::Scope;
 use crate::walk::{ScanFile, WalkResult};
@@ -91,9 +91,16 @@ pub fn cache_entries(files: &[ScanFile], outcomes: &[KeptOutcome]) -> BTreeMap<S
 
 /// Merges per-file outcomes (in the order of `walked`'s files) into the
 /// scan's result, in a deterministic order; `settings` decide each
-/// project's style and which code runs.
-pub fn merge(outcomes: Vec<KeptOutcome>, engine: &Engine, walked: &WalkResult, settings: RunSettings) -> ScanOutcome {
-    let mut projects = crate::project::analyse(walked, &outcomes, engine, settings);
+/// project's style and which code runs; `rereads` remembers what is read
+/// again of the files, or not (see [`Rereads`]).
+pub fn merge(
+    outcomes: Vec<KeptOutcome>,
+    engine: &Engine,
+    walked: &WalkResult,
+    settings: RunSettings,
+    rereads: &Rereads,
+) -> ScanOutcome {
+    let mut projects = crate::project::analyse(walked, &outcomes, engine, settings, rereads);
     let mut result = ScanOutcome {
         files_scanned: 0,
         findings: Vec::new(),

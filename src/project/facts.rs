@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::named_files::NamedFiles;
 use super::processes;
+use super::rereads::Rereads;
 
 /// The facts decided after every file is analysed: per project, which facts
 /// hold in at least one of its files; per process, for the files whose
@@ -40,7 +41,7 @@ impl ScanFacts {
     /// `walked`'s files): project facts always, process facts for the files
     /// whose findings have process conditions (their projects' import graphs
     /// are only built then).
-    pub fn of(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine) -> Self {
+    pub fn of(walked: &WalkResult, outcomes: &[KeptOutcome], engine: &Engine, rereads: &Rereads) -> Self {
         let files = &walked.files;
         let n_facts = engine.set.compiler.facts.len();
         let n_projects = outcomes.iter().map(|o| o.project() + 1).max().unwrap_or(0);
@@ -79,7 +80,7 @@ impl ScanFacts {
             // Graph node k is outcome members[k].
             let (members, python) = python_of(files, project);
             let Some(dir) = walked.projects.get(project) else { continue };
-            let mut graph = processes::ImportGraph::new(python, &dir.display);
+            let mut graph = processes::ImportGraph::new(python, &dir.display, rereads);
             for (k, wanted) in members.iter().enumerate().filter_map(|(k, i)| Some((k, asking.get(i)?))) {
                 let mut facts = vec![false; n_facts];
                 // Stops once every fact the file's findings ask about is known to hold.
@@ -94,7 +95,7 @@ impl ScanFacts {
         for &i in asking.keys() {
             processes.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
         }
-        let loaded = loaded_with(walked, outcomes, &projects, &vendoring);
+        let loaded = loaded_with(walked, outcomes, &projects, &vendoring, rereads);
         // Only a project with a marker of its own counts as around another: a
         // directory without one (ModelZoo's `PyTorch/`, the scan root) gathers
         // unrelated ports, one of whose `glob("*.cu")` would name every kernel.
@@ -168,6 +169,7 @@ fn loaded_with(
     outcomes: &[KeptOutcome],
     projects: &[Vec<bool>],
     vendoring: &[Option<usize>],
+    rereads: &Rereads,
 ) -> HashMap<String, Vec<bool>> {
     let files = &walked.files;
     let n_facts = projects.first().map_or(0, Vec::len);
@@ -181,7 +183,7 @@ fn loaded_with(
     for project in asking.keys().map(|&i| files[i].project).collect::<BTreeSet<usize>>() {
         let (members, python) = python_of(files, project);
         let Some(dir) = walked.projects.get(project) else { continue };
-        let graph = processes::ProjectGraph::new(&python, &dir.display);
+        let graph = processes::ProjectGraph::new(&python, &dir.display, rereads);
         let mut library = vec![false; n_facts];
         let imported = graph.imported_by_some();
         members

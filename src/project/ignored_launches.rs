@@ -11,10 +11,10 @@
 //! line passes. A line whose options are not all read (a command built in
 //! a variable) or whose script's parser may accept more is a launch.
 
+use super::rereads::Rereads;
 use crate::analysis::KeptOutcome;
 use crate::semantic::launch_lines::Launch;
-use crate::semantic::option_table::{self, OptionTable};
-use crate::source::read_file;
+use crate::semantic::option_table::OptionTable;
 use crate::walk::{FileKind, ScanFile, WalkResult};
 use std::collections::{BTreeSet, HashMap};
 
@@ -49,8 +49,9 @@ impl Ignored {
 }
 
 /// The launch lines of project `project` (in `walked`, whose files'
-/// analyses are `outcomes`) that the scripts they start reject.
-pub(crate) fn in_project(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize) -> Ignored {
+/// analyses are `outcomes`) that the scripts they start reject; their
+/// option tables are read through `rereads`.
+pub(crate) fn in_project(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize, rereads: &Rereads) -> Ignored {
     let members: Vec<(&ScanFile, &KeptOutcome)> =
         walked.files.iter().zip(outcomes).filter(|(f, _)| f.project == project).collect();
     let launches: Vec<(String, &Launch)> = members
@@ -62,7 +63,7 @@ pub(crate) fn in_project(walked: &WalkResult, outcomes: &[KeptOutcome], project:
         .collect();
     let python: Vec<&ScanFile> = members.iter().map(|(f, _)| *f).filter(|f| f.kind == FileKind::Python).collect();
     let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
-    let mut tables: HashMap<usize, Option<OptionTable>> = HashMap::new();
+    let mut tables: HashMap<usize, std::sync::Arc<Option<OptionTable>>> = HashMap::new();
     let mut lines = Vec::new();
     for (shell, launch) in &launches {
         // Only a line whose every word is read, and that passes some option, may be rejected.
@@ -71,8 +72,8 @@ pub(crate) fn in_project(walked: &WalkResult, outcomes: &[KeptOutcome], project:
         }
         let started: Vec<usize> = (0..paths.len()).filter(|&i| launch.starts(&paths[i])).collect();
         let mut rejected = started.iter().map(|&i| {
-            let table = tables.entry(i).or_insert_with(|| option_table::of_script(&read_file(python[i]).ok()?.text));
-            table.as_ref().and_then(|t| t.rejected(launch.words())).map(str::to_string)
+            let table = tables.entry(i).or_insert_with(|| rereads.option_table(python[i]));
+            table.as_ref().as_ref().and_then(|t| t.rejected(launch.words())).map(str::to_string)
         });
         let first = rejected.next().flatten();
         if let Some(option) = first.filter(|_| rejected.all(|r| r.is_some())) {

@@ -26,6 +26,7 @@ pub(crate) mod npu_launchers;
 mod outcome;
 mod outer_launches;
 pub(crate) mod processes;
+mod rereads;
 mod run_configs;
 mod runs;
 pub(crate) mod uncalled;
@@ -34,6 +35,7 @@ pub(crate) mod vendored;
 pub use facts::ScanFacts;
 pub(crate) use findings::{file_findings, FileFindings};
 pub use outcome::ProjectOutcome;
+pub use rereads::Rereads;
 pub use runs::RunSettings;
 
 use crate::analysis::KeptOutcome;
@@ -75,14 +77,15 @@ impl Projects {
 }
 
 /// Decides the project facts of a scan: `outcomes` are the walked files'
-/// analyses, in walk order.
+/// analyses, in walk order; what is read again of the files goes through `rereads`.
 pub(crate) fn analyse(
     walked: &WalkResult,
     outcomes: &[KeptOutcome],
     engine: &Engine,
     settings: RunSettings,
+    rereads: &Rereads,
 ) -> Projects {
-    let facts = ScanFacts::of(walked, outcomes, engine);
+    let facts = ScanFacts::of(walked, outcomes, engine, rereads);
     let findings: Vec<Option<FileFindings>> =
         outcomes.iter().map(|o| o.full().map(|o| file_findings(o, &facts, engine))).collect();
     let mut per_project: Vec<ProjectOutcome> = walked
@@ -121,6 +124,6 @@ pub(crate) fn analyse(
         by_path.entry(f.path.as_str()).or_default().push(f.line);
     }
     let finding_lines: HashMap<&str, LineSet> = by_path.into_iter().map(|(p, l)| (p, LineSet::new(l))).collect();
-    let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines);
+    let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines, rereads);
     Projects { findings, outcomes: per_project, runs }
 }

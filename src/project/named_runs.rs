@@ -21,6 +21,7 @@
 //! of its project: every file there stays reached.
 
 use super::processes::{reachable_in, ImportGraph};
+use super::rereads::Rereads;
 use super::run_configs;
 use crate::config::{absolute, NamedRun};
 use crate::parse::shell::{self, split_words};
@@ -390,13 +391,13 @@ impl<'w> Files<'w> {
 /// directly or through each other, across the scan's projects, those they
 /// load by a name computed in a package they name, and the modules their
 /// configurations instantiate ([`super::run_configs`]).
-pub(crate) fn reach(started: &Started, walked: &WalkResult) -> Reach {
+pub(crate) fn reach(started: &Started, walked: &WalkResult, rereads: &Rereads) -> Reach {
     let python: Vec<(usize, &ScanFile)> =
         walked.files.iter().enumerate().filter(|(_, f)| f.kind == FileKind::Python).collect();
     let node_of: HashMap<usize, usize> = python.iter().enumerate().map(|(n, (i, _))| (*i, n)).collect();
     let dir_of = |p: usize| walked.projects.get(p).map_or(".", |p| p.display.as_str());
     let files: Vec<&ScanFile> = python.iter().map(|(_, f)| *f).collect();
-    let mut search = Search::new(ImportGraph::across(files.clone(), &dir_of), files);
+    let mut search = Search::new(ImportGraph::across(files.clone(), &dir_of, rereads), files);
     for &p in &started.any_script {
         search.undecided.entry(p).or_insert_with(|| "a launch script runs a command npu-mem cannot read".into());
     }

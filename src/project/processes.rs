@@ -17,9 +17,10 @@
 //! lines ([`crate::semantic::import_lines`]: no second parse), not kept from the
 //! analysis: the scan keeps almost nothing of a file that reports nothing,
 //! so memory stays flat, and only the projects that need the graph pay for
-//! it.
+//! it. The language server, which decides the facts again after each edit,
+//! remembers them from one time to the next ([`super::rereads`]).
 
-use crate::source::read_file;
+use super::rereads::Rereads;
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -75,9 +76,9 @@ pub(crate) struct ProjectGraph<'f> {
 impl<'f> ProjectGraph<'f> {
     /// Reads the imports of every Python file among `files`, one project's
     /// files, in a project displayed as `dir`.
-    pub(crate) fn new(files: &[&'f ScanFile], dir: &str) -> Self {
+    pub(crate) fn new(files: &[&'f ScanFile], dir: &str, rereads: &Rereads) -> Self {
         let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
-        let edges = ImportGraph::new(python.clone(), dir).read_all();
+        let edges = ImportGraph::new(python.clone(), dir, rereads).read_all();
         let index = python.iter().enumerate().map(|(i, f)| (f.display().into_owned(), i)).collect();
         ProjectGraph { python, edges, index }
     }
@@ -124,19 +125,20 @@ impl<'f> ProjectGraph<'f> {
 pub(crate) struct LazyGraph<'f, 'a> {
     files: &'a [&'f ScanFile],
     dir: &'a str,
+    rereads: &'a Rereads,
     graph: Option<ProjectGraph<'f>>,
 }
 
 impl<'f, 'a> LazyGraph<'f, 'a> {
     /// The graph of `files`, one project's files, in a project displayed as `dir`; nothing read yet.
-    pub(crate) fn new(files: &'a [&'f ScanFile], dir: &'a str) -> Self {
-        LazyGraph { files, dir, graph: None }
+    pub(crate) fn new(files: &'a [&'f ScanFile], dir: &'a str, rereads: &'a Rereads) -> Self {
+        LazyGraph { files, dir, rereads, graph: None }
     }
 
     /// The graph, read now if it was not yet.
     pub(crate) fn get(&mut self) -> &ProjectGraph<'f> {
-        let (files, dir) = (self.files, self.dir);
-        self.graph.get_or_insert_with(|| ProjectGraph::new(files, dir))
+        let (files, dir, rereads) = (self.files, self.dir, self.rereads);
+        self.graph.get_or_insert_with(|| ProjectGraph::new(files, dir, rereads))
     }
 }
 
@@ -146,6 +148,7 @@ impl<'f, 'a> LazyGraph<'f, 'a> {
 /// process is a small part of the whole.
 pub(crate) struct ImportGraph<'f> {
     python: Vec<&'f ScanFile>,
+    rereads: &'f Rereads,
     modules: ModuleIndex<'f>,
     /// For each file read so far, the files of the project it imports.
     edges: Vec<Option<Vec<usize>>>,
@@ -154,18 +157,22 @@ pub(crate) struct ImportGraph<'f> {
 impl<'f> ImportGraph<'f> {
     /// The graph of `python`, one project's Python files, in a project
     /// displayed as `dir`; no file is read yet.
-    pub(crate) fn new(python: Vec<&'f ScanFile>, dir: &str) -> Self {
-        Self::across(python, &|_| dir)
+    pub(crate) fn new(python: Vec<&'f ScanFile>, dir: &str, rereads: &'f Rereads) -> Self {
+        Self::across(python, &|_| dir, rereads)
     }
 
     /// The graph of `python`, Python files of any projects, each file's
     /// modules counted from the directory of its project as `dir_of` gives
     /// it (by project index): an import may be resolved in another project,
     /// as an installed package is. No file is read yet.
-    pub(crate) fn across<'d>(python: Vec<&'f ScanFile>, dir_of: &dyn Fn(usize) -> &'d str) -> Self {
+    pub(crate) fn across<'d>(
+        python: Vec<&'f ScanFile>,
+        dir_of: &dyn Fn(usize) -> &'d str,
+        rereads: &'f Rereads,
+    ) -> Self {
         let modules = ModuleIndex::new(&python, dir_of);
         let edges = vec![None; python.len()];
-        ImportGraph { python, modules, edges }
+        ImportGraph { python, rereads, modules, edges }
     }
 
     /// The files that `names` (dotted module names, as an import of file
@@ -193,7 +200,7 @@ impl<'f> ImportGraph<'f> {
 
     /// The files that file `i` imports.
     fn imports_of(&self, i: usize) -> Vec<usize> {
-        self.modules.resolve(i, &imported_names(self.python[i]))
+        self.modules.resolve(i, &self.rereads.imported_names(self.python[i]))
     }
 
     /// Visits the files `roots`, then the files they import, directly or
@@ -220,13 +227,6 @@ impl<'f> ImportGraph<'f> {
             }
         }
     }
-}
-
-/// Every qualified name a file loads (relative ones start with dots): its
-/// import statements, and `importlib.import_module` with a literal name;
-/// none for a file that cannot be read.
-fn imported_names(file: &ScanFile) -> Vec<String> {
-    read_file(file).map(|source| crate::semantic::import_lines::loaded_names(&source.text)).unwrap_or_default()
 }
 
 /// The project's Python files by dotted module path (`pkg/mod.py` is

@@ -15,13 +15,14 @@ use super::named_runs::{self, RunSummary};
 use super::outcome::ProjectOutcome;
 use super::outer_launches;
 use super::processes;
+use super::rereads::Rereads;
 use crate::analysis::KeptOutcome;
 use crate::config::{Entries, Migration, Setting};
 use crate::finding::{Advice, Finding, Severity};
 use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_defs;
 use crate::semantic::options::Gate;
-use crate::source::{read_file, LineSet};
+use crate::source::LineSet;
 use crate::walk::{FileKind, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -88,13 +89,16 @@ impl Runs {
         facts: &ScanFacts,
         settings: RunSettings,
         finding_lines: &HashMap<&str, LineSet>,
+        rereads: &Rereads,
     ) -> Self {
         let RunSettings { migration, entries, named } = settings;
         // Named runs say which scripts start; without them the project's texts tell.
         let guessing = named.is_none() && entries == Entries::Launched;
         // Launch lines the started scripts reject start nothing and give no options.
         let ignored: Vec<Ignored> = match guessing {
-            true => (0..per_project.len()).map(|p| ignored_launches::in_project(walked, outcomes, p)).collect(),
+            true => {
+                (0..per_project.len()).map(|p| ignored_launches::in_project(walked, outcomes, p, rereads)).collect()
+            }
             false => Vec::new(),
         };
         let from_outside = match guessing {
@@ -109,8 +113,10 @@ impl Runs {
         };
         let untaken_branches = (0..per_project.len())
             .map(|p| match (named, ignored.get(p), entries) {
-                (Some(s), _, Entries::Launched) => untaken_in(walked, outcomes, p, RunLaunches::Named(&s.launches)),
-                (None, Some(ignored), _) => untaken_in(walked, outcomes, p, RunLaunches::Read(ignored)),
+                (Some(s), _, Entries::Launched) => {
+                    untaken_in(walked, outcomes, p, RunLaunches::Named(&s.launches), rereads)
+                }
+                (None, Some(ignored), _) => untaken_in(walked, outcomes, p, RunLaunches::Read(ignored), rereads),
                 _ => HashMap::new(),
             })
             .collect();
@@ -146,7 +152,7 @@ impl Runs {
             let paths =
                 |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
             let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
-            let mut graph = processes::LazyGraph::new(&files_by_project[i], &p.project.display);
+            let mut graph = processes::LazyGraph::new(&files_by_project[i], &p.project.display, rereads);
             if p.migration.detected_automatic() {
                 let all_importers: BTreeSet<String> =
                     importers.union(&paths(&p.late_transfer_imports)).cloned().collect();
@@ -189,7 +195,7 @@ impl Runs {
             p.launches.ignored = ignored.lines;
         }
         let named = named.map(|started| {
-            let reach = named_runs::reach(started, walked);
+            let reach = named_runs::reach(started, walked, rereads);
             let shown = |i: usize| walked.files[i].display().into_owned();
             let unreached = reach.reached.iter().enumerate().filter(|(_, r)| !**r).map(|(i, _)| shown(i)).collect();
             let unselected = reach.unselected.iter().map(|(&i, lines)| (shown(i), lines.clone())).collect();
@@ -332,6 +338,7 @@ fn untaken_in(
     outcomes: &[KeptOutcome],
     project: usize,
     runs: RunLaunches,
+    rereads: &Rereads,
 ) -> HashMap<String, Vec<Untaken>> {
     let members = || walked.files.iter().zip(outcomes).filter(move |(f, _)| f.project == project);
     let gates: Vec<(String, &[Gate])> = members()
@@ -360,7 +367,7 @@ fn untaken_in(
         gates.iter().enumerate().filter_map(|(k, (path, _))| Some((*node.get(path.as_str())?, k))).collect();
     let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); gates.len()];
     let mut run_anywhere = vec![false; paths.len()];
-    let mut graph = processes::ImportGraph::new(python.clone(), &dir.display);
+    let mut graph = processes::ImportGraph::new(python.clone(), &dir.display, rereads);
     for (i, launch) in launches.iter().enumerate() {
         let roots: Vec<usize> = (0..paths.len()).filter(|&j| launch.starts(&paths[j])).collect();
         let seen = processes::reachable_in(&mut graph, &roots);
@@ -373,7 +380,7 @@ fn untaken_in(
     let definitions: Vec<option_defs::Definitions> = (0..python.len())
         .into_par_iter()
         .filter(|&j| run_anywhere[j])
-        .filter_map(|j| Some(option_defs::in_file(&read_file(python[j]).ok()?.text)))
+        .filter_map(|j| rereads.option_definitions(python[j]).as_ref().clone())
         .filter(|d| !d.is_empty())
         .collect();
     let gates: Vec<(&str, &[Gate], &[usize])> =

@@ -66,7 +66,8 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
 /// Every qualified name that `text` loads: what its import statements
 /// import, and the literal names it gives `importlib.import_module` or
 /// `__import__` (`import_module("models.resnet")`); a computed name
-/// (`import_module(f"models.{name}")`) is not read.
+/// (`import_module(f"models.{name}")`) is not read. Sorted, each once: a
+/// name imported in several places is resolved once.
 pub(crate) fn loaded_names(text: &str) -> Vec<String> {
     let mut names = imported_names(text);
     if text.contains("import_module(") || text.contains("__import__(") {
@@ -76,6 +77,8 @@ pub(crate) fn loaded_names(text: &str) -> Vec<String> {
         });
         names.extend(LITERAL.captures_iter(text).map(|c| c[1].to_string()));
     }
+    names.sort_unstable();
+    names.dedup();
     names
 }
 
@@ -198,7 +201,17 @@ mod tests {
     fn literal_names_given_to_import_module_are_loaded_and_computed_ones_are_not() {
         let src = "import os\nm = importlib.import_module('models.resnet')\n\
                    n = import_module(f\"models.{name}\")\nt = __import__(\"tools.export\", fromlist=['x'])\n";
-        assert_eq!(loaded_names(src), ["os", "models.resnet", "tools.export"]);
+        assert_eq!(loaded_names(src), ["models.resnet", "os", "tools.export"]);
+    }
+
+    #[test]
+    fn a_name_loaded_in_several_places_is_given_once() {
+        let src = "import os
+def f():
+    import os, sys
+    importlib.import_module('os')
+";
+        assert_eq!(loaded_names(src), ["os", "sys"]);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::analysis::KeptOutcome;
 use crate::cache::{Cache, StoredOutcome};
 use crate::config::{self, CommandLine, ConfigError, PerFileIgnores};
 use crate::fix::{self, FindingAt, FixMode};
-use crate::project::ScanFacts;
+use crate::project::{Rereads, ScanFacts};
 use crate::rules::compile::parse_version;
 use crate::rules::engine::{Engine, RuleSet};
 use crate::rules::model::Version;
@@ -208,6 +208,8 @@ pub(super) struct Project {
     index: HashMap<PathBuf, usize>,
     /// Absolute path -> what `scan` reports for it, as of the last [`Project::merge`].
     reports: HashMap<PathBuf, FileReport>,
+    /// What the merges read again of the files, remembered from one merge to the next.
+    rereads: Arc<Rereads>,
 }
 
 impl Project {
@@ -215,7 +217,8 @@ impl Project {
     pub(super) fn new(config: Arc<Config>, pass: Pass) -> Project {
         let index = pass.walked.files.iter().enumerate().map(|(i, f)| (config::absolute(&f.path()), i)).collect();
         let Pass { walked, outcomes, stored, .. } = pass;
-        Project { config, walked, outcomes, stored, index, reports: HashMap::new() }
+        let rereads = Arc::new(Rereads::remembering());
+        Project { config, walked, outcomes, stored, index, reports: HashMap::new(), rereads }
     }
 
     /// A project of one file, `path`, with `text` as its content: what `scan
@@ -286,6 +289,7 @@ impl Project {
             walked: self.walked.clone(),
             outcomes: self.outcomes.clone(),
             index: self.index.clone(),
+            rereads: self.rereads.clone(),
         }
     }
 
@@ -311,7 +315,7 @@ impl Project {
     ) -> Result<Option<String>, String> {
         let &i = self.index.get(path).ok_or("the file is not one of the project's")?;
         let engine = self.config.engine();
-        let facts = ScanFacts::of(&self.walked, &self.outcomes, &engine);
+        let facts = ScanFacts::of(&self.walked, &self.outcomes, &engine, &self.rereads);
         let mode = match mode {
             Applicability::Safe => FixMode::Safe,
             Applicability::Unsafe => FixMode::Unsafe,
@@ -329,6 +333,7 @@ pub(super) struct Snapshot {
     walked: WalkResult,
     outcomes: Vec<KeptOutcome>,
     index: HashMap<PathBuf, usize>,
+    rereads: Arc<Rereads>,
 }
 
 /// What `scan` reports for each file of a project, by absolute path.
@@ -338,7 +343,7 @@ impl Snapshot {
     /// Decides the project facts from every file's analysis and applies
     /// them, with the configuration's settings, to each file's findings.
     pub(super) fn merge(self) -> Reports {
-        let Snapshot { config, walked, outcomes, index } = self;
+        let Snapshot { config, walked, outcomes, index, rereads } = self;
         let engine = config.engine();
         let settings = &config.settings;
         // An entry that starts nothing stops `scan`; here the findings keep their severity.
@@ -348,7 +353,7 @@ impl Snapshot {
             entries: settings.entries.value,
             named: named.as_ref(),
         };
-        let mut outcome = scan::merge(outcomes, &engine, &walked, runs);
+        let mut outcome = scan::merge(outcomes, &engine, &walked, runs, &rereads);
         scan::apply_settings(&mut outcome, &config.ignores, &settings.severity.value);
         let by_display: HashMap<String, &PathBuf> =
             index.iter().map(|(path, &i)| (walked.files[i].display().into_owned(), path)).collect();
