@@ -90,7 +90,8 @@ fn a_compatible_project_is_told_where_transfer_to_npu_goes_and_an_adopter_that_i
 }
 
 /// One plan (issue 48 item 2): where the plan is transfer_to_npu, the fixes
-/// of what it handles are the other way to migrate, not one more step.
+/// of what it handles are the other way to migrate, not one more step, in
+/// the next steps and in the report's closing line alike.
 #[test]
 fn the_next_steps_read_as_one_plan() {
     let dir = temp_dir("one-plan");
@@ -105,6 +106,8 @@ fn the_next_steps_read_as_one_plan() {
         head[head.iter().position(|l| l == "Next steps:").expect("next steps")..].to_vec()
     };
     let by_hand = "  - 2 safe fixes: `npu-mem scan --fix` (see them first with `--diff`).";
+    let closing = |args: &[&str]| npu_mem_in(&dir, args).stdout.lines().last().unwrap_or_default().to_string();
+    let to_apply = "2 findings have a safe fix: `npu-mem scan --fix` applies them.";
 
     // Compatible, transfer_to_npu not imported: turn it on, or else fix by hand.
     let plan = steps(&["scan", ".", "--no-cache"]);
@@ -113,11 +116,14 @@ fn the_next_steps_read_as_one_plan() {
         "  - Or, instead of turning it on, migrate by hand: 2 safe fixes (`npu-mem scan --fix`; `--diff` shows the changes first).";
     assert_eq!(plan[2], instead, "{plan:#?}");
     assert!(!plan.iter().any(|l| l == by_hand), "{plan:#?}");
+    let last = closing(&["scan", ".", "--no-cache"]);
+    assert_eq!(last, "2 safe fixes to migrate by hand instead of turning on transfer_to_npu (see Next steps).");
 
     // Manual migration chosen: the fixes are the plan, and nothing is said of transfer_to_npu.
     let plan = steps(&["scan", ".", "--no-cache", "--migration", "manual"]);
     assert_eq!(plan[1], by_hand, "{plan:#?}");
     assert!(!plan.iter().any(|l| l.contains("Turn it on") || l.contains("instead")), "{plan:#?}");
+    assert_eq!(closing(&["scan", ".", "--no-cache", "--migration", "manual"]), to_apply);
 
     // transfer_to_npu on: the fixes of what it handles are not needed.
     std::fs::write(
@@ -131,6 +137,10 @@ fn the_next_steps_read_as_one_plan() {
         "  - Not needed while transfer_to_npu is on: 2 safe fixes (`npu-mem scan --fix`; `--diff` shows the changes \
                       first) for findings it handles, if you would rather migrate by hand.";
     assert!(plan.iter().any(|l| l == not_needed), "{plan:#?}");
+    assert_eq!(
+        closing(&["scan", ".", "--no-cache"]),
+        "2 safe fixes not needed while transfer_to_npu is on (see Next steps)."
+    );
 }
 
 #[test]

@@ -17,8 +17,21 @@ const LISTED: usize = 8;
 /// The verdict's heading.
 const VERDICT: &str = "Automatic migration (transfer_to_npu):";
 
-/// Writes the migration style, the verdict, the blockers and the next steps.
-pub fn render(out: &mut String, report: &Report, paint: Paint) {
+/// The fixes the next steps name: those that are steps of the plan, and
+/// those that are the other way to migrate, where the plan is transfer_to_npu.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedFixes {
+    /// Safe and unsafe fixes that are steps.
+    pub steps: (usize, usize),
+    /// Safe and unsafe fixes of what transfer_to_npu handles: migrating by hand instead.
+    pub instead: (usize, usize),
+    /// transfer_to_npu is on already (the fixes `instead` are not needed).
+    pub in_use: bool,
+}
+
+/// Writes the migration style, the verdict, the blockers and the next
+/// steps; gives the fixes they name, for the report's closing lines.
+pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
     let findings = &report.outcome.findings;
     let projects = &report.outcome.projects;
     let named_runs = report.outcome.run.is_some();
@@ -107,8 +120,13 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
         steps.push((step, Vec::new()));
     }
     let (safe_instead, unsafe_instead) = (fixable(Applicability::Safe, true), fixable(Applicability::Unsafe, true));
+    let planned = PlannedFixes {
+        steps: (safe, unsafe_),
+        instead: (safe_instead, unsafe_instead),
+        in_use: automatic_plan == Some(true),
+    };
     if safe_instead + unsafe_instead > 0 {
-        steps.push((migrate_by_hand_instead(safe_instead, unsafe_instead, automatic_plan == Some(true)), Vec::new()));
+        steps.push((migrate_by_hand_instead(safe_instead, unsafe_instead, planned.in_use), Vec::new()));
     }
     let advisory = findings.iter().filter(|f| f.advisory).count();
     let unreached = findings.iter().filter(|f| f.advice == Some(Advice::Unreached)).count();
@@ -162,6 +180,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) {
             list(out, listed, "      ", "below");
         }
     }
+    planned
 }
 
 /// The fixes that transfer_to_npu makes unnecessary, offered as the other

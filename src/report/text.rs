@@ -4,10 +4,11 @@
 //! [`super::visible`], so a control character in it shows as `\x1b` instead of
 //! acting on the terminal.
 
+use super::next_steps::PlannedFixes;
 use super::style::{plural, Paint};
 use super::summary::{section_summary, SectionSummary, SiteList};
 use super::{visible, Report};
-use crate::finding::{Advice, Applicability, Finding, ProblemKind, Section, Severity};
+use crate::finding::{Advice, Finding, ProblemKind, Section, Severity};
 use crate::rules::schema::SitesRole;
 use std::fmt::Write;
 
@@ -37,7 +38,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
             n => format!(" ({n} below --min-severity {} not shown)", report.min_severity),
         }
     );
-    super::next_steps::render(&mut out, report, paint);
+    let planned = super::next_steps::render(&mut out, report, paint);
     for section in Section::ALL {
         let findings: Vec<&Finding> = report.section_findings(section).filter(|f| report.shown(f)).collect();
         let summary = section_summary(report, section);
@@ -103,7 +104,7 @@ pub fn render(report: &Report, paint: Paint) -> String {
             let _ = writeln!(out, "  {}:{} {} {}", visible(&e.path), e.line, e.code, visible(&e.message));
         }
     }
-    render_fixes(&mut out, report);
+    render_fixes(&mut out, report, planned);
     render_problems(&mut out, report);
     out
 }
@@ -277,15 +278,17 @@ fn render_problems(out: &mut String, report: &Report) {
     }
 }
 
-/// What `--fix` did, and what it could still do.
-fn render_fixes(out: &mut String, report: &Report) {
+/// What `--fix` did, and what it could still do, as the next steps
+/// `planned` it: fixes that transfer_to_npu makes unnecessary are not
+/// counted as fixes to apply.
+fn render_fixes(out: &mut String, report: &Report, planned: PlannedFixes) {
     let fixed = &report.outcome.fixed;
     if !fixed.is_empty() {
         let files: std::collections::BTreeSet<&str> = fixed.iter().map(|f| f.path.as_str()).collect();
         let counts = super::describe_fixed(fixed.len(), &report.outcome.fixed_follow_ups);
         let _ = writeln!(out, "\nFixed {counts} in {}.", plural(files.len(), "file"));
     }
-    let (safe, unsafe_) = (report.fixable(Applicability::Safe), report.fixable(Applicability::Unsafe));
+    let (safe, unsafe_) = planned.steps;
     if safe > 0 {
         let _ = writeln!(out, "{} a safe fix: `npu-mem scan --fix` applies them.", have(safe));
     }
@@ -296,6 +299,17 @@ fn render_fixes(out: &mut String, report: &Report) {
             have(unsafe_)
         );
     }
+    let fixes = match planned.instead {
+        (0, 0) => return,
+        (safe, 0) => plural(safe, "safe fix"),
+        (0, unsafe_) => plural(unsafe_, "unsafe fix"),
+        (safe, unsafe_) => format!("{} and {}", plural(safe, "safe fix"), plural(unsafe_, "unsafe fix")),
+    };
+    let why = match planned.in_use {
+        true => "not needed while transfer_to_npu is on",
+        false => "to migrate by hand instead of turning on transfer_to_npu",
+    };
+    let _ = writeln!(out, "{fixes} {why} (see Next steps).");
 }
 
 /// `1 finding has`, `3 findings have`.
