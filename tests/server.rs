@@ -461,3 +461,39 @@ fn exit_without_shutdown_is_code_1() {
     client.notify("exit", Value::Null);
     assert_eq!(wait_exit(&mut client.child), 1);
 }
+
+/// Project facts follow the open buffers from one edit to the next: the
+/// server remembers what it read of each file (here, train.py's imports),
+/// and reads a buffer again once its text changes.
+#[test]
+fn project_facts_follow_an_edit_of_the_imports() {
+    let dir = temp_dir("server-imports");
+    std::fs::write(dir.join("setup_npu.py"), "import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n")
+        .unwrap();
+    let migrated =
+        "import setup_npu\nimport torch\nx = torch.ones(2).cuda()\nif __name__ == \"__main__\":\n    print(x)\n";
+    std::fs::write(dir.join("train.py"), migrated).unwrap();
+    let mut client = Client::start();
+    client.initialize(&dir, json!({}));
+    let uri = client.open(&dir.join("train.py"), migrated);
+    // (code, 0-based line, LSP severity: 2 warning, 3 information)
+    let seen = |ds: &[Value]| -> Vec<(String, u64, i64)> {
+        ds.iter()
+            .map(|d| {
+                let line = d["range"]["start"]["line"].as_u64().unwrap();
+                (d["code"].as_str().unwrap().to_string(), line, d["severity"].as_i64().unwrap())
+            })
+            .collect()
+    };
+    // Its process imports transfer_to_npu through setup_npu: advice.
+    assert_eq!(seen(&client.diagnostics(&uri, Some(1))), [("TX001".to_string(), 2, 3)]);
+    // Without that import, the entry script runs on CUDA's terms: a warning.
+    let first_line = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 1, "character": 0 } });
+    client.change(&uri, 2, json!([{ "range": first_line, "text": "" }]));
+    assert_eq!(seen(&client.diagnostics(&uri, Some(2))), [("TX001".to_string(), 1, 2)]);
+    // And back.
+    let top = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } });
+    client.change(&uri, 3, json!([{ "range": top, "text": "import setup_npu\n" }]));
+    assert_eq!(seen(&client.diagnostics(&uri, Some(3))), [("TX001".to_string(), 2, 3)]);
+    assert_eq!(client.shutdown(), 0);
+}

@@ -149,6 +149,9 @@ impl<'f, 'a> LazyGraph<'f, 'a> {
 pub(crate) struct ImportGraph<'f> {
     python: Vec<&'f ScanFile>,
     rereads: &'f Rereads,
+    /// Its files and their project directories, hashed: what its resolved
+    /// imports are remembered under, when `rereads` remembers.
+    identity: Option<u64>,
     modules: ModuleIndex<'f>,
     /// For each file read so far, the files of the project it imports.
     edges: Vec<Option<Vec<usize>>>,
@@ -171,8 +174,9 @@ impl<'f> ImportGraph<'f> {
         rereads: &'f Rereads,
     ) -> Self {
         let modules = ModuleIndex::new(&python, dir_of);
+        let identity = rereads.remembers().then(|| modules.identity());
         let edges = vec![None; python.len()];
-        ImportGraph { python, rereads, modules, edges }
+        ImportGraph { python, rereads, identity, modules, edges }
     }
 
     /// The files that `names` (dotted module names, as an import of file
@@ -200,7 +204,11 @@ impl<'f> ImportGraph<'f> {
 
     /// The files that file `i` imports.
     fn imports_of(&self, i: usize) -> Vec<usize> {
-        self.modules.resolve(i, &self.rereads.imported_names(self.python[i]))
+        let resolve = || self.modules.resolve(i, &self.rereads.imported_names(self.python[i]));
+        match self.identity {
+            Some(graph) => self.rereads.resolved_imports(graph, self.python[i], resolve).to_vec(),
+            None => resolve(),
+        }
     }
 
     /// Visits the files `roots`, then the files they import, directly or
@@ -266,6 +274,18 @@ impl<'f> ModuleIndex<'f> {
         index.by_path.sort_unstable();
         index.by_last.sort_unstable();
         index
+    }
+
+    /// A hash of its files' display paths and their projects' directories,
+    /// in order: equal for two indexes of the same files, which resolve
+    /// every import to the same file numbers.
+    fn identity(&self) -> u64 {
+        let prefix = |f: &ScanFile| self.prefixes.get(&f.project).map_or("", String::as_str);
+        self.files.iter().fold(crate::hash::fnv1a(b"import graph"), |h, f| {
+            [f.display().as_bytes(), b"\0", prefix(f).as_bytes(), b"\0"]
+                .iter()
+                .fold(h, |h, part| crate::hash::fnv1a_extend(h, part))
+        })
     }
 
     /// File `i`'s module path, split at the dots, and whether it is a package's `__init__`.

@@ -1,10 +1,11 @@
 //! What the project layer reads again from files' texts once every file is
 //! analysed: the modules a file imports ([`crate::semantic::import_lines`]),
 //! the options it defines ([`crate::semantic::option_defs`]) and the options
-//! it accepts ([`crate::semantic::option_table`]). `scan`
-//! decides the project facts once and keeps nothing; the language server
-//! decides them again after every edit, where only the edited buffer
-//! changed, so it remembers what each file gave, with the text it came from.
+//! it accepts ([`crate::semantic::option_table`]), and the files its imports
+//! resolve to in an import graph. `scan` decides the project facts once and
+//! keeps nothing; the language server decides them again after every edit,
+//! where only the edited buffer changed, so it remembers what each file
+//! gave, with the text it came from.
 
 use crate::semantic::option_defs::{self, Definitions};
 use crate::semantic::option_table::{self, OptionTable};
@@ -26,6 +27,7 @@ struct Remembered {
     imports: Memo<Vec<String>>,
     options: Memo<Option<Definitions>>,
     tables: Memo<Option<OptionTable>>,
+    resolved: Memo<Vec<usize>>,
 }
 
 impl Rereads {
@@ -52,6 +54,27 @@ impl Rereads {
         self.read(file, |r| &r.tables, option_table::of_script)
     }
 
+    /// Whether it remembers: what a caller that must work out a key (an
+    /// import graph's identity) asks first.
+    pub(crate) fn remembers(&self) -> bool {
+        self.remembered.is_some()
+    }
+
+    /// The nodes that `file`'s imports resolve to in the import graph whose
+    /// identity is `graph` (its files and their project directories: the
+    /// node numbers hold in that graph only), as `resolve` finds them.
+    pub(crate) fn resolved_imports(
+        &self,
+        graph: u64,
+        file: &ScanFile,
+        resolve: impl FnOnce() -> Vec<usize>,
+    ) -> Arc<Vec<usize>> {
+        match &self.remembered {
+            Some(r) => r.resolved.get_or(graph, file, resolve),
+            None => Arc::new(resolve()),
+        }
+    }
+
     /// What `read` makes of `file`'s text (the default value when it cannot
     /// be read), remembered in `memo` when remembering.
     fn read<T: Default>(
@@ -60,18 +83,22 @@ impl Rereads {
         memo: impl Fn(&Remembered) -> &Memo<T>,
         read: impl Fn(&str) -> T,
     ) -> Arc<T> {
-        let read = |file: &ScanFile| read_file(file).map(|source| read(&source.text)).unwrap_or_default();
+        let read = || read_file(file).map(|source| read(&source.text)).unwrap_or_default();
         match &self.remembered {
-            Some(r) => memo(r).get_or(file, read),
-            None => Arc::new(read(file)),
+            Some(r) => memo(r).get_or(0, file, read),
+            None => Arc::new(read()),
         }
     }
 }
 
-/// One value per file (by display path), with the buffer it was read from
-/// (`None`: the file on disk). A value read from another buffer is read
-/// again and replaces it, so a file holds one entry however often it is edited.
-struct Memo<T>(Mutex<HashMap<Box<str>, Entry<T>>>);
+/// One value per file (by a scope, such as an import graph, and the file's
+/// display path), with the buffer it was read from (`None`: the file on
+/// disk). A value read from another buffer is read again and replaces it,
+/// so a file holds one entry per scope however often it is edited.
+struct Memo<T>(Mutex<HashMap<Key, Entry<T>>>);
+
+/// A scope (0 for a file's own readings) and a display path.
+type Key = (u64, Box<str>);
 
 /// A remembered value and the buffer it was read from.
 type Entry<T> = (Option<Arc<str>>, Arc<T>);
@@ -83,9 +110,9 @@ impl<T> Default for Memo<T> {
 }
 
 impl<T> Memo<T> {
-    /// The value for `file`'s current content, read by `read` unless remembered.
-    fn get_or(&self, file: &ScanFile, read: impl FnOnce(&ScanFile) -> T) -> Arc<T> {
-        let display = file.display();
+    /// The value for `file`'s current content in `scope`, made by `make` unless remembered.
+    fn get_or(&self, scope: u64, file: &ScanFile, make: impl FnOnce() -> T) -> Arc<T> {
+        let key: Key = (scope, file.display().into());
         let same = |kept: &Option<Arc<str>>| match (kept, file.text()) {
             (Some(kept), Some(now)) => Arc::ptr_eq(kept, now) || kept == now,
             (None, None) => true,
@@ -93,14 +120,14 @@ impl<T> Memo<T> {
         };
         // A poisoned lock (a panic elsewhere) only costs reading again.
         if let Ok(entries) = self.0.lock() {
-            if let Some((_, value)) = entries.get(display.as_ref()).filter(|(kept, _)| same(kept)) {
+            if let Some((_, value)) = entries.get(&key).filter(|(kept, _)| same(kept)) {
                 return value.clone();
             }
         }
-        // Read outside the lock: files are read in parallel.
-        let value = Arc::new(read(file));
+        // Made outside the lock: files are read in parallel.
+        let value = Arc::new(make());
         if let Ok(mut entries) = self.0.lock() {
-            entries.insert(display.into(), (file.text().cloned(), value.clone()));
+            entries.insert(key, (file.text().cloned(), value.clone()));
         }
         value
     }
@@ -129,6 +156,19 @@ mod tests {
         let defined = options.as_ref().as_ref().map(|d| d.defined.len());
         assert_eq!(defined, Some(1));
         assert_eq!(rereads.option_definitions(&buffer("x = 1\n")).as_ref().as_ref().map(|d| d.is_empty()), Some(true));
+    }
+
+    #[test]
+    fn resolved_imports_are_kept_per_graph_and_text() {
+        let rereads = Rereads::remembering();
+        let file = buffer("import model\n");
+        assert_eq!(*rereads.resolved_imports(1, &file, || vec![3]), [3]);
+        // Another graph numbers its files otherwise: a value of its own.
+        assert_eq!(*rereads.resolved_imports(2, &file, || vec![7]), [7]);
+        // The same graph and text: remembered.
+        assert_eq!(*rereads.resolved_imports(1, &buffer("import model\n"), || vec![]), [3]);
+        // Another text: resolved again.
+        assert_eq!(*rereads.resolved_imports(1, &buffer("import data\n"), || vec![4]), [4]);
     }
 
     #[test]
