@@ -166,7 +166,7 @@ mod tests {
         // Another graph numbers its files otherwise: a value of its own.
         assert_eq!(*rereads.resolved_imports(2, &file, || vec![7]), [7]);
         // The same graph and text: remembered.
-        assert_eq!(*rereads.resolved_imports(1, &buffer("import model\n"), || vec![]), [3]);
+        assert_eq!(*rereads.resolved_imports(1, &buffer("import model\n"), Vec::new), [3]);
         // Another text: resolved again.
         assert_eq!(*rereads.resolved_imports(1, &buffer("import data\n"), || vec![4]), [4]);
     }
