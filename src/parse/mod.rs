@@ -127,11 +127,12 @@ pub(crate) enum Field {
     Operator,
     Parameters,
     Right,
+    Superclasses,
     Value,
 }
 
 /// The grammar's names of the fields, in `Field` order.
-const FIELD_NAMES: [&str; 17] = [
+const FIELD_NAMES: [&str; 18] = [
     "alias",
     "argument",
     "arguments",
@@ -148,11 +149,12 @@ const FIELD_NAMES: [&str; 17] = [
     "operator",
     "parameters",
     "right",
+    "superclasses",
     "value",
 ];
 
 /// Field ids in `Field` order (0, which matches no child, if the grammar lacked one).
-static FIELD_IDS: std::sync::LazyLock<[u16; 17]> = std::sync::LazyLock::new(|| {
+static FIELD_IDS: std::sync::LazyLock<[u16; 18]> = std::sync::LazyLock::new(|| {
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
     FIELD_NAMES.map(|name| language.field_id_for_name(name).map_or(0, |id| id.get()))
 });

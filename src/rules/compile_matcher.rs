@@ -299,8 +299,11 @@ impl Compiler {
 
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
         let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within(field));
+        if s.subclasses.is_some() && s.call.is_none() {
+            return Err(SpecError::at("subclasses", Problem::SubclassesWithoutCall));
+        }
         Ok(Some(if let Some(g) = &s.call {
-            Anchor::Call(globs(g, "call")?)
+            Anchor::Call(globs(g, "call")?, s.subclasses)
         } else if let Some(m) = &s.method {
             Anchor::Method(m.to_vec())
         } else if let Some(g) = &s.attribute {

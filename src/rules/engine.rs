@@ -280,7 +280,7 @@ fn index_anchor(d: &mut Dispatch, e: Entry, anchor: Option<&Anchor>) -> Option<V
         })
     };
     match anchor? {
-        Anchor::Call(g) => {
+        Anchor::Call(g, _) => {
             match (&g.last_segments, &g.first_segments) {
                 (Some(keys), _) => keys.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e)),
                 (None, Some(roots)) => roots.iter().for_each(|r| d.call_by_root.entry(r.clone()).or_default().push(e)),

@@ -2,8 +2,10 @@
 
 use super::context::contains_call;
 use super::context::{local, Context, Frame};
+use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use super::model::*;
+use super::schema::Subclasses;
 use super::slots::{self, Order};
 use super::state::{negate_condition, or_conditions, Clause, MatchState};
 use crate::parse::KindOf;
@@ -11,9 +13,11 @@ use crate::parse::{Field, FieldOf};
 use crate::semantic::calls::{callee, method_parts, ArgState, CallArgs};
 use crate::semantic::dispatch::chain_tests;
 use crate::semantic::dispatch::other_else_of_cuda_test;
+use crate::semantic::subclasses::Derived;
 use crate::semantic::traverse::any_descendant;
 use crate::semantic::values::{is_literal, literal, plain_string, shorten, string_like, text, unparen};
 use crate::semantic::LoopInfo;
+use std::borrow::Cow;
 use tree_sitter::Node;
 
 /// Evaluates `m` at `node`; on success `state` holds its captures.
@@ -38,16 +42,15 @@ pub fn eval<'t>(m: &Matcher, node: Node<'t>, cx: &Context<'_, 't>, state: &mut M
 fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<'t>) -> bool {
     let src = cx.src;
     match a {
-        Anchor::Call(globs) => {
+        Anchor::Call(globs, subclasses) => {
             let Some(f) = callee(node) else { return false };
-            let Some(mut q) = cx.callee_name(node, f) else { return false };
-            if !globs.is_match(&q) {
-                // Another arm's import of the name may be the one that runs.
-                match cx.other_arm_names(f).into_iter().find(|o| globs.is_match(o)) {
-                    Some(other) => q = std::borrow::Cow::Owned(other),
-                    None => return false,
-                }
-            }
+            let resolved = cx.callee_name(node, f).filter(|q| globs.is_match(q));
+            // Else another arm's import of the name may be the one that runs,
+            // or the name is a class of the file derived from a matching one.
+            let q = resolved
+                .or_else(|| cx.other_arm_names(f).into_iter().find(|o| globs.is_match(o)).map(Cow::Owned))
+                .or_else(|| subclasses.and_then(|s| derived_base(f, s, globs, cx)).map(Cow::Owned));
+            let Some(q) = q else { return false };
             st.put("callee", shorten(text(f, src), 60));
             st.put("name", q.rsplit('.').next().unwrap_or(&q).to_string());
             st.put("qualname", q.into_owned());
@@ -123,6 +126,18 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
         Anchor::Kind(kinds) => kinds.iter().any(|k| k == node.kind_name()),
         Anchor::File { .. } | Anchor::ShellCommand(_) => false,
     }
+}
+
+/// The base class matching `globs` of the class that `callee`, a plain name,
+/// names, where it is a class of the file that derives from it in the way
+/// `which` accepts.
+fn derived_base(callee: Node, which: Subclasses, globs: &NameGlobs, cx: &Context) -> Option<String> {
+    if callee.kind_name() != "identifier" {
+        return None;
+    }
+    let derived = cx.model.derived_from(text(callee, cx.src));
+    let accepted = |d: &&Derived| which == Subclasses::All || d.passes_arguments;
+    derived.iter().filter(accepted).find(|d| globs.is_match(&d.base)).map(|d| d.base.clone())
 }
 
 /// The qualified name of a maximal dotted chain (`torch.backends.cudnn.x`),

@@ -38,8 +38,9 @@ impl VersionReq {
 /// The kind of node a matcher starts from, with its identity test.
 #[derive(Debug)]
 pub enum Anchor {
-    /// A call (or bare decorator) whose callee resolves to a matching name.
-    Call(NameGlobs),
+    /// A call (or bare decorator) whose callee resolves to a matching name,
+    /// or, when `subclasses` says so, names a class of the file derived from one.
+    Call(NameGlobs, Option<super::schema::Subclasses>),
     /// A method call with one of these names.
     Method(Vec<String>),
     /// A maximal dotted name resolving to a matching name.

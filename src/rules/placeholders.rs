@@ -197,7 +197,7 @@ pub(super) fn set_by_an_anchor(name: &str) -> bool {
 /// The anchor's key and the placeholders it sets when it matches.
 fn anchor_names(a: Option<&Anchor>) -> (&'static str, &'static [&'static str]) {
     let key = match a {
-        Some(Anchor::Call(_)) => "call",
+        Some(Anchor::Call(..)) => "call",
         Some(Anchor::Method(_)) => "method",
         Some(Anchor::Attribute(_)) => "attribute",
         Some(Anchor::Str(_)) => "string",

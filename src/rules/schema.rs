@@ -168,6 +168,19 @@ pub struct DowngradeSpec {
     pub when: MatcherSpec,
 }
 
+/// Which classes of a file that derive from a `call` anchor's class a call
+/// of counts as a call of the class itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subclasses {
+    /// Those whose constructor hands its arguments to the class unchanged (no
+    /// `__init__`, or one passing `*args, **kwargs` on): the class's argument
+    /// tests hold for their calls.
+    PassingArguments,
+    /// Every one: what the class is matters, not the arguments.
+    All,
+}
+
 /// `[rule.match]`: one anchor (what kind of node) plus predicates (all must hold).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +188,9 @@ pub struct MatcherSpec {
     // ---- anchors
     /// A call whose callee resolves (through imports) to a qualified name matching a glob.
     pub call: Option<OneOrMany>,
+    /// With `call`: also a call of a class of the same file that derives from
+    /// a matching class (see [`Subclasses`]).
+    pub subclasses: Option<Subclasses>,
     /// A method call `.name(...)` on any receiver.
     pub method: Option<OneOrMany>,
     /// A dotted name (attribute chain) resolving to a qualified name matching a glob.

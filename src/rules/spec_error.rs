@@ -162,6 +162,8 @@ pub enum Problem {
     Glob(GlobError),
     /// An alternative of a top-level `any` without an anchor.
     AlternativeWithoutAnchor,
+    /// `subclasses` in a matcher without a `call` anchor.
+    SubclassesWithoutCall,
     /// `use` names no `[matchers.NAME]` of the pack.
     UnknownMatcher {
         /// The name used.
@@ -258,6 +260,9 @@ impl fmt::Display for Problem {
             }
             Problem::Regex(e) => e.fmt(f),
             Problem::Glob(e) => e.fmt(f),
+            Problem::SubclassesWithoutCall => {
+                write!(f, "`subclasses` widens a `call` anchor; add `call = [...]` beside it or remove it")
+            }
             Problem::AlternativeWithoutAnchor => {
                 write!(f, "each alternative needs an anchor (call, method, string, ...)")
             }

@@ -180,11 +180,19 @@ impl<'a, 't> Walker<'a, 't> {
                     if let Some(list) = last.and_then(|l| d.call_by_name.get(l)) {
                         candidates.extend(list);
                     }
-                    // ... and under what other arms' imports of it stand for.
-                    let others = match f.kind_name() {
-                        "identifier" => self.model.other_arms_of(text(f, self.src)),
-                        _ => &[],
+                    // ... and under what other arms' imports of it stand for, and
+                    // the classes it derives from, where it is a class of the file.
+                    let (others, derived) = match f.kind_name() {
+                        "identifier" => {
+                            let name = text(f, self.src);
+                            (self.model.other_arms_of(name), self.model.derived_from(name))
+                        }
+                        _ => (&[][..], &[][..]),
                     };
+                    for class in derived {
+                        let base_last = class.base.rsplit('.').next().unwrap_or(&class.base);
+                        candidates.extend(d.call_by_name.get(base_last).into_iter().flatten());
+                    }
                     let mut seen: Vec<&str> = Vec::new();
                     for other in others {
                         let other_last = other.rsplit('.').next().unwrap_or(other);

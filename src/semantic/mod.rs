@@ -17,6 +17,7 @@ pub(crate) mod option_table;
 pub(crate) mod options;
 pub(crate) mod shell_dirs;
 pub(crate) mod steps;
+pub(crate) mod subclasses;
 pub(crate) mod traverse;
 pub(crate) mod values;
 pub(crate) mod version_gates;
@@ -104,6 +105,8 @@ pub struct FileModel<'t> {
     dispatch_tests: Memo<usize, Node<'t>>,
     /// The file's named nodes, for every pass over them.
     pub tree: FlatTree<'t>,
+    /// The imported classes each module-level class derives from, by its name.
+    derived: FastMap<&'t str, Vec<subclasses::Derived>>,
 }
 
 impl<'t> FileModel<'t> {
@@ -116,6 +119,7 @@ impl<'t> FileModel<'t> {
             frames: Vec::new(),
             steps: Vec::new(),
             local_calls: Vec::new(),
+            classes: FastMap::default(),
         };
         tree.visit(&mut builder);
         let mut model = builder.finish();
@@ -126,6 +130,16 @@ impl<'t> FileModel<'t> {
     /// Where each name of the file is read (built the first time a rule asks).
     pub fn name_uses(&self, src: &'t str) -> &flow::NameUses<'t> {
         self.name_uses.get_or_init(|| flow::NameUses::build(&self.tree, src))
+    }
+
+    /// The imported classes that the module-level class `name` of this file
+    /// derives from, directly or through other classes of the file; empty
+    /// for any other name.
+    pub fn derived_from(&self, name: &str) -> &[subclasses::Derived] {
+        match self.derived.get(name) {
+            Some(d) => d,
+            None => &[],
+        }
     }
 
     /// The qualified names that import statement `node` imports (none for any other node).
@@ -354,6 +368,8 @@ struct Builder<'t> {
     steps: Vec<(usize, Node<'t>, usize)>,
     /// Calls of names the file may define, for the same.
     local_calls: Vec<steps::LocalCall<'t>>,
+    /// Module-level classes that name bases, resolved once imports are known.
+    classes: FastMap<&'t str, subclasses::LocalClass<'t>>,
 }
 
 impl<'t> Builder<'t> {
@@ -424,8 +440,35 @@ impl<'t> Builder<'t> {
             self.model.definitions.iter().map(|(name, defs)| (*name, defs.iter().map(Node::id).collect()));
         self.model.per_step_functions =
             steps::per_step_functions(&function_ids.collect(), &self.local_calls, in_step_loop);
+        self.model.derived = self.classes.keys().map(|name| (*name, self.derived(name, &mut Vec::new()))).collect();
         self.model.local_calls = self.local_calls;
         self.model
+    }
+
+    /// The imported bases of the local class `name`, through the file's other
+    /// classes; `seen` holds the classes on the way, which ends a cycle.
+    fn derived(&self, name: &'t str, seen: &mut Vec<&'t str>) -> Vec<subclasses::Derived> {
+        let Some(class) = self.classes.get(name).filter(|_| !seen.contains(&name)) else { return Vec::new() };
+        seen.push(name);
+        let mut out = Vec::new();
+        for base in &class.bases {
+            let Some(parts) = dotted_parts(*base, self.src) else { continue };
+            match parts.as_slice() {
+                [local] if self.classes.contains_key(local) => {
+                    out.extend(self.derived(local, seen).into_iter().map(|d| subclasses::Derived {
+                        passes_arguments: d.passes_arguments && class.passes_arguments,
+                        ..d
+                    }))
+                }
+                _ => out.extend(
+                    self.model
+                        .resolve(&parts)
+                        .map(|base| subclasses::Derived { base, passes_arguments: class.passes_arguments }),
+                ),
+            }
+        }
+        seen.pop();
+        out
     }
 
     /// A `.step()` receiver named like an optimizer or grad scaler, or bound
@@ -468,6 +511,9 @@ impl<'t> Visitor<'t> for Builder<'t> {
                     }
                     if self.at_module_level() {
                         self.model.defined.insert(name);
+                        if let Some(class) = subclasses::LocalClass::of(node, src) {
+                            self.classes.insert(name, class);
+                        }
                     } else if let Some(Frame::Function(outer)) =
                         self.frames.iter().rev().find(|f| !matches!(f, Frame::Loop(_)))
                     {
