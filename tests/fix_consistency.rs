@@ -296,7 +296,7 @@ fn code_under_a_cuda_test_migrates_with_the_test_or_not_at_all() {
         safe[3],
         [
             "    scaler = torch.cuda.amp.GradScaler()",
-            "    with torch.cuda.amp.autocast(use_amp):",
+            "    with torch.cuda.amp.autocast(*amp_args):",
             "        loss = model(x)"
         ]
     );
@@ -363,4 +363,25 @@ fn a_device_comparison_beside_npu_handling_keeps_its_finding_without_a_fix() {
     assert!(fixed.contains("    if device == \"npu\":\n        device = \"0\"\n    print(\"device\", device)\n    if device.type == \"cuda\":"), "{fixed}");
     assert!(fixed.contains("self.use_cuda = device.type == \"cuda\""), "{fixed}");
     assert!(fixed.contains("def plain(device):\n    # No NPU handling anywhere near: TX003 keeps its unsafe fix.\n    if device.type == \"npu\":"), "{fixed}");
+}
+
+#[test]
+fn a_backend_default_is_not_fixed_in_a_script_that_picks_its_accelerator_at_run_time() {
+    let (_dir, found) = fixes_of("fix-portable", "fix-portable");
+    let (_, _, fix, why) = fix_at(&found, "TX008", 9);
+    assert_eq!(fix, &None, "hccl would break the script's CUDA runs");
+    assert!(why.contains("torch.accelerator"), "{why}");
+}
+
+#[test]
+fn an_autocast_with_a_positional_enabled_migrates_with_its_scaler() {
+    let (dir, found) = fixes_of("fix-amp-pair", "fix-amp-pair");
+    for (code, line) in [("AMP002", 7), ("AMP001", 11)] {
+        let (_, _, fix, why) = fix_at(&found, code, line);
+        assert_eq!(fix.as_deref(), Some("safe"), "{code}:{line} {why}");
+    }
+    let fixed = fixed_train_py(&dir, &[]);
+    assert!(fixed.contains("with torch.autocast(\"npu\", enabled=scaler is not None):"), "{fixed}");
+    assert!(fixed.contains("scaler = torch.npu.amp.GradScaler()"), "{fixed}");
+    assert!(!fixed.contains("torch.cuda"), "{fixed}");
 }

@@ -315,19 +315,33 @@ impl Compiler {
                     .collect::<Result<Vec<_>, RegexError>>()
                     .map_err(|e| SpecError::from(e).within(key).within(&edit))
             };
-            let action = match (e.replace, e.sub, e.sub_all, e.set_keyword, e.prepend_arg, e.remove_arg) {
-                (Some(r), None, None, None, None, false) => EditAction::Replace(r),
-                (None, Some(s), None, None, None, false) => EditAction::Sub(subs(s, "sub")?),
-                (None, None, Some(s), None, None, false) => EditAction::SubAll(subs(s, "sub_all")?),
-                (None, None, None, Some(k), None, false) => {
-                    EditAction::SetKeyword { name: k.name, position: k.position, value: k.value }
-                }
-                (None, None, None, None, Some(a), false) => EditAction::PrependArg(a),
-                (None, None, None, None, None, true) => EditAction::RemoveArg,
-                _ => {
-                    let fields = "replace, sub, sub_all, set_keyword, prepend_arg, remove_arg";
-                    return Err(SpecError::at(&edit, Problem::OneOf { fields }));
-                }
+            let given = [
+                e.replace.is_some(),
+                e.sub.is_some(),
+                e.sub_all.is_some(),
+                e.set_keyword.is_some(),
+                e.prepend_arg.is_some(),
+                e.remove_arg,
+                e.name_args.is_some(),
+            ];
+            if given.iter().filter(|g| **g).count() != 1 {
+                let fields = "replace, sub, sub_all, set_keyword, prepend_arg, remove_arg, name_args";
+                return Err(SpecError::at(&edit, Problem::OneOf { fields }));
+            }
+            let action = if let Some(r) = e.replace {
+                EditAction::Replace(r)
+            } else if let Some(s) = e.sub {
+                EditAction::Sub(subs(s, "sub")?)
+            } else if let Some(s) = e.sub_all {
+                EditAction::SubAll(subs(s, "sub_all")?)
+            } else if let Some(k) = e.set_keyword {
+                EditAction::SetKeyword { name: k.name, position: k.position, value: k.value }
+            } else if let Some(a) = e.prepend_arg {
+                EditAction::PrependArg(a)
+            } else if let Some(names) = e.name_args {
+                EditAction::NameArgs(names)
+            } else {
+                EditAction::RemoveArg
             };
             if matches!(on, EditTarget::Comparisons) && !matches!(action, EditAction::Sub(_)) {
                 return Err(SpecError::at(&edit, Problem::ComparisonsNeedSub));

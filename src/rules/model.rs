@@ -417,6 +417,8 @@ pub enum EditAction {
     PrependArg(String),
     /// Remove the argument with its separating comma.
     RemoveArg,
+    /// Pass the call's positional arguments by these keywords, in order.
+    NameArgs(Vec<String>),
 }
 
 /// One edit template.

@@ -73,7 +73,10 @@ pub fn build_text_fix(
             EditAction::SubAll(subs) => subs.iter().try_fold(old.to_string(), |acc, (re, rep)| {
                 Some(re.get()?.replace_all(&acc, rep.as_str()).into_owned())
             })?,
-            EditAction::SetKeyword { .. } | EditAction::PrependArg(_) | EditAction::RemoveArg => return None,
+            EditAction::SetKeyword { .. }
+            | EditAction::PrependArg(_)
+            | EditAction::RemoveArg
+            | EditAction::NameArgs(_) => return None,
         };
         edits.push(Edit {
             start: lines.position(src, range.0),
@@ -180,6 +183,7 @@ pub fn build_fix<'t>(
                 edits.push(prepend_arg(node?, &value, cx.src)?);
             }
             EditAction::RemoveArg => edits.push(remove_arg(node?, cx.src)?),
+            EditAction::NameArgs(names) => edits.extend(name_args(node?, names, cx.src)?),
         }
     }
     edits.sort_by_key(|(s, e, _)| (*s, *e));
@@ -322,6 +326,18 @@ fn prepend_arg(node: Node, value: &str, src: &str) -> Option<(usize, usize, Stri
     let at = list.start_byte() + 1;
     let empty = list.named_child_count() == 0;
     Some((at, at, if empty { value.to_string() } else { format!("{value}, ") }))
+}
+
+/// Writes each positional argument of the call at `node` as `NAME=value`,
+/// with the names in order; `None` when it passes more positional arguments
+/// than there are names, or unpacks `*args` (which names they fill is unknown).
+fn name_args(node: Node, names: &[String], src: &str) -> Option<Vec<(usize, usize, String)>> {
+    let args = CallArgs::of(call_of(node), src);
+    if args.star || args.positional.len() > names.len() {
+        return None;
+    }
+    let named = args.positional.iter().zip(names);
+    Some(named.map(|(v, name)| (v.start_byte(), v.end_byte(), format!("{name}={}", text(*v, src)))).collect())
 }
 
 /// Removes an argument and the comma that separates it from its neighbours:

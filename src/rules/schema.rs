@@ -556,6 +556,9 @@ pub struct EditSpec {
     /// Remove the argument `on` names, with the comma that separates it.
     #[serde(default)]
     pub remove_arg: bool,
+    /// Pass the call's positional arguments by these keywords, in order
+    /// (`autocast(flag)` -> `autocast(enabled=flag)`).
+    pub name_args: Option<Vec<String>>,
 }
 
 /// `set_keyword = { name = "pin_memory", value = "True" }`.
