@@ -1,0 +1,3 @@
+"""torch.amp."""
+
+from torch._amp import GradScaler, autocast  # noqa: F401

@@ -1,0 +1,3 @@
+"""torch.backends: cudnn flags are plain attributes."""
+
+from torch.backends import cudnn  # noqa: F401

@@ -1,0 +1,3 @@
+"""torch.utils."""
+
+from torch.utils import data  # noqa: F401

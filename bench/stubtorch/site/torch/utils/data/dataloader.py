@@ -1,0 +1,3 @@
+"""torch.utils.data.dataloader: where DataLoader is defined upstream."""
+
+from torch.utils.data import DataLoader  # noqa: F401
