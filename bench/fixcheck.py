@@ -158,8 +158,13 @@ def crash_site(stderr, stdout, root):
 def verdict(host, result, root):
     """PASS/FAIL and the reasons, for one run on one host."""
     events = result["events"]
-    wrong = [e for e in events if e["severity"] == "error"]
-    reasons = [f"{e['what']} -> {e['target'] or '?'} ({e['detail']}) at {e['where']}" for e in wrong]
+    wrong = [f"{e['what']} -> {e['target'] or '?'} ({e['detail']}) at {e['where']}"
+             for e in events if e["severity"] == "error"]
+    # One line per distinct wrong call, in the order first seen, with its count.
+    counts = {}
+    for line in wrong:
+        counts[line] = counts.get(line, 0) + 1
+    reasons = [line + (f" (x{n})" if n > 1 else "") for line, n in counts.items()]
     if result["rc"] != 0:
         reasons.append(f"exit {result['rc']}: " + crash_site(result["stderr"], result["stdout"], root))
     if host == "npu" and not any(e["target"] == "npu" for e in events):
@@ -242,7 +247,9 @@ def main():
                         status, reasons = verdict(host, result, root)
                         if mode == "original" and host == "npu":
                             status = "reference"
-                        print(f"{name:15} {label:10} {host:12} {status:9} {spec['name']}")
+                        silent = sum(e["severity"] == "silent" for e in result["events"])
+                        print(f"{name:15} {label:10} {host:12} {status:9} {spec['name']}"
+                              + (f" [{silent} silent]" if silent else ""))
                         for reason in reasons:
                             print(f"    {reason}")
                         results.append({"project": name, "fix": label, "host": host, "run": spec["name"],

@@ -24,8 +24,12 @@ def _device_of(values):
 
 
 def check_mixed(values, what):
-    """Record an error when tensors on two different accelerator types meet in one operation."""
-    kinds = {v.device.type for v in values if isinstance(v, Tensor)} - {"cpu"}
+    """Record an error when tensors on two different device types meet in one operation.
+
+    A CPU tensor with no dimensions may meet any device, as in torch.
+    """
+    kinds = {v.device.type for v in values
+             if isinstance(v, Tensor) and not (v.device.type == "cpu" and v.shape == ())}
     if len(kinds) > 1:
         stubrec.record(None, what, "mixes " + " and ".join(sorted(kinds)))
         stubrec._events[-1]["severity"] = "error"
@@ -151,6 +155,8 @@ def _shape_of(name, args):
     """The shape a factory's arguments ask for (sizes, a size tuple, or the data's length)."""
     if name in ("tensor", "as_tensor") and args and isinstance(args[0], (list, tuple)):
         return (len(args[0]),) if args[0] else (0,)
+    if name in ("tensor", "as_tensor") and args and isinstance(args[0], (int, float)):
+        return ()
     if args and isinstance(args[0], (list, tuple)) and all(isinstance(n, int) for n in args[0]):
         return tuple(args[0])
     if name == "linspace" and len(args) >= 3:
