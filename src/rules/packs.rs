@@ -33,6 +33,7 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
     ("rules/data/attention_on_npu.tsv", include_str!("../../rules/data/attention_on_npu.tsv")),
     ("rules/data/cuda_only_libraries.tsv", include_str!("../../rules/data/cuda_only_libraries.tsv")),
     ("rules/data/npu_cpu_fallbacks.tsv", include_str!("../../rules/data/npu_cpu_fallbacks.tsv")),
+    ("rules/data/hccl_dtypes.tsv", include_str!("../../rules/data/hccl_dtypes.tsv")),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.
