@@ -366,11 +366,14 @@ fn a_device_comparison_beside_npu_handling_keeps_its_finding_without_a_fix() {
 }
 
 #[test]
-fn a_backend_default_is_not_fixed_in_a_script_that_picks_its_accelerator_at_run_time() {
-    let (_dir, found) = fixes_of("fix-portable", "fix-portable");
-    let (_, _, fix, why) = fix_at(&found, "TX008", 9);
-    assert_eq!(fix, &None, "hccl would break the script's CUDA runs");
-    assert!(why.contains("torch.accelerator"), "{why}");
+fn a_backend_default_is_fixed_only_as_unsafe_in_a_script_that_picks_its_accelerator_at_run_time() {
+    let (dir, found) = fixes_of("fix-portable", "fix-portable");
+    let (_, _, fix, _) = fix_at(&found, "TX008", 9);
+    assert_eq!(fix.as_deref(), Some("unsafe"), "hccl would break the script's CUDA runs");
+    let report = npu_mem_in(&dir, &["scan", ".", "--select", "TX008"]).stdout;
+    assert!(report.contains("unsafe: the file picks its accelerator at run time (`torch.accelerator`)"), "{report}");
+    assert!(fixed_train_py(&dir, &[]).contains("default=\"nccl\""), "the safe --fix leaves it");
+    assert!(fixed_train_py(&dir, &["--unsafe-fixes"]).contains("default=\"hccl\""), "--unsafe-fixes migrates it");
 }
 
 #[test]

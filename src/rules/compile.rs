@@ -286,6 +286,10 @@ impl Compiler {
             Some(w) => Some((self.condition(&w.when, "withheld.when")?, w.why)),
             None => None,
         };
+        let unsafe_when = match f.unsafe_when {
+            Some(u) => Some((self.condition(&u.when, "unsafe_when.when")?, u.why)),
+            None => None,
+        };
         let mut edits = Vec::new();
         for (i, e) in f.edits.into_iter().enumerate() {
             let edit = format!("edits[{i}]");
@@ -357,6 +361,7 @@ impl Compiler {
             then,
             together,
             withheld,
+            unsafe_when,
         })
     }
 }

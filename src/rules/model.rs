@@ -447,6 +447,8 @@ pub struct FixTemplate {
     pub together: Option<super::schema::TogetherSpec>,
     /// Where the fix is withheld, and why (`withheld` in `[rule.fix]`).
     pub withheld: Option<(Matcher, String)>,
+    /// Where the fix is unsafe, and why (`unsafe_when` in `[rule.fix]`).
+    pub unsafe_when: Option<(Matcher, String)>,
 }
 
 /// A compiled rule.

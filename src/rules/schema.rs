@@ -511,16 +511,21 @@ pub struct FixSpec {
     /// Where the fix would break code that already handles the NPU: it is
     /// then not offered, and the finding says why.
     #[serde(default)]
-    pub withheld: Option<WithheldSpec>,
+    pub withheld: Option<FixConditionSpec>,
+    /// Where a safe fix may still change what the program does: it is then
+    /// unsafe, and its description says why.
+    #[serde(default)]
+    pub unsafe_when: Option<FixConditionSpec>,
 }
 
-/// `withheld = { when = MATCHER, why = "..." }` in `[rule.fix]`.
+/// `withheld = { when = MATCHER, why = "..." }` and `unsafe_when = {...}`
+/// in `[rule.fix]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WithheldSpec {
-    /// A predicate-only matcher: where it holds, the fix is withheld.
+pub struct FixConditionSpec {
+    /// A predicate-only matcher: where it holds, the condition applies.
     pub when: MatcherSpec,
-    /// Why, shown as the finding's `fix_withheld`.
+    /// Why, shown as the finding's `fix_withheld` or after the fix's description.
     pub why: String,
 }
 

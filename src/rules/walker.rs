@@ -9,7 +9,7 @@ use super::matcher::eval;
 use super::model::*;
 use super::render::{build_fix, render, render_with};
 use super::state::MatchState;
-use crate::finding::{Finding, SharedText};
+use crate::finding::{Applicability, Finding, SharedText};
 use crate::hash::FastSet;
 use crate::parse::shell::{EnvMention, ShellCommand};
 use crate::parse::KindOf;
@@ -428,7 +428,16 @@ fn make_finding<'t>(
     // A fix that would break the code's own NPU handling is withheld, and says so.
     let withheld = fix.as_ref().and_then(|_| rule.fix.as_ref()?.withheld.as_ref());
     let fix_withheld = withheld.filter(|(when, _)| holds(when, &mut MatchState::default())).map(|(_, why)| why.clone());
-    let fix = fix.filter(|_| fix_withheld.is_none());
+    let mut fix = fix.filter(|_| fix_withheld.is_none());
+    // A fix that may change what the program does elsewhere becomes unsafe, and says why.
+    let unsafe_when = rule.fix.as_ref().and_then(|t| t.unsafe_when.as_ref());
+    if let (Some(f), Some((when, why))) = (fix.as_mut(), unsafe_when) {
+        if f.applicability == Applicability::Safe && holds(when, &mut MatchState::default()) {
+            f.applicability = Applicability::Unsafe;
+            f.description.push_str("; unsafe: ");
+            f.description.push_str(why);
+        }
+    }
     Finding {
         severity,
         // What makes a finding less severe also keeps it from blocking, and
