@@ -212,6 +212,18 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
+impl Fix {
+    /// Marks a safe fix unsafe and appends the reason to its description;
+    /// an unsafe fix keeps its first reason.
+    pub fn make_unsafe(&mut self, why: &str) {
+        if self.applicability == Applicability::Safe {
+            self.applicability = Applicability::Unsafe;
+            self.description.push_str("; unsafe: ");
+            self.description.push_str(why);
+        }
+    }
+}
+
 /// Why a finding is advice rather than work to do: where it was decided
 /// (the project layer) is where the reason is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]

@@ -47,7 +47,7 @@ pub(super) fn check(findings: &mut [(Finding, Vec<Clause>)], root: Node, src: &s
             fix.edits.iter().map(|e| e.byte_range).chain(sharing.map(|(g, _)| g.byte_range)).collect();
         let reason = device_named(guarded, &covered, src).map(|named| {
             format!(
-                "; unsafe: the renamed test runs line {} on the NPU, where `{}` names a device that no fix here \
+                "the renamed test runs line {} on the NPU, where `{}` names a device that no fix here \
                  migrates",
                 named.start_position().row + 1,
                 text(named, src)
@@ -60,8 +60,7 @@ pub(super) fn check(findings: &mut [(Finding, Vec<Clause>)], root: Node, src: &s
     for (f, _) in findings.iter_mut() {
         let Some(fix) = f.fix.as_mut() else { continue };
         if let Some((_, reason)) = unsafe_.iter().find(|(edits, _)| *edits == fix.edits) {
-            fix.applicability = Applicability::Unsafe;
-            fix.description.push_str(reason);
+            fix.make_unsafe(reason);
         }
     }
 }

@@ -433,9 +433,7 @@ fn make_finding<'t>(
     let unsafe_when = rule.fix.as_ref().and_then(|t| t.unsafe_when.as_ref());
     if let (Some(f), Some((when, why))) = (fix.as_mut(), unsafe_when) {
         if f.applicability == Applicability::Safe && holds(when, &mut MatchState::default()) {
-            f.applicability = Applicability::Unsafe;
-            f.description.push_str("; unsafe: ");
-            f.description.push_str(why);
+            f.make_unsafe(why);
         }
     }
     Finding {
