@@ -9,6 +9,7 @@ use crate::notebook::Notebook;
 use crate::parse::{first_error_line, parse_python};
 use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::slots::MAX_SCOPE_NODES;
+use crate::semantic::subclasses::ImportedClasses;
 use crate::semantic::traverse::MAX_DEPTH;
 use crate::semantic::{launch_lines, named_files, options};
 use crate::source::{read_file, LineIndex};
@@ -32,6 +33,10 @@ pub struct FileOutcome {
     pub content: Option<ContentId>,
     /// The project of the file (an index into the walk's projects).
     pub project: usize,
+    /// The derived classes of other files it imports, when the project
+    /// layer found any (see [`analyse_importing`]): what an analysis of its
+    /// text again (the fixer's) must be given too.
+    pub imported_classes: Option<Box<ImportedClasses>>,
 }
 
 impl FileOutcome {
@@ -44,6 +49,7 @@ impl FileOutcome {
             notebook: None,
             content: None,
             project: file.project,
+            imported_classes: None,
         }
     }
 
@@ -102,13 +108,14 @@ impl KeptOutcome {
         if o.facts.counts.iter().all(|&c| c == 0) {
             o.facts.counts = Vec::new();
         }
-        if !o.scanned || o.notebook.is_some() || o.facts.reports() {
+        // An importer of other files' classes keeps them, for its next analysis.
+        if !o.scanned || o.notebook.is_some() || o.imported_classes.is_some() || o.facts.reports() {
             return KeptOutcome::Full(Box::new(o));
         }
         let f = o.facts;
         let adds = f.adds_to_project().then(|| {
-            let FileFacts { facts, counts, named_files, launches, .. } = f;
-            Box::new(FileFacts { facts, counts, named_files, launches, ..FileFacts::default() })
+            let FileFacts { facts, counts, named_files, launches, derived_classes, .. } = f;
+            Box::new(FileFacts { facts, counts, named_files, launches, derived_classes, ..FileFacts::default() })
         });
         KeptOutcome::Quiet { project: o.project, content: o.content, adds }
     }
@@ -160,16 +167,16 @@ pub fn parse_only(files: &[ScanFile]) -> usize {
 /// content is one the cache has seen.
 pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>) -> FileOutcome {
     if file.kind == FileKind::PathOnly {
-        return analyse_text(file, "", engine);
+        return analyse_text(file, "", engine, None);
     }
     match read_file(file) {
         Ok(source) => {
             // Hashing is only worth its time when there is a cache to ask.
-            let Some(cache) = cache else { return analyse_text(file, &source.text, engine) };
+            let Some(cache) = cache else { return analyse_text(file, &source.text, engine, None) };
             let content = ContentId::of(&source.text);
             let mut outcome = match cache.get(&file.display(), content) {
                 Some(stored) => from_cache(file, &source.text, stored),
-                None => analyse_text(file, &source.text, engine),
+                None => analyse_text(file, &source.text, engine, None),
             };
             outcome.content = Some(content);
             outcome
@@ -190,10 +197,16 @@ fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcom
     }
 }
 
-/// Analyses `text` as the contents of `file` (the fixer calls this on text
+/// Analyses `text` as the contents of `file`, which imports the derived
+/// classes `imported` of other files, if any (the fixer calls this on text
 /// it has edited in memory).
-pub(crate) fn analyse_text(file: &ScanFile, text: &str, engine: &Engine) -> FileOutcome {
-    analyse_edited(file, text, engine, None).0
+pub(crate) fn analyse_text(
+    file: &ScanFile,
+    text: &str,
+    engine: &Engine,
+    imported: Option<&ImportedClasses>,
+) -> FileOutcome {
+    analyse_into(file, text, engine, None, imported, &mut None)
 }
 
 /// [`analyse_text`] for a Python file whose syntax tree before an edit,
@@ -204,24 +217,39 @@ pub(crate) fn analyse_edited(
     text: &str,
     engine: &Engine,
     old: Option<&tree_sitter::Tree>,
+    imported: Option<&ImportedClasses>,
 ) -> (FileOutcome, Option<tree_sitter::Tree>) {
     let mut tree_out = None;
-    let out = analyse_into(file, text, engine, old, &mut tree_out);
+    let out = analyse_into(file, text, engine, old, imported, &mut tree_out);
     (out, tree_out)
 }
 
-/// [`analyse_edited`]'s work; the new syntax tree, if any, goes to `tree_out`.
+/// Reads and analyses `file` again, now that the project layer found that it
+/// imports the derived classes `imported` of other files. The outcome keeps
+/// no content identity: it depends on those files too, so the cache must not
+/// store it under this file's content alone.
+pub(crate) fn analyse_importing(file: &ScanFile, engine: &Engine, imported: &ImportedClasses) -> FileOutcome {
+    match read_file(file) {
+        Ok(source) => analyse_into(file, &source.text, engine, None, Some(imported), &mut None),
+        Err(e) => FileOutcome::new(file).skipped(e.to_string()),
+    }
+}
+
+/// [`analyse_edited`]'s work, for a file that imports the derived classes
+/// `imported` of other files; the new syntax tree, if any, goes to `tree_out`.
 fn analyse_into(
     file: &ScanFile,
     text: &str,
     engine: &Engine,
     old: Option<&tree_sitter::Tree>,
+    imported: Option<&ImportedClasses>,
     tree_out: &mut Option<tree_sitter::Tree>,
 ) -> FileOutcome {
     // A notebook's tree is of its joined cells, not of the text an editor changes.
     let old = old.filter(|_| file.kind == FileKind::Python);
     let parse = |text: &str| crate::parse::parse_python_edited(text, old);
     let mut out = FileOutcome::new(file);
+    out.imported_classes = imported.map(|classes| Box::new(classes.clone()));
     let path_findings = engine.analyse_path(&out.path);
     if file.kind == FileKind::PathOnly {
         out.facts.findings = path_findings;
@@ -253,7 +281,11 @@ fn analyse_into(
         out.facts.findings.extend(path_findings);
         return out;
     }
-    let Some(rules) = engine.rules_for(text) else {
+    let rules = match imported {
+        Some(_) => Some(engine.rules_for_importer(text)),
+        None => engine.rules_for(text),
+    };
+    let Some(rules) = rules else {
         // Nothing to analyse, but suppressions are still checked and the file
         // names it spells out collected (a build script may trigger no rule);
         // a Python file is parsed only if it has either.
@@ -283,7 +315,7 @@ fn analyse_into(
     if let Some(line) = first_error_line(&tree) {
         partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
     }
-    let mut facts = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules);
+    let mut facts = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules, imported);
     facts.directives = suppress::in_python(tree.root_node(), text);
     facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
     // A notebook's cells are not started with options.

@@ -14,6 +14,7 @@ use crate::notebook::{Notebook, NotebookError};
 use crate::parse::parse_python;
 use crate::project::{file_findings, ScanFacts};
 use crate::rules::engine::Engine;
+use crate::semantic::subclasses::ImportedClasses;
 use crate::source::{read_file_bytes, ReadError, SourceText};
 use crate::walk::{FileKind, ScanFile};
 use rayon::prelude::*;
@@ -95,7 +96,8 @@ pub fn fix_files(
         .zip(outcomes.par_iter_mut())
         .filter(|(_, o)| o.full().is_some_and(|o| file_findings(o, facts, engine).kept.iter().any(fixable)))
         .map(|(file, outcome)| {
-            let fixed = fix_file(file, facts, engine, &wanted).and_then(|fixed| {
+            let imported = outcome.full().and_then(|o| o.imported_classes.clone());
+            let fixed = fix_file(file, facts, engine, &wanted, imported.as_deref()).and_then(|fixed| {
                 let Some((f, new_outcome)) = fixed else { return Ok(None) };
                 if write {
                     crate::write::replace_file(&f.path, &f.original, &f.fixed)?;
@@ -158,7 +160,8 @@ impl Wanted<'_> {
 }
 
 /// Fixes one file in memory, as `--fix` (`mode`), or only finding `only`
-/// (with the fixes its fix brings along: the import a new call needs, say);
+/// (with the fixes its fix brings along: the import a new call needs, say),
+/// where the file imports the derived classes `imported` of other files;
 /// `Ok(None)` when nothing changed. Nothing is written: the server's code
 /// actions, which must give what `--fix` gives, are built from the result.
 pub fn fix_in_memory(
@@ -168,17 +171,20 @@ pub fn fix_in_memory(
     mode: FixMode,
     ignores: &PerFileIgnores,
     only: Option<FindingAt>,
+    imported: Option<&ImportedClasses>,
 ) -> Result<Option<FixedFile>, FixError> {
     let wanted = Wanted { mode, ignores, only };
-    Ok(fix_file(file, facts, engine, &wanted)?.map(|(fixed, _)| fixed))
+    Ok(fix_file(file, facts, engine, &wanted, imported)?.map(|(fixed, _)| fixed))
 }
 
-/// Fixes one file in memory: `Ok(None)` when nothing changed.
+/// Fixes one file in memory, which imports the derived classes `imported`
+/// of other files, if any: `Ok(None)` when nothing changed.
 fn fix_file(
     file: &ScanFile,
     facts: &ScanFacts,
     engine: &Engine,
     wanted: &Wanted,
+    imported: Option<&ImportedClasses>,
 ) -> Result<Option<(FixedFile, FileOutcome)>, FixError> {
     let (original, source) = read_file_bytes(file).map_err(|e| match e {
         ReadError::Io(e) => FixError::Unreadable(e),
@@ -205,7 +211,7 @@ fn fix_file(
     // Companion fixes are for findings the fixes create, not ones already there.
     let mut present_before: Option<HashSet<SharedText>> = None;
     for passes in 0..MAX_PASSES {
-        let outcome = analyse_text(file, &text, engine);
+        let outcome = analyse_text(file, &text, engine, imported);
         let findings = file_findings(&outcome, facts, engine).kept;
         let before = present_before.get_or_insert_with(|| findings.iter().map(|f| f.code.clone()).collect());
         companions.retain(|c| !before.contains(c.as_str()));

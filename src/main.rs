@@ -9,6 +9,7 @@ use npu_mem::output::{self, ReportFile};
 use npu_mem::report::{self, style::Paint, Report};
 use npu_mem::rules::{compile::parse_version, engine::Engine, packs};
 use npu_mem::{add_ignore, baseline, config, diff, fix, named_runs, scan, walk, Rereads};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -135,7 +136,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     if let Some(note) = cache.as_ref().and_then(|c| c.note.as_ref()) {
         output::warn(note);
     }
-    let mut outcomes = analyse(&args, &walked, &engine, &pool, cache.as_ref());
+    let (mut outcomes, first_analyses) = analyse(&args, &walked, &engine, &pool, cache.as_ref());
 
     let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
@@ -145,7 +146,11 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
     });
     if let Some(cache) = &cache {
-        if let Err(e) = cache.save(scan::cache_entries(&walked.files, &outcomes)) {
+        let mut entries = scan::cache_entries(&walked.files, &outcomes);
+        for (path, first) in first_analyses {
+            entries.entry(path).or_insert(first);
+        }
+        if let Err(e) = cache.save(entries) {
             output::warn(&e.to_string());
         }
     }
@@ -237,24 +242,29 @@ fn check_flags(args: &ScanArgs) -> Result<Option<fix::FixMode>, RunError> {
     }
 }
 
-/// Analyses every walked file in the pool, with a progress bar where one is wanted.
+/// Analyses every walked file in the pool, with a progress bar where one is
+/// wanted, then again the files that import classes other files derive (see
+/// [`scan::follow_imported_classes`]); also gives the first analyses of
+/// those, which are what the cache stores for them.
 fn analyse(
     args: &ScanArgs,
     walked: &walk::WalkResult,
     engine: &Engine,
     pool: &rayon::ThreadPool,
     cache: Option<&Cache>,
-) -> Vec<npu_mem::KeptOutcome> {
+) -> (Vec<npu_mem::KeptOutcome>, BTreeMap<String, npu_mem::cache::StoredOutcome>) {
     let progress = npu_mem::progress::Progress::default();
     let run = || pool.install(|| scan::analyse_files(&walked.files, engine, &progress, cache));
     let machine_stdout =
         matches!(args.format, Format::Json | Format::Sarif | Format::Github | Format::Gitlab | Format::Csv)
             && args.output.is_none();
-    if npu_mem::progress::wanted(args.quiet, machine_stdout, std::io::stderr().is_terminal()) {
+    let mut outcomes = if npu_mem::progress::wanted(args.quiet, machine_stdout, std::io::stderr().is_terminal()) {
         progress.show_while(walked.files.len(), run)
     } else {
         run()
-    }
+    };
+    let first = pool.install(|| scan::follow_imported_classes(walked, &mut outcomes, engine));
+    (outcomes, first)
 }
 
 /// Adds what `--fix` changed to the outcome, and says so where the report will not.

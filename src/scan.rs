@@ -2,7 +2,7 @@
 //! the project facts ([`crate::project`]), and merge everything into the
 //! scan's result ([`ScanOutcome`]) in a deterministic order.
 
-use crate::analysis::{scan_file, FileOutcome, KeptOutcome};
+use crate::analysis::{analyse_importing, scan_file, FileOutcome, KeptOutcome};
 use crate::cache::{Cache, StoredOutcome};
 use crate::config::PerFileIgnores;
 use crate::outcome::ScanOutcome;
@@ -75,6 +75,33 @@ impl SeenFacts {
         };
         o.facts.findings.retain(|(_, clauses)| !clauses.iter().any(|c| c.iter().all(ruled_out)));
     }
+}
+
+/// Analyses again, in parallel, the files that import a class which another
+/// file of their project derives from a class some rule follows into
+/// subclasses ([`crate::project::imported_classes`]), so that the rules see
+/// what a call of it constructs. Gives what the cache should store for those
+/// files: their first analyses, which depend on their own content alone
+/// (the new ones keep no content identity, so none is stored).
+pub fn follow_imported_classes(
+    walked: &WalkResult,
+    outcomes: &mut [KeptOutcome],
+    engine: &Engine,
+) -> BTreeMap<String, StoredOutcome> {
+    let importers = crate::project::imported_classes::importers(walked, outcomes, &Rereads::default());
+    let again: Vec<(usize, KeptOutcome)> = importers
+        .into_par_iter()
+        .map(|(i, classes)| (i, KeptOutcome::keep(analyse_importing(&walked.files[i], engine, &classes))))
+        .collect();
+    let mut first = BTreeMap::new();
+    for (i, o) in again {
+        let replaced = std::mem::replace(&mut outcomes[i], o);
+        if let Some(content) = replaced.content() {
+            let facts = replaced.facts().cloned().unwrap_or_default();
+            first.insert(walked.files[i].display().to_string(), StoredOutcome::new(content, facts));
+        }
+    }
+    first
 }
 
 /// What to store in the cache: every file analysed from disk content

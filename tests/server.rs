@@ -497,3 +497,28 @@ fn project_facts_follow_an_edit_of_the_imports() {
     assert_eq!(seen(&client.diagnostics(&uri, Some(3))), [("TX001".to_string(), 2, 3)]);
     assert_eq!(client.shutdown(), 0);
 }
+
+#[test]
+fn a_subclass_imported_from_another_file_counts_in_the_editor_and_after_an_edit() {
+    let dir = temp_dir("server-imported-subclass");
+    std::fs::write(
+        dir.join("loaders.py"),
+        "from torch.utils.data import DataLoader\nclass Loader(DataLoader):\n    pass\n",
+    )
+    .unwrap();
+    let train = "from loaders import Loader\ndef build(ds):\n    return Loader(ds, batch_size=16, num_workers=4)\n";
+    std::fs::write(dir.join("train.py"), train).unwrap();
+    let mut client = Client::start();
+    client.initialize(&dir, json!({}));
+    let uri = client.open(&dir.join("train.py"), train);
+    let dl002_lines = |ds: &[Value]| -> Vec<u64> {
+        let dl002 = ds.iter().filter(|d| d["code"] == "DL002");
+        dl002.map(|d| d["range"]["start"]["line"].as_u64().unwrap()).collect()
+    };
+    assert_eq!(dl002_lines(&client.diagnostics(&uri, Some(1))), [2]);
+    // A second loader typed in: the edited file still knows what `Loader` is.
+    let end = json!({ "start": { "line": 3, "character": 0 }, "end": { "line": 3, "character": 0 } });
+    client.change(&uri, 2, json!([{ "range": end, "text": "dev = Loader(ds, batch_size=64, num_workers=4)\n" }]));
+    assert_eq!(dl002_lines(&client.diagnostics(&uri, Some(2))), [2, 3]);
+    assert_eq!(client.shutdown(), 0);
+}

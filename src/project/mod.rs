@@ -18,6 +18,7 @@ pub(crate) mod console_scripts;
 pub(crate) mod facts;
 pub(crate) mod findings;
 pub(crate) mod ignored_launches;
+pub(crate) mod imported_classes;
 pub(crate) mod launches;
 pub(crate) mod migration;
 pub(crate) mod named_files;

@@ -185,6 +185,13 @@ impl<'f> ImportGraph<'f> {
         self.modules.resolve(i, names)
     }
 
+    /// The modules (files) that the dotted name `name`, as file `i` imports
+    /// it, may be: without the packages an import runs on the way.
+    pub(crate) fn modules_named(&self, i: usize, name: &str) -> Vec<usize> {
+        let (own, package) = self.modules.importer(i);
+        self.modules.resolve_one(&own, &package, name)
+    }
+
     /// The files of package `package` (dotted), wherever a directory of the
     /// graph's files has that path: what a name computed inside it may load.
     pub(crate) fn package_files(&self, package: &str) -> Vec<usize> {
@@ -315,12 +322,11 @@ impl<'f> ModuleIndex<'f> {
     /// The files that `names`, imported by file `i`, may be: sorted, without
     /// repeats and without `i` itself. File `i`'s own path is worked out once.
     fn resolve(&self, i: usize, names: &[String]) -> Vec<usize> {
-        let (own, init) = self.module(i);
-        let package = if init { &own[..] } else { &own[..own.len().saturating_sub(1)] };
+        let (own, package) = self.importer(i);
         let mut to: Vec<usize> = names
             .iter()
             .flat_map(|n| {
-                let found = self.resolve_one(&own, package, n);
+                let found = self.resolve_one(&own, &package, n);
                 // Importing `a.b.c` runs `a/__init__.py` and `a/b/__init__.py` first.
                 let depth = n.trim_start_matches('.').split('.').count();
                 let packages: Vec<usize> = found.iter().flat_map(|&j| self.packages_of(j, depth)).collect();
@@ -331,6 +337,13 @@ impl<'f> ModuleIndex<'f> {
         to.sort_unstable();
         to.dedup();
         to
+    }
+
+    /// File `i`'s module path and the package its relative imports start from.
+    fn importer(&self, i: usize) -> (Vec<String>, Vec<String>) {
+        let (own, init) = self.module(i);
+        let package = if init { own.clone() } else { own[..own.len().saturating_sub(1)].to_vec() };
+        (own, package)
     }
 
     /// The `__init__.py` files of the packages that an import of file `j` by

@@ -8,14 +8,27 @@ use super::state::Clause;
 use super::walker::{shell_match, ShellItem, Walker};
 use crate::finding::{Finding, SharedText};
 use crate::hash::FastSet;
+use crate::semantic::subclasses::ImportedClasses;
 use crate::semantic::FileModel;
 use crate::source::LineIndex;
 use tree_sitter::{Node, StreamingIterator};
 
 impl Engine<'_> {
-    /// Matches every rule against one parsed file.
-    pub fn analyse(&self, root: Node, src: &str, lines: &LineIndex, display: &SharedText, rules: &[bool]) -> FileFacts {
-        let model = FileModel::build(root, src);
+    /// Matches the rules `rules` against one parsed file, which imports the
+    /// derived classes `imported` from other files (if the project layer found any).
+    pub fn analyse(
+        &self,
+        root: Node,
+        src: &str,
+        lines: &LineIndex,
+        display: &SharedText,
+        rules: &[bool],
+        imported: Option<&ImportedClasses>,
+    ) -> FileFacts {
+        let mut model = FileModel::build(root, src);
+        if let Some(imported) = imported {
+            model.import_classes(imported);
+        }
         let query_hits = self.run_queries(root, src);
         let facts = self
             .set
@@ -27,7 +40,8 @@ impl Engine<'_> {
                 Fact::Has(_) => false,
             })
             .collect();
-        let out = FileFacts { facts, counts: vec![0; self.set.counts.len()], ..FileFacts::default() };
+        let derived_classes = model.derived_classes(|base| self.follows_subclasses_of(base));
+        let out = FileFacts { facts, counts: vec![0; self.set.counts.len()], derived_classes, ..FileFacts::default() };
         let dead = crate::semantic::version_gates::dead_branches(&model.tree, src, self.target);
         let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, rules, out).skipping(dead);
         model.tree.visit(&mut walker);

@@ -4,6 +4,7 @@
 
 use super::compile::Compiler;
 pub use super::file_facts::{FileFacts, TableRow};
+use super::glob::NameGlobs;
 use super::model::*;
 use super::state::Clause;
 use crate::hash::FastMap;
@@ -94,6 +95,12 @@ pub struct Engine<'r> {
     /// (Python strings are not searched for `.py` names, which costs a parse
     /// of many files that no rule reads).
     pub shell_named_extensions: Vec<String>,
+    /// The names of the `call` anchors that follow subclasses: a class
+    /// derived from one is what a file tells the files that import it.
+    subclass_bases: Vec<&'r NameGlobs>,
+    /// By rule: whether some `call` anchor of it follows subclasses (a call
+    /// of an imported subclass need not hold the rule's trigger words).
+    subclass_rules: Vec<bool>,
 }
 
 /// Trigger words: a file must contain one of a rule's words for the rule to be
@@ -213,7 +220,36 @@ impl<'r> Engine<'r> {
         if !shell_named_extensions.iter().any(|e| e == "py") {
             shell_named_extensions.push("py".to_string());
         }
-        Engine { set, target, dispatch, active, guard_only, triggers, named_extensions, shell_named_extensions }
+        let follows = |m: &'r Matcher| match &m.anchor {
+            Some(Anchor::Call(globs, Some(_))) => Some(globs),
+            _ => None,
+        };
+        let subclass_bases = every_matcher(set).filter_map(follows).collect();
+        let subclass_rules = set.rules.iter().map(|r| r.alternatives.iter().any(|m| follows(m).is_some())).collect();
+        Engine {
+            set,
+            target,
+            dispatch,
+            active,
+            guard_only,
+            triggers,
+            named_extensions,
+            shell_named_extensions,
+            subclass_bases,
+            subclass_rules,
+        }
+    }
+
+    /// Whether a subclass of `base` (qualified) is one a rule follows.
+    pub fn follows_subclasses_of(&self, base: &str) -> bool {
+        self.subclass_bases.iter().any(|g| g.is_match(base))
+    }
+
+    /// [`Self::rules_for`] for a file that imports subclasses of matched
+    /// classes from other files: the rules that follow subclasses are tried too.
+    pub fn rules_for_importer(&self, text: &str) -> Vec<bool> {
+        let by_words = self.rules_for(text).unwrap_or_else(|| vec![false; self.subclass_rules.len()]);
+        by_words.iter().zip(&self.subclass_rules).map(|(a, b)| *a || *b).collect()
     }
 
     /// Which rules can match a file with this text, by the trigger words it
@@ -266,6 +302,27 @@ pub fn holds_in_file(clauses: &[Clause], facts: &[bool]) -> bool {
 /// clause has only file-scope literals and all of them are false.
 pub fn may_hold(clauses: &[Clause], facts: &[bool]) -> bool {
     clauses.iter().all(|clause| clause.iter().any(|(scope, i, want)| *scope != Scope::File || facts[*i] == *want))
+}
+
+/// Every matcher alternative of `set`: its rules', summaries' and facts'.
+fn every_matcher(set: &RuleSet) -> impl Iterator<Item = &Matcher> {
+    let counts = set.counts.iter().filter_map(|c| match &c.source {
+        CountSource::Matches(alts) => Some(alts),
+        CountSource::Rule(_) => None,
+    });
+    let facts = set.compiler.facts.iter().filter_map(|f| match f {
+        Fact::Has(alts) => Some(alts),
+        Fact::Imports(_) => None,
+    });
+    set.rules
+        .iter()
+        .map(|r| &r.alternatives)
+        .chain(set.tables.iter().map(|t| &t.alternatives))
+        .chain(set.sites.iter().map(|x| &x.alternatives))
+        .chain(set.groups.iter().map(|g| &g.alternatives))
+        .chain(counts)
+        .chain(facts)
+        .flatten()
 }
 
 /// Adds an entry to the index for its anchor; returns the words a file must

@@ -10,6 +10,7 @@ use crate::finding::{FileProblem, Finding};
 use crate::semantic::launch_lines::Launch;
 use crate::semantic::named_files::Names;
 use crate::semantic::options::Gate;
+use crate::semantic::subclasses::Derived;
 use crate::suppress::Directive;
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +65,10 @@ pub struct FileFacts {
     /// statements, decorators included; kept for a file with findings: a
     /// finding outside them runs when the module is imported.
     pub module_level_defs: Vec<(usize, usize)>,
+    /// Its module-level classes derived from a class that a rule's `call`
+    /// anchor follows into subclasses, with their bases: a file that imports
+    /// one is analysed again with them (see [`crate::project::imported_classes`]).
+    pub derived_classes: Vec<(String, Vec<Derived>)>,
     /// Its suppression comments.
     pub directives: Vec<Directive>,
     /// Why the file was skipped or analysed only in part, if it was.
@@ -106,6 +111,7 @@ impl FileFacts {
             || self.counts.iter().any(|&c| c > 0)
             || !self.named_files.is_empty()
             || !self.launches.is_empty()
+            || !self.derived_classes.is_empty()
     }
 }
 

@@ -46,7 +46,7 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
             let Some(f) = callee(node) else { return false };
             let resolved = cx.callee_name(node, f).filter(|q| globs.is_match(q));
             // Else another arm's import of the name may be the one that runs,
-            // or the name is a class of the file derived from a matching one.
+            // or the name is a class derived from a matching one.
             let q = resolved
                 .or_else(|| cx.other_arm_names(f).into_iter().find(|o| globs.is_match(o)).map(Cow::Owned))
                 .or_else(|| subclasses.and_then(|s| derived_base(f, s, globs, cx)).map(Cow::Owned));
@@ -128,14 +128,11 @@ fn anchor<'t>(a: &Anchor, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchSt
     }
 }
 
-/// The base class matching `globs` of the class that `callee`, a plain name,
-/// names, where it is a class of the file that derives from it in the way
-/// `which` accepts.
+/// The base class matching `globs` of the class that `callee` names, where
+/// it is a derived class (of the file, or imported from another) that
+/// derives from it in the way `which` accepts.
 fn derived_base(callee: Node, which: Subclasses, globs: &NameGlobs, cx: &Context) -> Option<String> {
-    if callee.kind_name() != "identifier" {
-        return None;
-    }
-    let derived = cx.model.derived_from(text(callee, cx.src));
+    let derived = cx.model.derived_of_callee(callee, cx.src);
     let accepted = |d: &&Derived| which == Subclasses::All || d.passes_arguments;
     derived.iter().filter(accepted).find(|d| globs.is_match(&d.base)).map(|d| d.base.clone())
 }

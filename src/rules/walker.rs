@@ -181,22 +181,17 @@ impl<'a, 't> Walker<'a, 't> {
                         candidates.extend(list);
                     }
                     // ... and under what other arms' imports of it stand for, and
-                    // the classes it derives from, where it is a class of the file.
-                    let (others, derived) = match f.kind_name() {
-                        "identifier" => {
-                            let name = text(f, self.src);
-                            (self.model.other_arms_of(name), self.model.derived_from(name))
-                        }
-                        _ => (&[][..], &[][..]),
+                    // the classes it derives from, where it is a derived class;
+                    // each name once, so that no entry is tried twice.
+                    let others = match f.kind_name() {
+                        "identifier" => self.model.other_arms_of(text(f, self.src)),
+                        _ => &[],
                     };
-                    for class in derived {
-                        let base_last = class.base.rsplit('.').next().unwrap_or(&class.base);
-                        candidates.extend(d.call_by_name.get(base_last).into_iter().flatten());
-                    }
-                    let mut seen: Vec<&str> = Vec::new();
-                    for other in others {
+                    let bases = self.model.derived_of_callee(f, self.src).iter().map(|class| &class.base);
+                    let mut seen: Vec<&str> = last.into_iter().collect();
+                    for other in others.iter().chain(bases) {
                         let other_last = other.rsplit('.').next().unwrap_or(other);
-                        if Some(other_last) != last && !seen.contains(&other_last) {
+                        if !seen.contains(&other_last) {
                             candidates.extend(d.call_by_name.get(other_last).into_iter().flatten());
                             seen.push(other_last);
                         }

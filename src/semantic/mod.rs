@@ -107,6 +107,8 @@ pub struct FileModel<'t> {
     pub tree: FlatTree<'t>,
     /// The imported classes each module-level class derives from, by its name.
     derived: FastMap<&'t str, Vec<subclasses::Derived>>,
+    /// Classes other files derive, by the name this file imports them under.
+    imported_classes: subclasses::ImportedClasses,
 }
 
 impl<'t> FileModel<'t> {
@@ -140,6 +142,44 @@ impl<'t> FileModel<'t> {
             Some(d) => d,
             None => &[],
         }
+    }
+
+    /// Learns the classes other files derive (`imported`): a call of one,
+    /// and a class of this file derived from one, construct their bases too.
+    pub fn import_classes(&mut self, imported: &subclasses::ImportedClasses) {
+        for bases in self.derived.values_mut() {
+            subclasses::through_imported(bases, imported);
+        }
+        self.imported_classes = imported.clone();
+    }
+
+    /// The imported classes that a call of `callee` constructs as bases: a
+    /// class of this file (see [`Self::derived_from`]), or one that another
+    /// file derives and this one imports, by its name or a dotted chain.
+    pub fn derived_of_callee(&self, callee: Node, src: &str) -> &[subclasses::Derived] {
+        let local = match callee.kind_name() {
+            "identifier" => self.derived_from(text(callee, src)),
+            _ => &[],
+        };
+        if !local.is_empty() || self.imported_classes.is_empty() {
+            return local;
+        }
+        let imported = dotted_parts(callee, src).and_then(|parts| self.resolve(&parts));
+        imported.and_then(|q| self.imported_classes.get(&q)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The module-level classes of the file with an imported base that
+    /// `wanted` accepts, with their bases: what the file gives the files
+    /// that import it. Sorted by name.
+    pub fn derived_classes(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, Vec<subclasses::Derived>)> {
+        let mut out: Vec<(String, Vec<subclasses::Derived>)> = self
+            .derived
+            .iter()
+            .filter(|(_, bases)| bases.iter().any(|d| wanted(&d.base)))
+            .map(|(name, bases)| (name.to_string(), bases.clone()))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     /// The qualified names that import statement `node` imports (none for any other node).

@@ -1,8 +1,12 @@
 //! Classes a file derives from other classes (`class InfiniteDataLoader(DataLoader)`):
 //! a call of one constructs its base, so rules about the base's constructor
-//! can see it (see the `subclasses` key of a `call` matcher).
+//! can see it (see the `subclasses` key of a `call` matcher). A class
+//! another file of the project derives is seen where this file imports it,
+//! once the project layer has found it ([`ImportedClasses`]).
 
 use crate::parse::{Field, FieldOf, KindOf};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use tree_sitter::Node;
 
 use super::traverse::each_descendant;
@@ -36,13 +40,31 @@ impl<'t> LocalClass<'t> {
 }
 
 /// A base class a local class derives from, resolved to its qualified name.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Derived {
     /// The base's qualified name (`torch.utils.data.dataloader.DataLoader`).
     pub base: String,
     /// A call of the local class hands its arguments to this base unchanged,
     /// through every class between them.
     pub passes_arguments: bool,
+}
+
+/// Classes that other files of the project derive from bases the rules
+/// match, by the qualified name under which this file imports them
+/// (`utils.datasets.InfiniteDataLoader`, `.loaders.Loader`), each with its bases.
+pub(crate) type ImportedClasses = HashMap<String, Vec<Derived>>;
+
+/// `bases`, with each base that is itself a class of `imported` replaced by
+/// that class's bases: the arguments reach them only if both steps pass them.
+pub(crate) fn through_imported(bases: &mut Vec<Derived>, imported: &ImportedClasses) {
+    let through = |d: Derived| match imported.get(&d.base) {
+        Some(further) => further
+            .iter()
+            .map(|b| Derived { base: b.base.clone(), passes_arguments: b.passes_arguments && d.passes_arguments })
+            .collect(),
+        None => vec![d],
+    };
+    *bases = std::mem::take(bases).into_iter().flat_map(through).collect();
 }
 
 /// Whether a call of `class` hands its arguments unchanged to `base`'s
@@ -102,7 +124,8 @@ fn forwards(init: Node, base: Node, src: &str) -> bool {
     else {
         return false;
     };
-    if splats.len() != usize::from(star.is_some()) + usize::from(double_star.is_some()) {
+    let names = Splats { star, double_star };
+    if splats.len() != names.count() {
         return false;
     }
     let Some(body) = init.field(Field::Body) else { return false };
@@ -117,8 +140,20 @@ fn forwards(init: Node, base: Node, src: &str) -> bool {
         true
     });
     let [call] = base_inits.as_slice() else { return false };
-    let expected = usize::from(star.is_some()) + usize::from(double_star.is_some());
-    reads == expected && passes_exactly(*call, own_arg(*call, src), star, double_star, src)
+    reads == names.count() && passes_exactly(*call, own_arg(*call, src), &names, src)
+}
+
+/// The names of a constructor's `*args` and `**kwargs`, those it has.
+struct Splats<'s> {
+    star: Option<&'s str>,
+    double_star: Option<&'s str>,
+}
+
+impl Splats<'_> {
+    /// How many there are.
+    fn count(&self) -> usize {
+        usize::from(self.star.is_some()) + usize::from(self.double_star.is_some())
+    }
 }
 
 /// `super().__init__(...)`, `super(C, self).__init__(...)` or
@@ -146,8 +181,8 @@ fn own_arg<'s>(call: Node, src: &'s str) -> Option<&'s str> {
 }
 
 /// Whether `call`'s arguments, after the instance an explicit call passes,
-/// are exactly `*star` and `**double_star` (those that exist).
-fn passes_exactly(call: Node, own: Option<&str>, star: Option<&str>, double_star: Option<&str>, src: &str) -> bool {
+/// are exactly the splats `names` (those that exist).
+fn passes_exactly(call: Node, own: Option<&str>, names: &Splats, src: &str) -> bool {
     let Some(args) = call.field(Field::Arguments) else { return false };
     let mut cursor = args.walk();
     let mut passed: Vec<Node> = args.named_children(&mut cursor).filter(|a| a.kind_name() != "comment").collect();
@@ -157,9 +192,7 @@ fn passes_exactly(call: Node, own: Option<&str>, star: Option<&str>, double_star
     let splat = |kind: &str| -> Option<&str> {
         passed.iter().find(|a| a.kind_name() == kind).and_then(|a| a.named_child(0)).map(|n| text(n, src))
     };
-    passed.len() == usize::from(star.is_some()) + usize::from(double_star.is_some())
-        && splat("list_splat") == star
-        && splat("dictionary_splat") == double_star
+    passed.len() == names.count() && splat("list_splat") == names.star && splat("dictionary_splat") == names.double_star
 }
 
 #[cfg(test)]

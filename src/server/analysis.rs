@@ -180,8 +180,12 @@ pub(super) fn analyse_workspace(
             cli_cache.unwrap_or_else(|_| Cache::in_memory(BTreeMap::new()))
         }
     };
-    let outcomes = scan::analyse_files(&walked.files, &engine, &Default::default(), Some(&cache));
-    let stored = scan::cache_entries(&walked.files, &outcomes);
+    let mut outcomes = scan::analyse_files(&walked.files, &engine, &Default::default(), Some(&cache));
+    let first_analyses = scan::follow_imported_classes(&walked, &mut outcomes, &engine);
+    let mut stored = scan::cache_entries(&walked.files, &outcomes);
+    for (path, first) in first_analyses {
+        stored.entry(path).or_insert(first);
+    }
     Ok(Pass { walked, outcomes, stored, texts })
 }
 
@@ -261,9 +265,12 @@ impl Project {
         let &i = self.index.get(path)?;
         let file = self.walked.files[i].with_text(text.clone());
         let engine = self.config.engine();
+        // The classes of other files it imported at the last workspace pass.
+        let imported = self.outcomes[i].full().and_then(|o| o.imported_classes.clone());
         let (outcome, tree) = match crate::source::read_file(&file) {
             Ok(source) => {
-                let (outcome, tree) = crate::analysis::analyse_edited(&file, &source.text, &engine, tree);
+                let (outcome, tree) =
+                    crate::analysis::analyse_edited(&file, &source.text, &engine, tree, imported.as_deref());
                 (KeptOutcome::keep(outcome), tree)
             }
             // Too large or binary: skipped as `scan` skips it, with the reason.
@@ -321,7 +328,9 @@ impl Project {
             Applicability::Unsafe => FixMode::Unsafe,
         };
         let only = only.map(|f| FindingAt { code: &f.code, start: f.byte_range.0 });
-        let fixed = fix::fix_in_memory(&self.walked.files[i], &facts, &engine, mode, &self.config.ignores, only)
+        let imported = self.outcomes[i].full().and_then(|o| o.imported_classes.as_deref());
+        let file = &self.walked.files[i];
+        let fixed = fix::fix_in_memory(file, &facts, &engine, mode, &self.config.ignores, only, imported)
             .map_err(|e| e.to_string())?;
         Ok(fixed.map(|f| String::from_utf8_lossy(&f.fixed).into_owned()))
     }
