@@ -428,3 +428,26 @@ fn a_fix_paired_with_an_unknown_rule_is_refused() {
         npu_mem(&["scan", "fixtures/demo", "--no-cache", "--rules", pack.to_str().unwrap(), "--fail-on", "never"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn an_edit_needs_exactly_one_action() {
+    let dir = temp_dir("pack-edit-actions");
+    let pack = dir.join("edit.toml");
+    let rule = |edit: &str| {
+        format!(
+            "[pack]\nname = \"x\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"n\"\nsection = \"transfer\"\n\
+             severity = \"info\"\nmessage = \"m\"\ndocs = {{ what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }}\n\
+             match = {{ method = \"cuda\" }}\n[rule.fix]\napplicability = \"safe\"\ndescription = \"d\"\nedits = [{edit}]\n"
+        )
+    };
+    let scan = |edit: &str| {
+        std::fs::write(&pack, rule(edit)).unwrap();
+        npu_mem(&["scan", "fixtures/demo", "--no-cache", "--rules", pack.to_str().unwrap(), "--fail-on", "never"])
+    };
+    for edit in ["{ on = \"node\" }", "{ on = \"node\", replace = \"x\", remove_arg = true }"] {
+        let run = scan(edit);
+        assert_eq!(run.code, 2, "{edit}: {}", run.stderr);
+        assert!(run.stderr.contains("edits[0]") && run.stderr.contains("replace, sub, sub_all"), "{}", run.stderr);
+    }
+    assert_eq!(scan("{ on = \"node\", remove_arg = true }").code, 0);
+}

@@ -319,33 +319,22 @@ impl Compiler {
                     .collect::<Result<Vec<_>, RegexError>>()
                     .map_err(|e| SpecError::from(e).within(key).within(&edit))
             };
-            let given = [
-                e.replace.is_some(),
-                e.sub.is_some(),
-                e.sub_all.is_some(),
-                e.set_keyword.is_some(),
-                e.prepend_arg.is_some(),
-                e.remove_arg,
-                e.name_args.is_some(),
-            ];
-            if given.iter().filter(|g| **g).count() != 1 {
+            // Exactly one action: each field given becomes one.
+            let mut actions = Vec::new();
+            actions.extend(e.replace.map(EditAction::Replace));
+            actions.extend(e.sub.map(|s| subs(s, "sub").map(EditAction::Sub)).transpose()?);
+            actions.extend(e.sub_all.map(|s| subs(s, "sub_all").map(EditAction::SubAll)).transpose()?);
+            actions.extend(e.set_keyword.map(|k| EditAction::SetKeyword {
+                name: k.name,
+                position: k.position,
+                value: k.value,
+            }));
+            actions.extend(e.prepend_arg.map(EditAction::PrependArg));
+            actions.extend(e.remove_arg.then_some(EditAction::RemoveArg));
+            actions.extend(e.name_args.map(EditAction::NameArgs));
+            let Ok([action]) = <[EditAction; 1]>::try_from(actions) else {
                 let fields = "replace, sub, sub_all, set_keyword, prepend_arg, remove_arg, name_args";
                 return Err(SpecError::at(&edit, Problem::OneOf { fields }));
-            }
-            let action = if let Some(r) = e.replace {
-                EditAction::Replace(r)
-            } else if let Some(s) = e.sub {
-                EditAction::Sub(subs(s, "sub")?)
-            } else if let Some(s) = e.sub_all {
-                EditAction::SubAll(subs(s, "sub_all")?)
-            } else if let Some(k) = e.set_keyword {
-                EditAction::SetKeyword { name: k.name, position: k.position, value: k.value }
-            } else if let Some(a) = e.prepend_arg {
-                EditAction::PrependArg(a)
-            } else if let Some(names) = e.name_args {
-                EditAction::NameArgs(names)
-            } else {
-                EditAction::RemoveArg
             };
             if matches!(on, EditTarget::Comparisons) && !matches!(action, EditAction::Sub(_)) {
                 return Err(SpecError::at(&edit, Problem::ComparisonsNeedSub));
