@@ -11,6 +11,44 @@ fn opening(stdout: &str) -> Vec<&str> {
     stdout.lines().take_while(|l| !l.starts_with("== ")).collect()
 }
 
+/// Each rule's rank in a run (`breaks_at`: import, device, process group,
+/// step), from `npu-mem rules --format json`.
+fn breaks_at_by_code() -> std::collections::HashMap<String, usize> {
+    let run = npu_mem(&["rules", "--format", "json"]);
+    let rules: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let order = ["import", "device", "process_group", "step"];
+    let rank = |r: &serde_json::Value| order.iter().position(|s| r["breaks_at"] == *s).expect("a known stage");
+    rules.as_array().unwrap().iter().map(|r| (r["code"].as_str().unwrap().to_string(), rank(r))).collect()
+}
+
+#[test]
+fn blockers_and_errors_are_listed_in_the_order_a_run_meets_them() {
+    let dir = temp_dir("run-order");
+    let code = "\
+import os
+import torch
+def main(model):
+    torch.npu.set_memory_strategy()
+    model = torch.nn.DataParallel(model)
+    torch.set_default_tensor_type('torch.cuda.FloatTensor')
+    os.environ['CUDA_VISIBLE_DEVICES'] = '0'
+    return model
+";
+    std::fs::write(dir.join("train.py"), code).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--color", "never", "--no-cache"]);
+    let head = opening(&run.stdout);
+    let listed = |after: &str| -> Vec<String> {
+        let at =
+            head.iter().position(|l| l.trim_start().starts_with(after)).unwrap_or_else(|| panic!("{}", run.stdout));
+        let item = |l: &&&str| l.starts_with("  ") && !l.trim_start().starts_with("- ");
+        head[at + 1..].iter().take_while(item).map(|l| l.trim().to_string()).collect()
+    };
+    // The environment picks the device before the process group's wrapper is built.
+    assert_eq!(listed("Automatic migration"), ["train.py:7:16 TX009", "train.py:5:13 TX011"], "{}", run.stdout);
+    // The default tensor type is set at start-up; an unknown API fails where it is called.
+    assert_eq!(listed("- Fix 2 errors first"), ["train.py:6:5 TX017", "train.py:4:5 API003"], "{}", run.stdout);
+}
+
 #[test]
 fn the_demo_report_opens_with_the_verdict_its_blockers_and_the_next_steps() {
     let run = npu_mem(&["scan", "fixtures/demo", "--color", "never", "--no-cache"]);
@@ -18,9 +56,12 @@ fn the_demo_report_opens_with_the_verdict_its_blockers_and_the_next_steps() {
     let head = opening(&run.stdout);
     let json = scan_json(&["fixtures/demo"]);
     let findings = json["findings"].as_array().unwrap();
-    let blockers: Vec<String> = findings
+    // Listed in the order a run meets them: by their rules' `breaks_at`, then in report order.
+    let mut blockers: Vec<&serde_json::Value> = findings.iter().filter(|f| f["blocker"] == true).collect();
+    let stages = breaks_at_by_code();
+    blockers.sort_by_key(|f| stages[f["code"].as_str().unwrap()]);
+    let blockers: Vec<String> = blockers
         .iter()
-        .filter(|f| f["blocker"] == true)
         .map(|f| {
             format!("  {}:{}:{} {}", f["path"].as_str().unwrap(), f["line"], f["column"], f["code"].as_str().unwrap())
         })

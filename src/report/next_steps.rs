@@ -9,6 +9,7 @@ use crate::finding::{Advice, Applicability, Finding, Severity};
 use crate::outcome::ProjectOutcome;
 use crate::project::migration::{Style, Why};
 use crate::project::named_runs::RunSummary;
+use crate::rules::model::BreaksAt;
 use std::fmt::Write;
 
 /// How many blockers, entry scripts and projects are listed by name.
@@ -49,7 +50,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
             }
             out.push('\n');
             let all: Vec<&Finding> = findings.iter().collect();
-            let turn_on = render_verdict(out, projects.first(), &all, "", paint);
+            let turn_on = render_verdict(out, report, projects.first(), &all, "", paint);
             let in_use = projects.first().is_some_and(|p| p.migration.style == Style::Automatic);
             automatic_plan = match (&turn_on, in_use) {
                 (Some(_), _) => Some(false),
@@ -72,7 +73,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
                 let _ = writeln!(out, "  Migration style: {}", visible(&p.migration.describe()));
                 render_launches(out, p, named_runs, "  ", paint);
                 let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
-                if let Some(step) = render_verdict(out, Some(p), &own, "  ", paint) {
+                if let Some(step) = render_verdict(out, report, Some(p), &own, "  ", paint) {
                     let _ = writeln!(out, "  {step}");
                 }
             }
@@ -96,9 +97,13 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
     if let Some(run) = &report.outcome.run {
         render_run(out, run, report.verbose, paint);
     }
-    let errors: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Error && !f.blocker).collect();
+    let errors = in_run_order(report, findings.iter().filter(|f| f.severity == Severity::Error && !f.blocker));
     if !errors.is_empty() {
-        let step = format!("Fix {} first: code that fails on an NPU as written:", plural(errors.len(), "error"));
+        let them = if errors.len() == 1 { "it" } else { "them" };
+        let step = format!(
+            "Fix {} first: code that fails on an NPU as written, in the order a run meets {them}:",
+            plural(errors.len(), "error")
+        );
         steps.push((step, errors));
     }
     // Turning it on handles every finding (the verdict found no blocker); once it is on, the advisory ones.
@@ -359,6 +364,7 @@ pub fn uncalled_functions(project: &ProjectOutcome) -> Vec<(&str, &crate::projec
 /// that turns automatic migration on, when it is worth taking.
 fn render_verdict(
     out: &mut String,
+    report: &Report,
     project: Option<&ProjectOutcome>,
     findings: &[&Finding],
     indent: &str,
@@ -389,7 +395,7 @@ fn render_verdict(
             plural(v.blockers, "finding"),
             codes.join(", ")
         );
-        let blockers: Vec<&Finding> = findings.iter().copied().filter(|f| f.blocker).collect();
+        let blockers = in_run_order(report, findings.iter().copied().filter(|f| f.blocker));
         list(out, &blockers, &format!("{indent}  "), "marked [blocker] below");
     }
     // Whoever chose manual migration on purpose is not told to turn automatic migration on.
@@ -427,6 +433,16 @@ fn turn_on<'a>(step: &str, which: &str, entries: impl Iterator<Item = &'a str>) 
         named.push(format!("and {more} more"));
     }
     format!("{step}: add {imports} at the top of {which} ({}).", named.join(", "))
+}
+
+/// `findings` (in report order) in the order a run meets them: first where
+/// their rules stop a run (imports, device, process group, then the rest;
+/// each rule's `breaks_at`), then in report order.
+fn in_run_order<'f>(report: &Report, findings: impl Iterator<Item = &'f Finding>) -> Vec<&'f Finding> {
+    let breaks_at = |f: &Finding| report.engine.set.rule(&f.code).map_or(BreaksAt::Step, |r| r.breaks_at);
+    let mut ordered: Vec<&Finding> = findings.collect();
+    ordered.sort_by_key(|f| breaks_at(f));
+    ordered
 }
 
 /// Up to [`LISTED`] findings as `path:line:col CODE`, then how many more.

@@ -28,6 +28,7 @@ pub fn list_json(set: &RuleSet) -> String {
                 "severity": r.severity,
                 "auto_migrated": r.auto_migrated,
                 "blocker": r.blocker,
+                "breaks_at": r.breaks_at,
                 "target": target(r),
                 "fix": r.fix.as_ref().map(|f| serde_json::json!({ "applicability": f.applicability, "description": f.description })),
                 "docs": {

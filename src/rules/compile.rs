@@ -277,6 +277,7 @@ impl Compiler {
             once_per_file: r.once_per_file,
             once_per_line: r.once_per_line,
             precision,
+            breaks_at: r.breaks_at,
         })
     }
 

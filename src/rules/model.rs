@@ -66,6 +66,24 @@ pub enum Anchor {
     Kind(Vec<String>),
 }
 
+/// Where in a run a rule's finding stops it first, for ranking what to fix
+/// first: a run imports its modules, picks its device, sets up its process
+/// group and parallelism, then steps. In that order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreaksAt {
+    /// When the module is imported (an import that fails).
+    Import,
+    /// When the run picks and sets up its device (device strings, default
+    /// tensor types, environment and allocator settings).
+    Device,
+    /// When it sets up its process group or parallel wrapper.
+    ProcessGroup,
+    /// Later: building its data and model, or a training step.
+    #[default]
+    Step,
+}
+
 /// Whether a fact is decided per file or for the whole scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Scope {
@@ -499,6 +517,8 @@ pub struct Rule {
     pub once_per_line: bool,
     /// SARIF precision: `very-high`, `high`, `medium` or `low`.
     pub precision: String,
+    /// Where in a run its findings stop it first.
+    pub breaks_at: BreaksAt,
 }
 
 impl Rule {

@@ -116,6 +116,10 @@ pub struct RuleSpec {
     /// How often a finding is right: `very-high`, `high` (default), `medium` or `low` (SARIF `precision`).
     #[serde(default)]
     pub precision: Option<String>,
+    /// Where in a run its findings stop it first: `import`, `device`,
+    /// `process_group` or `step` (default); ranks "Fix first".
+    #[serde(default)]
+    pub breaks_at: super::model::BreaksAt,
     /// Lower the severity where a condition holds.
     #[serde(default)]
     pub downgrade: Option<DowngradeSpec>,
