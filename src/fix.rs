@@ -76,24 +76,42 @@ pub struct FixRun {
     pub problems: Vec<FileProblem>,
 }
 
-/// Fixes every file of the scan that has findings `mode` applies to and
-/// `ignores` does not silence. With `write`, each fixed file is replaced on
-/// disk atomically, and its outcome becomes the analysis of the new text; a
-/// file that cannot be written keeps its outcome and becomes a problem.
+/// What a `--fix` run of a whole scan is asked to do.
+pub struct FixRequest<'a> {
+    /// Which fixes.
+    pub mode: FixMode,
+    /// The findings the configuration silences, whose fixes are not applied.
+    pub ignores: &'a PerFileIgnores,
+    /// Replace the fixed files on disk (else only say what would change).
+    pub write: bool,
+    /// By index into the scan's files: which files may be edited; `None`:
+    /// all. With runs named (`--entry`), the files they reach: the others
+    /// are not part of the migration.
+    pub files: Option<&'a [bool]>,
+}
+
+/// Fixes every file of the scan that `request` lets it edit and that has
+/// findings whose fixes it asks for. With `request.write`, each fixed file
+/// is replaced on disk atomically, and its outcome becomes the analysis of
+/// the new text; a file that cannot be written keeps its outcome and
+/// becomes a problem.
 pub fn fix_files(
     files: &[ScanFile],
     outcomes: &mut [KeptOutcome],
     facts: &ScanFacts,
     engine: &Engine,
-    mode: FixMode,
-    ignores: &PerFileIgnores,
-    write: bool,
+    request: &FixRequest,
 ) -> FixRun {
+    let FixRequest { mode, ignores, write, .. } = *request;
     let fixable = |f: &Finding| mode.applies(f) && !ignores.ignores(f);
     let wanted = Wanted { mode, ignores, only: None };
+    let may_edit = |i: usize| request.files.is_none_or(|edit| edit.get(i).copied().unwrap_or(true));
     let results: Vec<_> = files
         .par_iter()
         .zip(outcomes.par_iter_mut())
+        .enumerate()
+        .filter(|(i, _)| may_edit(*i))
+        .map(|(_, pair)| pair)
         .filter(|(_, o)| o.full().is_some_and(|o| file_findings(o, facts, engine).kept.iter().any(fixable)))
         .map(|(file, outcome)| {
             let imported = outcome.full().and_then(|o| o.imported_classes.clone());

@@ -141,9 +141,12 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
         let facts = npu_mem::ScanFacts::of(&walked, &outcomes, &engine, &Rereads::default());
+        // With runs named, only the files they reach are edited.
+        let reached = named.as_ref().map(|started| pool.install(|| named_runs::reached_files(started, &walked)));
         // Standard input is fixed in memory: the fixed text is printed.
         let write = !args.diff && buffer.is_none();
-        pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, mode, &ignores, write))
+        let request = fix::FixRequest { mode, ignores: &ignores, write, files: reached.as_deref() };
+        pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, &request))
     });
     if let Some(cache) = &cache {
         let mut entries = scan::cache_entries(&walked.files, &outcomes);

@@ -259,3 +259,23 @@ fn a_command_a_launch_script_builds_leaves_the_branches_undecided() {
     assert!(in_file(&report, "train.py").contains(&row(20, "TX001", "-")), "{:?}", in_file(&report, "train.py"));
     assert_eq!(report["run"]["undecided"][0]["reason"], "a launch script runs a command npu-mem cannot read");
 }
+
+#[test]
+fn fix_edits_only_the_files_the_named_runs_reach() {
+    let dir = temp_dir("named-runs-fix");
+    copy_dir(&fixture(), &dir);
+    let export_before = std::fs::read_to_string(dir.join("export.py")).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--entry", "bash scripts/train.sh", "--fix"]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    let train = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    assert!(train.contains("build().npu()"), "the run's own script is fixed:\n{train}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("export.py")).unwrap(),
+        export_before,
+        "export.py is no part of the run"
+    );
+    // Without named runs, every file with a fix is fixed, as before.
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--fix"]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    assert!(std::fs::read_to_string(dir.join("export.py")).unwrap().contains("build().npu()"));
+}

@@ -387,6 +387,12 @@ impl<'w> Files<'w> {
     }
 }
 
+/// By index into the walked files: whether the `started` scripts reach the
+/// file (see [`reach`]); what `--fix` may edit when runs are named.
+pub fn reached_files(started: &Started, walked: &WalkResult) -> Vec<bool> {
+    reach(started, walked, &Rereads::default()).reached
+}
+
 /// Decides which files the `started` scripts reach: those they import,
 /// directly or through each other, across the scan's projects, those they
 /// load by a name computed in a package they name, and the modules their
