@@ -26,8 +26,10 @@ pub struct PlannedFixes {
     pub steps: (usize, usize),
     /// Safe and unsafe fixes of what transfer_to_npu handles: migrating by hand instead.
     pub instead: (usize, usize),
-    /// transfer_to_npu is on already (the fixes `instead` are not needed).
-    pub in_use: bool,
+    /// Where the findings of the fixes `instead` are, transfer_to_npu is on
+    /// already (`Some(true)`: they are not needed), or the plan turns it on
+    /// (`Some(false)`); `None`: some of each (several projects).
+    pub in_use: Option<bool>,
 }
 
 /// Writes the migration style, the verdict, the blockers and the next
@@ -38,10 +40,11 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
     let named_runs = report.outcome.run.is_some();
     // Each step, with the findings listed under it.
     let mut steps: Vec<(String, Vec<&Finding>)> = Vec::new();
-    // One project whose plan is automatic migration: whether transfer_to_npu
-    // is on already (`Some(true)`) or the plan turns it on (`Some(false)`).
-    // Fixes of what it handles are then the other way, not one more step.
-    let mut automatic_plan: Option<bool> = None;
+    // By project, where its plan is automatic migration: whether
+    // transfer_to_npu is on already (`Some(true)`) or the plan turns it on
+    // (`Some(false)`). Fixes of what it handles are then the other way, not
+    // one more step.
+    let mut automatic_plans: Vec<Option<bool>> = vec![None; projects.len()];
     match projects.as_slice() {
         [] | [_] => {
             if let Some(p) = projects.first() {
@@ -51,12 +54,9 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
             out.push('\n');
             let all: Vec<&Finding> = findings.iter().collect();
             let turn_on = render_verdict(out, report, projects.first(), &all, "", paint);
-            let in_use = projects.first().is_some_and(|p| p.migration.style == Style::Automatic);
-            automatic_plan = match (&turn_on, in_use) {
-                (Some(_), _) => Some(false),
-                (None, true) => Some(true),
-                (None, false) => None,
-            };
+            if let Some(p) = projects.first() {
+                automatic_plans[0] = automatic_plan(p, turn_on.is_some());
+            }
             steps.extend(turn_on.map(|step| (step, Vec::new())));
         }
         _ => {
@@ -67,13 +67,21 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
                 projects.len()
             );
             out.push('\n');
-            for (i, p) in projects.iter().enumerate().take(LISTED) {
+            for (i, p) in projects.iter().enumerate() {
+                let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
+                if i >= LISTED {
+                    // Not shown, but its plan still decides what its fixes are.
+                    let turn_on = render_verdict(&mut String::new(), report, Some(p), &own, "", paint);
+                    automatic_plans[i] = automatic_plan(p, turn_on.is_some());
+                    continue;
+                }
                 let marker = p.project.marker.as_deref().map_or(String::new(), |m| format!(" ({})", visible(m)));
                 let _ = writeln!(out, "{}{marker}", paint.bold(&visible(&p.project.display)));
                 let _ = writeln!(out, "  Migration style: {}", visible(&p.migration.describe()));
                 render_launches(out, p, named_runs, "  ", paint);
-                let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
-                if let Some(step) = render_verdict(out, report, Some(p), &own, "  ", paint) {
+                let turn_on = render_verdict(out, report, Some(p), &own, "  ", paint);
+                automatic_plans[i] = automatic_plan(p, turn_on.is_some());
+                if let Some(step) = turn_on {
                     let _ = writeln!(out, "  {step}");
                 }
             }
@@ -107,7 +115,8 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
         steps.push((step, errors));
     }
     // Turning it on handles every finding (the verdict found no blocker); once it is on, the advisory ones.
-    let alternative = |f: &Finding| automatic_plan.is_some_and(|in_use| !in_use || f.advisory);
+    let plan_of = |f: &Finding| automatic_plans.get(f.project).copied().flatten();
+    let alternative = |f: &Finding| plan_of(f).is_some_and(|in_use| !in_use || f.advisory);
     let fixable = |a: Applicability, instead: bool| report.fixable_where(a, |f| alternative(f) == instead);
     let (safe, unsafe_) = (fixable(Applicability::Safe, false), fixable(Applicability::Unsafe, false));
     if safe > 0 {
@@ -125,11 +134,13 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
         steps.push((step, Vec::new()));
     }
     let (safe_instead, unsafe_instead) = (fixable(Applicability::Safe, true), fixable(Applicability::Unsafe, true));
-    let planned = PlannedFixes {
-        steps: (safe, unsafe_),
-        instead: (safe_instead, unsafe_instead),
-        in_use: automatic_plan == Some(true),
+    let instead_plans: Vec<bool> =
+        findings.iter().filter(|f| f.fix.is_some() && alternative(f)).filter_map(plan_of).collect();
+    let in_use = match (instead_plans.contains(&true), instead_plans.contains(&false)) {
+        (true, true) => None,
+        (on, _) => Some(on),
     };
+    let planned = PlannedFixes { steps: (safe, unsafe_), instead: (safe_instead, unsafe_instead), in_use };
     if safe_instead + unsafe_instead > 0 {
         steps.push((migrate_by_hand_instead(safe_instead, unsafe_instead, planned.in_use), Vec::new()));
     }
@@ -188,9 +199,20 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
     planned
 }
 
+/// Where `project`'s plan is automatic migration: whether transfer_to_npu
+/// is on already (`Some(true)`) or the plan turns it on (`Some(false)`:
+/// its verdict said to); `None` for a manual plan.
+fn automatic_plan(project: &ProjectOutcome, turns_on: bool) -> Option<bool> {
+    match (turns_on, project.migration.style == Style::Automatic) {
+        (true, _) => Some(false),
+        (false, true) => Some(true),
+        (false, false) => None,
+    }
+}
+
 /// The fixes that transfer_to_npu makes unnecessary, offered as the other
-/// way to migrate rather than as one more step (`in_use`: it is on already).
-fn migrate_by_hand_instead(safe: usize, unsafe_: usize, in_use: bool) -> String {
+/// way to migrate rather than as one more step (`in_use`: see [`PlannedFixes::in_use`]).
+fn migrate_by_hand_instead(safe: usize, unsafe_: usize, in_use: Option<bool>) -> String {
     let mut ways = Vec::new();
     if safe > 0 {
         ways.push(format!("{} (`npu-mem scan --fix`; `--diff` shows the changes first)", plural(safe, "safe fix")));
@@ -200,11 +222,15 @@ fn migrate_by_hand_instead(safe: usize, unsafe_: usize, in_use: bool) -> String 
         ways.push(format!("{fixes} to review (`npu-mem scan --diff --unsafe-fixes`, then add `--fix`)"));
     }
     match in_use {
-        true => format!(
+        Some(true) => format!(
             "Not needed while transfer_to_npu is on: {} for findings it handles, if you would rather migrate by hand.",
             ways.join(" and ")
         ),
-        false => format!("Or, instead of turning it on, migrate by hand: {}.", ways.join(" and ")),
+        Some(false) => format!("Or, instead of turning it on, migrate by hand: {}.", ways.join(" and ")),
+        None => format!(
+            "Or migrate by hand where transfer_to_npu is on or turned on above: {} for findings it handles.",
+            ways.join(" and ")
+        ),
     }
 }
 

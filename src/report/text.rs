@@ -306,8 +306,9 @@ fn render_fixes(out: &mut String, report: &Report, planned: PlannedFixes) {
         (safe, unsafe_) => format!("{} and {}", plural(safe, "safe fix"), plural(unsafe_, "unsafe fix")),
     };
     let why = match planned.in_use {
-        true => "not needed while transfer_to_npu is on",
-        false => "to migrate by hand instead of turning on transfer_to_npu",
+        Some(true) => "not needed while transfer_to_npu is on",
+        Some(false) => "to migrate by hand instead of turning on transfer_to_npu",
+        None => "to migrate by hand instead of relying on transfer_to_npu",
     };
     let _ = writeln!(out, "{fixes} {why} (see Next steps).");
 }
