@@ -9,7 +9,7 @@ use crate::finding::{Advice, Applicability, Finding, Severity};
 use crate::outcome::ProjectOutcome;
 use crate::project::migration::{Style, Why};
 use crate::project::named_runs::RunSummary;
-use crate::rules::model::BreaksAt;
+use crate::rules::schema::BreaksAt;
 use std::fmt::Write;
 
 /// How many blockers, entry scripts and projects are listed by name.

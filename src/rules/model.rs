@@ -4,7 +4,7 @@
 use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
-use crate::rules::schema::DocsSpec;
+use crate::rules::schema::{BreaksAt, DocsSpec};
 pub use crate::semantic::values::Literal;
 
 /// A torch_npu version, `(major, minor)`.
@@ -64,24 +64,6 @@ pub enum Anchor {
     Query(usize),
     /// A node of one of these tree-sitter kinds.
     Kind(Vec<String>),
-}
-
-/// Where in a run a rule's finding stops it first, for ranking what to fix
-/// first: a run imports its modules, picks its device, sets up its process
-/// group and parallelism, then steps. In that order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BreaksAt {
-    /// When the module is imported (an import that fails).
-    Import,
-    /// When the run picks and sets up its device (device strings, default
-    /// tensor types, environment and allocator settings).
-    Device,
-    /// When it sets up its process group or parallel wrapper.
-    ProcessGroup,
-    /// Later: building its data and model, or a training step.
-    #[default]
-    Step,
 }
 
 /// Whether a fact is decided per file or for the whole scan.

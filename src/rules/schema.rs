@@ -119,7 +119,7 @@ pub struct RuleSpec {
     /// Where in a run its findings stop it first: `import`, `device`,
     /// `process_group` or `step` (default); ranks "Fix first".
     #[serde(default)]
-    pub breaks_at: super::model::BreaksAt,
+    pub breaks_at: BreaksAt,
     /// Lower the severity where a condition holds.
     #[serde(default)]
     pub downgrade: Option<DowngradeSpec>,
@@ -714,4 +714,22 @@ pub struct CountSpec {
     pub matcher: Option<MatcherSpec>,
     /// ...or findings of this rule.
     pub rule: Option<String>,
+}
+
+/// Where in a run a rule's finding stops it first, for ranking what to fix
+/// first: a run imports its modules, picks its device, sets up its process
+/// group and parallelism, then steps. In that order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreaksAt {
+    /// When the module is imported (an import that fails).
+    Import,
+    /// When the run picks and sets up its device (device strings, default
+    /// tensor types, environment and allocator settings).
+    Device,
+    /// When it sets up its process group or parallel wrapper.
+    ProcessGroup,
+    /// Later: building its data and model, or a training step.
+    #[default]
+    Step,
 }
