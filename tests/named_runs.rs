@@ -279,3 +279,25 @@ fn fix_edits_only_the_files_the_named_runs_reach() {
     assert!(run.code <= 1, "{}", run.stderr);
     assert!(std::fs::read_to_string(dir.join("export.py")).unwrap().contains("build().npu()"));
 }
+
+#[test]
+fn a_launch_after_the_scripts_own_cd_starts_the_script_under_that_directory() {
+    let dir = temp_dir("named-runs-cd");
+    for sub in ["nested/tools", "tools", "scripts"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::write(dir.join("pyproject.toml"), "").unwrap();
+    let script = "import torch\nif __name__ == \"__main__\":\n    x = torch.ones(2).cuda()\n";
+    std::fs::write(dir.join("nested/tools/train.py"), script).unwrap();
+    std::fs::write(dir.join("tools/train.py"), script).unwrap();
+    let started = |launch: &str| -> Vec<String> {
+        std::fs::write(dir.join("scripts/run.sh"), format!("#!/bin/bash\n{launch}\n")).unwrap();
+        let report = json_in(&dir, &["--entry", "bash scripts/run.sh"]);
+        report["run"]["scripts"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(started("cd nested; python tools/train.py --epochs 1"), ["nested/tools/train.py"]);
+    // Where the order does not settle the directory, both may be the one started.
+    let both = ["nested/tools/train.py", "tools/train.py"];
+    assert_eq!(started("(cd nested; true)\npython tools/train.py"), both);
+    assert_eq!(started("python tools/train.py\ncd nested"), both);
+}

@@ -337,9 +337,24 @@ impl<'a> Walk<'a> {
             text: self.text[from..to].to_string(),
             range: (self.offset + from, self.offset + to),
             guarded: around.first_tested || around.last_tested,
+            top_level: self.nesting == 0 && in_sequence(node),
             expanded: None,
         });
     }
+}
+
+/// Whether `node` runs in its script's own shell, in order: its ancestors
+/// are only `&&`/`||` lists and redirections up to the script itself.
+fn in_sequence(node: Node) -> bool {
+    let mut at = node.parent();
+    while let Some(p) = at {
+        match p.kind() {
+            "program" => return true,
+            "list" | "redirected_statement" => at = p.parent(),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// What `node` (of `kind`, with `around`) passes on to the children it

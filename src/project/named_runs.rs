@@ -27,7 +27,7 @@ use crate::config::{absolute, NamedRun};
 use crate::parse::shell::{self, split_words};
 use crate::semantic::import_lines::{computed_loads, ComputedLoad};
 use crate::semantic::launch_lines::{launches_in, Launch, ANY_SCRIPT};
-use crate::semantic::shell_dirs::literal_tail;
+use crate::semantic::shell_dirs::{dir_at, literal_tail};
 use crate::source::read_file;
 use crate::walk::{display_path, FileKind, ScanFile, WalkResult};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -291,7 +291,14 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
             }
             let written: Vec<&str> =
                 words.iter().filter(|w| file_name(w) == launch.script).filter_map(|w| literal_tail(w)).collect();
-            started.scripts.extend(files.started_by(caller, &launch, &written));
+            // Where the script's own `cd`s have put the command, when their order settles it.
+            let own_command = |c: &&shell::ShellCommand| {
+                c.top_level
+                    && line_of(c.range.0) == launch.line
+                    && c.words().iter().any(|w| written.contains(&w.as_str()))
+            };
+            let dir = script.commands.iter().find(own_command).and_then(|c| dir_at(&source.text, &script, c.range.0));
+            started.scripts.extend(files.started_by(caller, &launch, &written, dir.as_deref()));
             started.launches.push(launch);
         }
         for word in words.iter().filter(|w| w.ends_with(".sh")) {
@@ -349,8 +356,10 @@ impl<'w> Files<'w> {
     /// The Python files that `launch`, a line of the shell script `caller`,
     /// starts: in the caller's project (else anywhere), those whose path
     /// ends with a literal path written for the script (`tools/train.py` of
-    /// `${dir}/tools/train.py`), else every file it may name.
-    fn started_by(&self, caller: &ScanFile, launch: &Launch, written: &[&str]) -> Vec<usize> {
+    /// `${dir}/tools/train.py`), and of those the ones under `dir` when the
+    /// caller has changed into a directory whose path ends so (`cd nested`)
+    /// and some are; else every file it may name.
+    fn started_by(&self, caller: &ScanFile, launch: &Launch, written: &[&str], dir: Option<&str>) -> Vec<usize> {
         let named = |(_, f): &(usize, &ScanFile)| launch.starts(&f.display());
         let mut found: Vec<(usize, &ScanFile)> =
             self.python().filter(named).filter(|(_, f)| f.project == caller.project).collect();
@@ -362,9 +371,15 @@ impl<'w> Files<'w> {
             .filter(|(_, f)| written.iter().any(|w| ends_with_path(&f.display(), w)))
             .map(|(i, _)| *i)
             .collect();
-        match by_path.is_empty() {
-            true => found.into_iter().map(|(i, _)| i).collect(),
-            false => by_path,
+        let in_dir = |i: &usize| {
+            let path = self.walked[*i].display();
+            dir.is_some_and(|d| written.iter().any(|w| ends_with_path(&path, &format!("{d}/{w}"))))
+        };
+        let under_dir: Vec<usize> = by_path.iter().copied().filter(in_dir).collect();
+        match (by_path.is_empty(), under_dir.is_empty()) {
+            (true, _) => found.into_iter().map(|(i, _)| i).collect(),
+            (false, true) => by_path,
+            (false, false) => under_dir,
         }
     }
 

@@ -7,7 +7,7 @@
 //! $(cat dir.txt)`), or one in a part the parser could not read, makes the
 //! place unknown: then any script of that name may be the one run.
 
-use crate::parse::shell::Script;
+use crate::parse::shell::{Script, ShellCommand};
 
 /// A directory a script changes into.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,36 +36,14 @@ const MAX_INDIRECTION: usize = 4;
 
 /// The directory changes of `script` (whose text is `text`).
 pub(crate) fn of(text: &str, script: &Script) -> DirChanges {
-    let mut out = DirChanges::default();
-    let changes_dir = |part: &str| CHANGES_DIR.is_match(part);
-    out.unknown = script.unreadable.iter().any(|&(s, e)| text.get(s..e).is_some_and(changes_dir));
+    let mut out = DirChanges { unknown: unreadable_change(text, script), ..DirChanges::default() };
     for command in &script.commands {
-        let words = command.words();
-        let Some(name) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { continue };
-        let target = match name {
-            "cd" | "pushd" => {
-                let mut args = words[1..].iter().filter(|w| !matches!(w.as_str(), "-P" | "-L" | "-e" | "-@" | "-n"));
-                match (name, args.next()) {
-                    (_, Some(arg)) if arg.starts_with('>') || arg.starts_with("2>") => None,
-                    (_, Some(arg)) => Some(arg.as_str()),
-                    // `pushd` alone swaps the two places it was in.
-                    ("pushd", None) => Some("-"),
-                    // `cd` alone goes home, where the project's scripts are not.
-                    _ => None,
-                }
-            }
-            "popd" => Some("-"),
-            // `eval "cd $dir"`: where the command goes is not read.
-            "eval" if words[1..].iter().any(|w| changes_dir(w)) => {
-                out.unknown = true;
-                continue;
-            }
-            _ => continue,
+        let places = match change(command, script) {
+            Change::None => continue,
+            Change::Unknown => None,
+            Change::To(target) => places_of(&target, script, 0),
         };
-        // A change the parser could not read whole goes where it does not tell.
-        let (start, end) = command.range;
-        let unread = script.unreadable.iter().any(|&(s, e)| s < end && start < e.max(s + 1));
-        match target.filter(|_| !unread).and_then(|t| places_of(t, script, 0)) {
+        match places {
             Some(places) => {
                 for p in places {
                     if !out.places.contains(&p) {
@@ -77,6 +55,82 @@ pub(crate) fn of(text: &str, script: &Script) -> DirChanges {
         }
     }
     out
+}
+
+/// The directory that a command of `script` starting at byte `at` runs in,
+/// by the literal end of its path (`nested` after `cd nested` or `cd
+/// $ROOT/nested`): where the last directory change before it goes. Only
+/// where the order of the script settles it: every change is a command of
+/// the script's own shell ([`crate::parse::shell::ShellCommand::top_level`])
+/// and the last one names a directory by a literal end. `None` otherwise,
+/// and before any change (where the script is started is not known).
+pub(crate) fn dir_at(text: &str, script: &Script, at: usize) -> Option<String> {
+    if unreadable_change(text, script) {
+        return None;
+    }
+    let mut last = None;
+    for command in &script.commands {
+        let target = match change(command, script) {
+            Change::None => continue,
+            _ if !command.top_level => return None,
+            Change::Unknown => None,
+            Change::To(target) => Some(target),
+        };
+        if command.range.0 < at {
+            last = Some(target);
+        }
+    }
+    let places = places_of(&last??, script, 0)?;
+    match places.as_slice() {
+        [Place::EndsWith(tail)] => Some(tail.clone()),
+        _ => None,
+    }
+}
+
+/// Whether a part of the script the parser could not read changes directory.
+fn unreadable_change(text: &str, script: &Script) -> bool {
+    script.unreadable.iter().any(|&(s, e)| text.get(s..e).is_some_and(|part| CHANGES_DIR.is_match(part)))
+}
+
+/// What a command does to the directory.
+enum Change {
+    /// Nothing.
+    None,
+    /// It changes it where the script does not tell.
+    Unknown,
+    /// It changes into this target, as written (quotes removed).
+    To(String),
+}
+
+/// What `command` does to the directory: `cd`, `pushd`, `popd`, or an
+/// `eval` of a `cd`.
+fn change(command: &ShellCommand, script: &Script) -> Change {
+    let words = command.words();
+    let Some(name) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { return Change::None };
+    let target = match name {
+        "cd" | "pushd" => {
+            let mut args = words[1..].iter().filter(|w| !matches!(w.as_str(), "-P" | "-L" | "-e" | "-@" | "-n"));
+            match (name, args.next()) {
+                (_, Some(arg)) if arg.starts_with('>') || arg.starts_with("2>") => None,
+                (_, Some(arg)) => Some(arg.clone()),
+                // `pushd` alone swaps the two places it was in.
+                ("pushd", None) => Some("-".to_string()),
+                // `cd` alone goes home, where the project's scripts are not.
+                _ => None,
+            }
+        }
+        "popd" => Some("-".to_string()),
+        // `eval "cd $dir"`: where the command goes is not read.
+        "eval" if words[1..].iter().any(|w| CHANGES_DIR.is_match(w)) => return Change::Unknown,
+        _ => return Change::None,
+    };
+    // A change the parser could not read whole goes where it does not tell.
+    let (start, end) = command.range;
+    let unread = script.unreadable.iter().any(|&(s, e)| s < end && start < e.max(s + 1));
+    match target.filter(|_| !unread) {
+        Some(target) => Change::To(target),
+        None => Change::Unknown,
+    }
 }
 
 /// A word that changes directory, in text the parser could not read or a string `eval` runs.
@@ -160,6 +214,40 @@ mod tests {
 
     fn ends(tail: &str) -> Place {
         Place::EndsWith(tail.to_string())
+    }
+
+    /// Where the command on the last line of `text` runs, by [`dir_at`].
+    fn dir_of_last(text: &str) -> Option<String> {
+        let script = crate::parse::shell::read(text);
+        let last = script.commands.last().expect("a command");
+        dir_at(text, &script, last.range.0)
+    }
+
+    #[test]
+    fn the_last_cd_of_the_scripts_own_shell_places_a_later_command() {
+        for text in [
+            "cd nested; python tools/train.py\n",
+            "cd nested || exit 1\npython tools/train.py\n",
+            "ROOT=$(pwd)\ncd $ROOT/work/nested\npython tools/train.py\n",
+            "cd other\ncd nested\npython tools/train.py\n",
+        ] {
+            assert_eq!(dir_of_last(text).as_deref().map(|d| d.rsplit('/').next().unwrap()), Some("nested"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_cd_whose_order_or_place_is_not_settled_places_nothing() {
+        for text in [
+            "python tools/train.py\n",
+            "(cd nested; true)\npython tools/train.py\n",
+            "if [ -d nested ]; then cd nested; fi\npython tools/train.py\n",
+            "f() { cd nested; }\nf\npython tools/train.py\n",
+            "cd nested\ncd ..\npython tools/train.py\n",
+            "cd \"$1\"\npython tools/train.py\n",
+            "cd nested\ncd -\npython tools/train.py\n",
+        ] {
+            assert_eq!(dir_of_last(text), None, "{text}");
+        }
     }
 
     #[test]

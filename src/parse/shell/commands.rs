@@ -20,6 +20,10 @@ pub struct ShellCommand {
     /// command (`if X`, `while X`, `X || ...`, `! X`) or whether it exists
     /// (`command -v X`, `which X`, `type X`, `hash X`).
     pub guarded: bool,
+    /// It runs in the script's own shell, in the script's order: no
+    /// subshell, function, loop, branch, pipeline or `sh -c` around it
+    /// (`a && b` and redirections keep it so), so a `cd` before it holds.
+    pub top_level: bool,
     /// `text` with `$X` and `${X}` replaced by X's value, for the variables
     /// the script assigns exactly one literal value; None when none is read.
     pub expanded: Option<String>,
