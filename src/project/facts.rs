@@ -137,7 +137,7 @@ fn facts_of(o: &KeptOutcome) -> &[bool] {
 }
 
 /// The Python files of project `project`: their indexes in `files`, and the files.
-fn python_of(files: &[ScanFile], project: usize) -> (Vec<usize>, Vec<&ScanFile>) {
+pub(super) fn python_of(files: &[ScanFile], project: usize) -> (Vec<usize>, Vec<&ScanFile>) {
     let members: Vec<usize> =
         (0..files.len()).filter(|&i| files[i].project == project && files[i].kind == FileKind::Python).collect();
     let python = members.iter().map(|&i| &files[i]).collect();

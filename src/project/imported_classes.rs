@@ -13,11 +13,12 @@
 //! in a third file from an imported subclass, and a class re-exported
 //! through a package's `__init__`, are not followed.
 
+use super::facts::python_of;
 use super::processes::ImportGraph;
 use super::rereads::Rereads;
 use crate::analysis::KeptOutcome;
 use crate::semantic::subclasses::{Derived, ImportedClasses};
-use crate::walk::{FileKind, WalkResult};
+use crate::walk::WalkResult;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -43,10 +44,7 @@ pub(crate) fn importers(
     let mut found = Vec::new();
     for (project, defining) in by_project {
         let Some(dir) = walked.projects.get(project) else { continue };
-        let members: Vec<usize> = (0..walked.files.len())
-            .filter(|&i| walked.files[i].project == project && walked.files[i].kind == FileKind::Python)
-            .collect();
-        let python = members.iter().map(|&i| &walked.files[i]).collect();
+        let (members, python) = python_of(&walked.files, project);
         let graph = ImportGraph::new(python, &dir.display, rereads);
         let classes_of = |node: usize| defining.get(&members[node]).copied();
         let tables: Vec<(usize, ImportedClasses)> = (0..members.len())
