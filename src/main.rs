@@ -149,11 +149,7 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, &request))
     });
     if let Some(cache) = &cache {
-        let mut entries = scan::cache_entries(&walked.files, &outcomes);
-        for (path, first) in first_analyses {
-            entries.entry(path).or_insert(first);
-        }
-        if let Err(e) = cache.save(entries) {
+        if let Err(e) = cache.save(scan::cache_entries(&walked.files, &outcomes, first_analyses)) {
             output::warn(&e.to_string());
         }
     }

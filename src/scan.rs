@@ -105,16 +105,26 @@ pub fn follow_imported_classes(
 }
 
 /// What to store in the cache: every file analysed from disk content
-/// (`outcomes` are in `files` order).
-pub fn cache_entries(files: &[ScanFile], outcomes: &[KeptOutcome]) -> BTreeMap<String, StoredOutcome> {
-    files
+/// (`outcomes` are in `files` order), and for the files analysed again
+/// with other files' classes, their first analyses (`first`, what
+/// [`follow_imported_classes`] gave), unless a later one is stored.
+pub fn cache_entries(
+    files: &[ScanFile],
+    outcomes: &[KeptOutcome],
+    first: BTreeMap<String, StoredOutcome>,
+) -> BTreeMap<String, StoredOutcome> {
+    let mut entries: BTreeMap<String, StoredOutcome> = files
         .iter()
         .zip(outcomes)
         .filter_map(|(f, kept)| {
             let facts = kept.facts().cloned().unwrap_or_default();
             Some((f.display().to_string(), StoredOutcome::new(kept.content()?, facts)))
         })
-        .collect()
+        .collect();
+    for (path, stored) in first {
+        entries.entry(path).or_insert(stored);
+    }
+    entries
 }
 
 /// Merges per-file outcomes (in the order of `walked`'s files) into the

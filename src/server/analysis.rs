@@ -182,10 +182,7 @@ pub(super) fn analyse_workspace(
     };
     let mut outcomes = scan::analyse_files(&walked.files, &engine, &Default::default(), Some(&cache));
     let first_analyses = scan::follow_imported_classes(&walked, &mut outcomes, &engine);
-    let mut stored = scan::cache_entries(&walked.files, &outcomes);
-    for (path, first) in first_analyses {
-        stored.entry(path).or_insert(first);
-    }
+    let stored = scan::cache_entries(&walked.files, &outcomes, first_analyses);
     Ok(Pass { walked, outcomes, stored, texts })
 }
 
