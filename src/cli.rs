@@ -202,6 +202,11 @@ pub struct ScanArgs {
     /// In the text report, also say which named run (`--entry`) reaches each module that holds findings.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Try every rule on every file, and parse every file, instead of skipping
+    /// those whose text holds no word a rule needs: the same report, slower
+    /// (to check the skip).
+    #[arg(long)]
+    pub no_skip: bool,
     /// Benchmarking aid: read and parse every file, match nothing, report nothing.
     #[arg(long, hide = true)]
     pub parse_only: bool,

@@ -153,6 +153,7 @@ impl Compiler {
                 key: g.key,
                 value: g.value,
                 columns: g.columns,
+                triggers: g.triggers,
             });
         }
         let notes = spec

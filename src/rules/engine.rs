@@ -6,9 +6,12 @@ use super::compile::Compiler;
 pub use super::file_facts::{FileFacts, TableRow};
 use super::glob::NameGlobs;
 use super::model::*;
+use super::need::Need;
+use super::prefilter::{self, Needs};
 use super::state::Clause;
+use super::trigger_words::{TriggerWords, Triggers};
 use crate::hash::FastMap;
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use std::sync::OnceLock;
 
 /// Every compiled pack of a run.
 pub struct RuleSet {
@@ -86,7 +89,13 @@ pub struct Engine<'r> {
     /// findings decide whether a safe fix may rename a CUDA test (see
     /// [`super::guards`]); their findings are dropped after that.
     pub(super) guard_only: Vec<String>,
-    triggers: Triggers,
+    /// By rule index: whether the rule runs (it is active, or in `guard_only`).
+    tried: Vec<bool>,
+    /// Whether files are skipped by the words their rules need
+    /// ([`Self::skip_nothing`] turns it off).
+    skip: bool,
+    /// The search for those words, built on first use.
+    triggers: OnceLock<Triggers>,
     /// The extensions of the `file` anchors that ask whether the project
     /// names the file (`named_in_project`): the names to collect from every file.
     pub named_extensions: Vec<String>,
@@ -103,47 +112,13 @@ pub struct Engine<'r> {
     subclass_rules: Vec<bool>,
 }
 
-/// Trigger words: a file must contain one of a rule's words for the rule to be
-/// tried, and one of all words (unless some matcher has none) to be parsed.
-struct Triggers {
-    /// An Aho-Corasick automaton over all words, which builds far faster than
-    /// the same alternation as a regex; `None` when the words are too many for
-    /// it (a huge user pack): then every rule is tried on every file.
-    searcher: Option<AhoCorasick>,
-    n_words: usize,
-    /// Word indices per rule; `None` for rules that are always tried.
-    rule_words: Vec<Option<Vec<usize>>>,
-    /// Some summary or fact matcher has no trigger word: parse every file.
-    always: bool,
-}
-
 impl<'r> Engine<'r> {
     /// Indexes the rules that apply to `target` and that `enabled` accepts (by code).
     pub fn new(set: &'r RuleSet, target: Version, enabled: &dyn Fn(&str) -> bool) -> Self {
         let mut dispatch = Dispatch::default();
-        // The distinct trigger words, each with its index in the searcher.
-        let mut words: FastMap<String, usize> = FastMap::default();
-        let word_index = |w: String, words: &mut FastMap<String, usize>| {
-            let next = words.len();
-            *words.entry(w).or_insert(next)
-        };
-        // Words each sink's alternatives need; `None` when some alternative needs none.
-        let mut add = |sink: Sink, alts: &[Matcher], explicit: Option<&Vec<String>>| -> Option<Vec<String>> {
-            let mut needed = Some(explicit.cloned().unwrap_or_default());
-            for (alt, m) in alts.iter().enumerate() {
-                let derived = index_anchor(&mut dispatch, Entry { sink, alt }, m.anchor.as_ref());
-                match (explicit, derived, needed.as_mut()) {
-                    (None, Some(w), Some(n)) => n.extend(w),
-                    (None, None, _) => needed = None,
-                    _ => {}
-                }
-            }
-            needed
-        };
         let mut active = Vec::new();
         let mut guard_only = Vec::new();
-        let mut rule_words = vec![None; set.rules.len()];
-        let mut always = false;
+        let mut tried = vec![false; set.rules.len()];
         let applies = |rule: &Rule| rule.target.as_ref().is_none_or(|r| r.allows(target));
         // The rules that decide whether an enabled rule's fix may be offered
         // (see `guards`: code that breaks on an NPU, fixes that migrate a CUDA
@@ -156,6 +131,11 @@ impl<'r> Engine<'r> {
             any_fix = true;
             partners.extend(fix.together.iter().flat_map(|t| t.codes.iter().map(String::as_str)));
         }
+        let mut index = |sink: Sink, alts: &[Matcher]| {
+            for (alt, m) in alts.iter().enumerate() {
+                index_anchor(&mut dispatch, Entry { sink, alt }, m.anchor.as_ref());
+            }
+        };
         for (i, rule) in set.rules.iter().enumerate() {
             if !applies(rule) {
                 continue;
@@ -167,44 +147,22 @@ impl<'r> Engine<'r> {
             } else {
                 continue;
             }
-            match add(Sink::Rule(i), &rule.alternatives, rule.triggers.as_ref()) {
-                Some(ws) => rule_words[i] = Some(ws.into_iter().map(|w| word_index(w, &mut words)).collect()),
-                None => always = true,
-            }
+            tried[i] = true;
+            index(Sink::Rule(i), &rule.alternatives);
         }
-        let mut other = |needed: Option<Vec<String>>, words: &mut FastMap<String, usize>| match needed {
-            Some(ws) => ws.into_iter().for_each(|w| {
-                word_index(w, words);
-            }),
-            None => always = true,
-        };
-        for (i, t) in set.tables.iter().enumerate() {
-            other(add(Sink::Table(i), &t.alternatives, None), &mut words);
-        }
+        set.tables.iter().enumerate().for_each(|(i, t)| index(Sink::Table(i), &t.alternatives));
         for (i, c) in set.counts.iter().enumerate() {
             if let CountSource::Matches(alts) = &c.source {
-                other(add(Sink::Count(i), alts, None), &mut words);
+                index(Sink::Count(i), alts);
             }
         }
-        for (i, x) in set.sites.iter().enumerate() {
-            other(add(Sink::Sites(i), &x.alternatives, None), &mut words);
-        }
-        for (i, g) in set.groups.iter().enumerate() {
-            other(add(Sink::Group(i), &g.alternatives, None), &mut words);
-        }
-        // A file that only makes a fact true (an import of `transfer_to_npu`,
-        // a use of checkpointing) must still be analysed.
+        set.sites.iter().enumerate().for_each(|(i, x)| index(Sink::Sites(i), &x.alternatives));
+        set.groups.iter().enumerate().for_each(|(i, g)| index(Sink::Group(i), &g.alternatives));
         for (i, fact) in set.compiler.facts.iter().enumerate() {
-            match fact {
-                Fact::Has(alts) => other(add(Sink::Fact(i), alts, None), &mut words),
-                Fact::Imports(globs) => other(globs.last_segments.clone(), &mut words),
+            if let Fact::Has(alts) = fact {
+                index(Sink::Fact(i), alts);
             }
         }
-        let mut words: Vec<(String, usize)> = words.into_iter().collect();
-        words.sort_by_key(|(_, i)| *i);
-        let words: Vec<String> = words.into_iter().map(|(w, _)| w).collect();
-        let searcher = AhoCorasick::builder().kind(Some(AhoCorasickKind::DFA)).build(&words).ok();
-        let triggers = Triggers { searcher, n_words: words.len(), rule_words, always };
         let mut named_extensions: Vec<String> = active
             .iter()
             .flat_map(|&i| &set.rules[i].alternatives)
@@ -232,7 +190,9 @@ impl<'r> Engine<'r> {
             dispatch,
             active,
             guard_only,
-            triggers,
+            tried,
+            skip: true,
+            triggers: OnceLock::new(),
             named_extensions,
             shell_named_extensions,
             subclass_bases,
@@ -252,24 +212,47 @@ impl<'r> Engine<'r> {
         by_words.iter().zip(&self.subclass_rules).map(|(a, b)| *a || *b).collect()
     }
 
-    /// Which rules can match a file with this text, by the trigger words it
-    /// contains; `None` when nothing can match (the file need not be parsed).
+    /// Which rules can match a file with this text, by the words they
+    /// require ([`super::prefilter`]); `None` when nothing can match (the
+    /// file need not be parsed).
     pub fn rules_for(&self, text: &str) -> Option<Vec<bool>> {
-        let t = &self.triggers;
-        let Some(searcher) = &t.searcher else { return Some(vec![true; t.rule_words.len()]) };
-        let mut present = vec![false; t.n_words];
-        let mut any = false;
-        // Overlapping matches, so that a word starting inside another's
-        // match, or a prefix of it (`cuda` and `cuda_malloc`), is seen too.
-        for m in searcher.find_overlapping_iter(text) {
-            let i = m.pattern().as_usize();
-            any |= !present[i];
-            present[i] = true;
+        if !self.skip {
+            return Some(self.tried.clone());
         }
-        if !any && !t.always {
-            return None;
+        self.triggers.get_or_init(|| self.trigger_words()).rules_for(text)
+    }
+
+    /// Tries every rule on every file and parses every file: the same
+    /// findings, slower (`--no-skip`, to check the skip; and scans of a few
+    /// files, which would spend more on preparing the skip than it saves).
+    pub fn skip_nothing(&mut self) {
+        self.skip = false;
+    }
+
+    /// The words each rule, summary and project fact needs in a file.
+    fn trigger_words(&self) -> Triggers {
+        let set = self.set;
+        let needs = Needs::new(&set.compiler.facts, &set.compiler.tables);
+        let of = |alts: &[Matcher]| -> Vec<Need> { alts.iter().map(|m| needs.of_matcher(m)).collect() };
+        let mut words = TriggerWords::new(set.rules.len());
+        for (i, rule) in set.rules.iter().enumerate().filter(|(i, _)| self.tried[*i]) {
+            words.rule(i, with_triggers(of(&rule.alternatives), rule.triggers.as_deref()));
         }
-        Some(t.rule_words.iter().map(|w| w.as_ref().is_none_or(|ws| ws.iter().any(|i| present[*i]))).collect())
+        set.tables.iter().for_each(|t| words.other(of(&t.alternatives)));
+        for c in &set.counts {
+            if let CountSource::Matches(alts) = &c.source {
+                words.other(of(alts));
+            }
+        }
+        set.sites.iter().for_each(|x| words.other(of(&x.alternatives)));
+        set.groups.iter().for_each(|g| words.other(with_triggers(of(&g.alternatives), g.triggers.as_deref())));
+        // A file that only makes a project fact true (an import of
+        // `transfer_to_npu`, a use of checkpointing) must still be analysed.
+        let beyond_file = prefilter::facts_beyond_file(every_matcher(set), set.compiler.facts.len());
+        (0..set.compiler.facts.len()).filter(|&i| beyond_file[i]).for_each(|i| words.other(vec![needs.of_fact(i)]));
+        // A file that derives a class from a followed one tells its importers.
+        self.subclass_bases.iter().for_each(|globs| words.other(vec![prefilter::of_globs(globs)]));
+        words.build()
     }
 
     /// The matcher of an entry.
@@ -289,6 +272,14 @@ impl<'r> Engine<'r> {
             },
         }
     }
+}
+
+/// `alternatives`, each also needing one of a pack's own `triggers`, if it gives them.
+fn with_triggers(mut alternatives: Vec<Need>, triggers: Option<&[String]>) -> Vec<Need> {
+    if let Some(words) = triggers {
+        alternatives.iter_mut().for_each(|n| n.and(Need::exact_one_of(words)));
+    }
+    alternatives
 }
 
 /// Whether `clauses` hold for sure given the file's `facts`: every clause has
@@ -325,59 +316,24 @@ fn every_matcher(set: &RuleSet) -> impl Iterator<Item = &Matcher> {
         .flatten()
 }
 
-/// Adds an entry to the index for its anchor; returns the words a file must
-/// contain for it to match (`None`: no such word is known).
-fn index_anchor(d: &mut Dispatch, e: Entry, anchor: Option<&Anchor>) -> Option<Vec<String>> {
-    let last_literal = |g: &super::glob::NameGlobs| -> Option<Vec<String>> {
-        g.last_segments.clone().or_else(|| {
-            g.source
-                .iter()
-                .map(|s| s.split('.').rev().find(|seg| !seg.contains(['*', '?', '{', '}'])).map(str::to_string))
-                .collect()
-        })
-    };
-    match anchor? {
-        Anchor::Call(g, _) => {
-            match (&g.last_segments, &g.first_segments) {
-                (Some(keys), _) => keys.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e)),
-                (None, Some(roots)) => roots.iter().for_each(|r| d.call_by_root.entry(r.clone()).or_default().push(e)),
-                (None, None) => d.call_any.push(e),
-            }
-            last_literal(g)
-        }
-        Anchor::Method(names) => {
-            names.iter().for_each(|n| d.method_by_name.entry(n.clone()).or_default().push(e));
-            Some(names.clone())
-        }
-        Anchor::Attribute(g) => {
-            d.attribute.push(e);
-            last_literal(g)
-        }
-        Anchor::Str(_) | Anchor::EnvVar(_) => {
-            d.string.push(e);
-            None
-        }
-        Anchor::Compare(_) => {
-            d.compare.push(e);
-            None
-        }
-        Anchor::Import(g) => {
-            d.import.push(e);
-            last_literal(g)
-        }
-        Anchor::Condition(c) => {
-            d.condition.push(e);
-            last_literal(&c.test_calls)
-        }
-        Anchor::Query(_) => {
-            d.query.push(e);
-            None
-        }
-        Anchor::Kind(kinds) => {
-            kinds.iter().for_each(|k| d.kind.entry(k.clone()).or_default().push(e));
-            None
-        }
+/// Adds an entry to the index for the kind of node its anchor matches.
+fn index_anchor(d: &mut Dispatch, e: Entry, anchor: Option<&Anchor>) {
+    let Some(anchor) = anchor else { return };
+    match anchor {
+        Anchor::Call(g, _) => match (&g.last_segments, &g.first_segments) {
+            (Some(keys), _) => keys.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e)),
+            (None, Some(roots)) => roots.iter().for_each(|r| d.call_by_root.entry(r.clone()).or_default().push(e)),
+            (None, None) => d.call_any.push(e),
+        },
+        Anchor::Method(names) => names.iter().for_each(|n| d.method_by_name.entry(n.clone()).or_default().push(e)),
+        Anchor::Attribute(_) => d.attribute.push(e),
+        Anchor::Str(_) | Anchor::EnvVar(_) => d.string.push(e),
+        Anchor::Compare(_) => d.compare.push(e),
+        Anchor::Import(_) => d.import.push(e),
+        Anchor::Condition(_) => d.condition.push(e),
+        Anchor::Query(_) => d.query.push(e),
+        Anchor::Kind(kinds) => kinds.iter().for_each(|k| d.kind.entry(k.clone()).or_default().push(e)),
         // Never matched in Python: no node needs to be offered.
-        Anchor::File { .. } | Anchor::ShellCommand(_) => Some(Vec::new()),
+        Anchor::File { .. } | Anchor::ShellCommand(_) => {}
     }
 }

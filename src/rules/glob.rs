@@ -138,7 +138,7 @@ fn glob_to_regex(glob: &str) -> Result<String, GlobError> {
 }
 
 /// `a{b,c}d` -> `[abd, acd]`; `None` for nested or unbalanced braces.
-fn expand_braces(s: &str) -> Option<Vec<String>> {
+pub(super) fn expand_braces(s: &str) -> Option<Vec<String>> {
     let Some(open) = s.find('{') else { return Some(vec![s.to_string()]) };
     let close = open + s[open..].find('}')?;
     let (head, tail) = (&s[..open], &s[close + 1..]);

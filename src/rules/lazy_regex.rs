@@ -89,6 +89,11 @@ impl LazyRegex {
         self.0.compiled.get_or_init(|| Regex::new(&self.0.pattern))
     }
 
+    /// The pattern as written.
+    pub fn pattern(&self) -> &str {
+        &self.0.pattern
+    }
+
     /// Whether the expression matches somewhere in `text`.
     pub fn is_match(&self, text: &str) -> bool {
         self.get().is_some_and(|re| re.is_match(text))

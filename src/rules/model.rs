@@ -327,6 +327,34 @@ pub enum Pred {
 }
 
 impl Pred {
+    /// The matchers nested in this predicate, negated ones (`unless`) included.
+    pub fn nested(&self) -> Vec<&Matcher> {
+        match self {
+            Pred::Receiver(m)
+            | Pred::Contains(m)
+            | Pred::Binding(m)
+            | Pred::CalleeDefinition(m)
+            | Pred::FromCallers(m)
+            | Pred::Ancestor(m)
+            | Pred::FunctionHas(m)
+            | Pred::Preceded(m)
+            | Pred::Followed(m)
+            | Pred::Unless(m)
+            | Pred::LoopOver { over: Some(m), .. } => vec![m],
+            Pred::Fields(fields) => fields.iter().map(|(_, m)| m).collect(),
+            Pred::Any(ms) => ms.iter().collect(),
+            Pred::Args(checks) => checks
+                .iter()
+                .flat_map(|c| &c.alternatives)
+                .filter_map(|alt| match alt {
+                    ArgAlt::Match(m) => Some(&**m),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// For a predicate decided by the project's file names, the literal it
     /// adds to a finding's conditions.
     pub fn named_file_literal(&self) -> Option<(Scope, usize, bool)> {
@@ -566,6 +594,8 @@ pub struct Group {
     pub value: String,
     /// Column headings.
     pub columns: [String; 3],
+    /// Words a file must contain for the group to be tried (prefilter).
+    pub triggers: Option<Vec<String>>,
 }
 
 /// Fixed summary text.

@@ -656,6 +656,8 @@ pub struct GroupSpec {
     pub value: String,
     /// Column headings: key, value, count.
     pub columns: [String; 3],
+    /// Words a file must contain for the group to be tried, as a rule's `triggers`.
+    pub triggers: Option<Vec<String>>,
 }
 
 /// `[[summary.note]]`: text shown in a section, always or when a rule fired.

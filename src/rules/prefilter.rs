@@ -1,0 +1,277 @@
+//! What text a file must hold for a matcher to match in it, derived from the
+//! matcher itself: the name segments of its calls, methods, attributes and
+//! imports, and the literals of the patterns it applies to source text. One
+//! automaton looks for all of them before a file is parsed; a file that none
+//! of a run's rules, summaries or facts can match is not parsed at all.
+//!
+//! Every derived requirement must be necessary: a word is required only when
+//! no match can exist without it in the file. So a requirement comes from
+//! what a match puts in the source as written (an identifier, the text a
+//! pattern is applied to), never from normalised values (a string's value
+//! may be split over concatenated literals or spelt with escapes), and never
+//! from what the project decides (`project_has`) or what a negation says.
+
+use super::data_table::DataTable;
+use super::glob::{expand_braces, NameGlobs};
+use super::model::*;
+use super::need::{Form, Need, Word};
+use super::pattern_words::PatternWords;
+
+/// Derives requirements, knowing the facts a matcher may require
+/// (`file_has`) and the data tables it may look keys up in.
+pub(super) struct Needs<'s> {
+    /// By fact index.
+    facts: Vec<Need>,
+    tables: &'s [(String, DataTable)],
+    patterns: PatternWords,
+}
+
+impl<'s> Needs<'s> {
+    /// Each fact's requirement, in order (a fact only refers to facts
+    /// compiled before it).
+    pub(super) fn new(facts: &[Fact], tables: &'s [(String, DataTable)]) -> Self {
+        let mut needs = Needs { facts: Vec::with_capacity(facts.len()), tables, patterns: PatternWords::default() };
+        for fact in facts {
+            let need = match fact {
+                Fact::Imports(globs) => of_globs(globs),
+                Fact::Has(alts) => needs.of_alternatives(alts),
+            };
+            needs.facts.push(need);
+        }
+        needs
+    }
+
+    /// What a file needs for fact `i` to hold in it.
+    pub(super) fn of_fact(&self, i: usize) -> Need {
+        self.facts.get(i).cloned().unwrap_or_default()
+    }
+
+    /// What a file needs for one of `alts` to match in it.
+    pub(super) fn of_alternatives(&self, alts: &[Matcher]) -> Need {
+        Need::any_of(alts.iter().map(|m| self.of_matcher(m)))
+    }
+
+    /// What a file needs for `m` to match in it.
+    pub(super) fn of_matcher(&self, m: &Matcher) -> Need {
+        let mut need = m.anchor.as_ref().map_or_else(Need::none, |a| self.of_anchor(a));
+        for p in &m.preds {
+            need.and(self.of_pred(p));
+            if let Pred::Lookup(l) = p {
+                need.and(self.of_lookup(l, m));
+            }
+        }
+        need
+    }
+
+    /// A lookup that must find its row, keyed by text the matcher captures
+    /// from the source (`key = "Tensor.{tensor_method}"`) or by the name its
+    /// anchor resolves (`key = "{qualname}"`): that text is one of the
+    /// table's keys, so the file holds one of them (or their last segments).
+    fn of_lookup(&self, l: &Lookup, m: &Matcher) -> Need {
+        let (Some(open), Some(close)) = (l.key.find('{'), l.key.rfind('}')) else { return Need::none() };
+        let (prefix, placeholder, suffix) = (&l.key[..open], &l.key[open + 1..close], &l.key[close + 1..]);
+        let single =
+            open < close && !placeholder.contains(['{', '}']) && !prefix.contains('}') && !suffix.contains('{');
+        let Some((_, table)) = self.tables.get(l.table) else { return Need::none() };
+        if !l.found || !single {
+            return Need::none();
+        }
+        let values = table.keys().filter_map(|k| k.strip_prefix(prefix)?.strip_suffix(suffix));
+        // A call's or attribute's resolved name ends with an identifier of the file.
+        let named = matches!(m.anchor, Some(Anchor::Call(..) | Anchor::Attribute(_)));
+        if named && matches!(placeholder, "qualname" | "name") && !m.set.iter().any(|(k, _)| k == placeholder) {
+            let last = |v: &str| Word::new(Form::Identifier, v.rsplit('.').next().unwrap_or(v));
+            return Need::one_of(values.map(last).collect());
+        }
+        if !captures_text(m, placeholder) {
+            return Need::none();
+        }
+        Need::one_of(values.map(|v| Word::new(Form::Exact, v)).collect())
+    }
+
+    fn of_pred(&self, p: &Pred) -> Need {
+        match p {
+            Pred::Receiver(m)
+            | Pred::Contains(m)
+            | Pred::Binding(m)
+            | Pred::CalleeDefinition(m)
+            | Pred::Ancestor(m)
+            | Pred::FunctionHas(m)
+            | Pred::Preceded(m)
+            | Pred::Followed(m) => self.of_matcher(m),
+            Pred::LoopOver { over: Some(m), .. } => self.of_matcher(m),
+            Pred::Fields(fields) => {
+                let mut need = Need::none();
+                fields.iter().for_each(|(_, m)| need.and(self.of_matcher(m)));
+                need
+            }
+            Pred::Any(ms) => self.of_alternatives(ms),
+            Pred::Args(checks) => {
+                let mut need = Need::none();
+                for check in checks {
+                    need.and(Need::any_of(check.alternatives.iter().map(|alt| match alt {
+                        ArgAlt::Text(re) => self.patterns.of(re.pattern()),
+                        ArgAlt::Match(m) => self.of_matcher(m),
+                        _ => Need::none(),
+                    })));
+                }
+                need
+            }
+            Pred::Slot(slots) => Need::any_of(slots.iter().map(of_slot)),
+            Pred::FlowsInto(f) => Need::any_of(f.slots.iter().map(of_slot)),
+            Pred::Text(re) | Pred::ConditionText(re) | Pred::UnderIf(re) | Pred::InChainTesting(re) => {
+                self.patterns.of(re.pattern())
+            }
+            Pred::InBranchOf(test) => of_globs(&test.test_calls),
+            Pred::InsideWith(globs) | Pred::FileImports(globs) => of_globs(globs),
+            Pred::InsideTrainingLoop(true) | Pred::TrainingLoop(true) => training_loop(),
+            Pred::Fact(Scope::File, i) => self.of_fact(*i),
+            Pred::Unless(m) => self.of_double_negation(m),
+            _ => Need::none(),
+        }
+    }
+}
+
+/// By fact index, whether some matcher asks about the fact beyond the file
+/// it holds in (`project_has`, `process_imports`, ...): a file where only
+/// such a fact holds must still be parsed. A fact asked about only in its
+/// own file (`file_has`) matters only where a rule is tried anyway.
+pub(super) fn facts_beyond_file<'m>(matchers: impl Iterator<Item = &'m Matcher>, n_facts: usize) -> Vec<bool> {
+    let mut beyond = vec![false; n_facts];
+    let mut todo: Vec<&Matcher> = matchers.collect();
+    while let Some(m) = todo.pop() {
+        for p in &m.preds {
+            if let Pred::Fact(scope, i) = p {
+                if *scope != Scope::File && *i < n_facts {
+                    beyond[*i] = true;
+                }
+            }
+            todo.extend(p.nested());
+        }
+    }
+    beyond
+}
+
+impl Needs<'_> {
+    /// What an anchor puts in the source.
+    fn of_anchor(&self, anchor: &Anchor) -> Need {
+        match anchor {
+            Anchor::Call(globs, _) | Anchor::Attribute(globs) | Anchor::Import(globs) => of_globs(globs),
+            Anchor::Method(names) => Need::one_of(names.iter().map(|n| Word::new(Form::AfterDot, n)).collect()),
+            Anchor::Condition(test) => of_globs(&test.test_calls),
+            // A string literal's text as written (escapes are not decoded).
+            Anchor::EnvVar(re) => self.patterns.of(re.pattern()),
+            Anchor::Compare(test) => self.patterns.of(test.literal.pattern()),
+            // Never matched in Python.
+            Anchor::File { .. } | Anchor::ShellCommand(_) => Need::never(),
+            // A string-like value joins `"a" + "b"`: a word of its pattern may
+            // span the two literals.
+            Anchor::Str(_) | Anchor::Query(_) | Anchor::Kind(_) => Need::none(),
+        }
+    }
+
+    /// `unless = { unless = X }`, or `unless = { any = [{ unless = X }, ...] }`:
+    /// the match is dropped unless X matches, so X is required (as every
+    /// such X of the `any`).
+    fn of_double_negation(&self, m: &Matcher) -> Need {
+        let negated = |m: &Matcher| match (&m.anchor, m.preds.as_slice()) {
+            (None, [Pred::Unless(x)]) => Some(self.of_matcher(x)),
+            _ => None,
+        };
+        let mut need = Need::none();
+        match (&m.anchor, m.preds.as_slice()) {
+            (None, [Pred::Any(alts)]) => alts.iter().filter_map(negated).for_each(|n| need.and(n)),
+            _ => need.and(negated(m).unwrap_or_default()),
+        }
+        need
+    }
+}
+
+/// Whether `placeholder` is only ever the source text of a node `m` (or a
+/// matcher it holds, negations aside) captures: never `set`, nor read from
+/// around it.
+fn captures_text(m: &Matcher, placeholder: &str) -> bool {
+    let mut captured = false;
+    let mut todo = vec![m];
+    while let Some(m) = todo.pop() {
+        if m.set.iter().any(|(name, _)| name == placeholder) || m.reads.contains_key(placeholder) {
+            return false;
+        }
+        for p in &m.preds {
+            match p {
+                Pred::Capture(name) if name == placeholder => captured = true,
+                Pred::Unless(_) => {}
+                p => todo.extend(p.nested()),
+            }
+        }
+    }
+    captured
+}
+
+/// A slot: the call or method whose argument the value is.
+fn of_slot(slot: &Slot) -> Need {
+    let mut need = slot.call.as_ref().map_or_else(Need::none, of_globs);
+    if let Some(names) = &slot.method {
+        need.and(Need::one_of(names.iter().map(|n| Word::new(Form::AfterDot, n)).collect()));
+    }
+    need
+}
+
+/// A loop is a training loop only through a `.backward()` or `.step()`
+/// call, or a loss scaler called with the loss and optimizer
+/// (`crate::semantic`'s `note_training_call`).
+fn training_loop() -> Need {
+    Need::one_of(vec![
+        Word::new(Form::AfterDot, "backward"),
+        Word::new(Form::AfterDot, "step"),
+        Word::new(Form::AnyCase, "scaler"),
+    ])
+}
+
+/// A qualified name resolves from the file's own imports and dotted names,
+/// so each literal segment of a glob is an identifier of the file, and the
+/// literal part of a segment with a wildcard (`*_cuda`) is in its text.
+pub(super) fn of_globs(globs: &NameGlobs) -> Need {
+    let mut alternatives = Vec::new();
+    for glob in &globs.source {
+        let Some(expanded) = expand_braces(glob) else { return Need::none() };
+        for name in expanded {
+            let mut need = Need::none();
+            for segment in name.split('.').filter(|s| !s.is_empty()) {
+                let word = if segment.contains(['*', '?']) {
+                    let longest = segment.split(['*', '?']).max_by_key(|run| run.len()).unwrap_or("");
+                    Word::new(Form::Exact, longest)
+                } else {
+                    Word::new(Form::Identifier, segment)
+                };
+                need.and(Need::one_of(vec![word]));
+            }
+            alternatives.push(need);
+        }
+    }
+    Need::any_of(alternatives)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(need: &Need) -> Vec<Vec<String>> {
+        need.0.iter().map(|g| g.iter().map(|w| w.text.clone()).collect()).collect()
+    }
+
+    #[test]
+    fn globs_require_every_literal_segment() {
+        let globs =
+            NameGlobs::new(&["torch.optim.{SGD,Adam}".into()], super::super::lazy_regex::LazyRegex::compiled).unwrap();
+        assert_eq!(words(&of_globs(&globs)), [vec!["torch"], vec!["optim"], vec!["Adam", "SGD"]]);
+        let globs =
+            NameGlobs::new(&["*_cuda".into(), "torch.bar".into()], super::super::lazy_regex::LazyRegex::compiled)
+                .unwrap();
+        // Identifiers sort before parts of names.
+        assert_eq!(words(&of_globs(&globs)), [vec!["torch", "_cuda"], vec!["bar", "_cuda"]]);
+        // A one-letter segment says nothing.
+        let globs = NameGlobs::new(&["a.b".into()], super::super::lazy_regex::LazyRegex::compiled).unwrap();
+        assert_eq!(of_globs(&globs), Need::none());
+    }
+}
