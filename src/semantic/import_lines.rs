@@ -17,15 +17,33 @@ pub(crate) fn is_import_line(line: &str) -> bool {
     code.starts_with("import ") || code.starts_with("from ")
 }
 
+/// Whether `line` holds an odd number of `"""` (or `'''` for `quote = b'\''`),
+/// counted left to right without overlaps. Every line is asked, so most
+/// are passed over by one search for the quote character.
+fn odd_triple_quotes(line: &str, quote: u8) -> bool {
+    let bytes = line.as_bytes();
+    let (mut i, mut odd) = (0, false);
+    while let Some(at) = bytes[i..].iter().position(|&b| b == quote) {
+        i += at;
+        if bytes[i..].starts_with(&[quote; 3]) {
+            odd = !odd;
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    odd
+}
+
 /// Every qualified name that the import statements of `text` import.
 pub(crate) fn imported_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
-    let mut in_string: Option<&str> = None;
+    let mut in_string: Option<u8> = None;
     let mut lines = crate::source::python_lines(text);
     while let Some(line) = lines.next() {
         let code = line.trim_start();
         if let Some(quote) = in_string {
-            if code.matches(quote).count() % 2 == 1 {
+            if odd_triple_quotes(code, quote) {
                 in_string = None;
             }
             continue;
@@ -53,12 +71,7 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
             continue;
         }
         // A line that opens a triple-quoted string and does not close it.
-        for quote in ["\"\"\"", "'''"] {
-            if code.matches(quote).count() % 2 == 1 {
-                in_string = Some(quote);
-                break;
-            }
-        }
+        in_string = [b'"', b'\''].into_iter().find(|&quote| odd_triple_quotes(code, quote));
     }
     names
 }
@@ -165,6 +178,17 @@ fn dotted_before_alias(item: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn triple_quotes_are_counted_as_str_matches_counts_them() {
+        let lines =
+            ["", "x", r#"""""#, r#""""""#, r#""""""""#, r#"a = """doc"#, "'''x''' '''", r#""''''""""#, r#"é"""é"#];
+        for line in lines {
+            for (quote, triple) in [(b'"', r#"""""#), (b'\'', "'''")] {
+                assert_eq!(odd_triple_quotes(line, quote), line.matches(triple).count() % 2 == 1, "{line:?}");
+            }
+        }
+    }
 
     /// What the parser-based reading gives, for comparison.
     fn parsed(src: &str) -> Vec<String> {
