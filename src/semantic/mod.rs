@@ -686,6 +686,8 @@ impl<'t> Builder<'t> {
     /// `.backward()` and `.step()` make the innermost enclosing loop a training loop;
     /// the functional `torch.autograd.backward(...)` does not (custom autograd
     /// functions and recomputation use it to push gradients, without training).
+    /// The rules' prefilter relies on these words (`rules::prefilter`'s
+    /// `training_loop`): a new sign of training must be added there too.
     fn note_training_call(&mut self, call: Node<'t>) {
         if self.is_loss_scaler_call(call) {
             let innermost = self.enclosing_loops().next();
