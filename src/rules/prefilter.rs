@@ -7,9 +7,10 @@
 //! Every derived requirement must be necessary: a word is required only when
 //! no match can exist without it in the file. So a requirement comes from
 //! what a match puts in the source as written (an identifier, the text a
-//! pattern is applied to), never from normalised values (a string's value
-//! may be split over concatenated literals or spelt with escapes), and never
-//! from what the project decides (`project_has`) or what a negation says.
+//! pattern is applied to), never from normalised values (a string-like
+//! value joins `"a" + "b"`, so a word of its pattern may span the two), nor
+//! from what the project decides (`project_has`), nor from a negation (but
+//! `unless = { unless = X }` requires X).
 
 use super::data_table::DataTable;
 use super::glob::{expand_braces, NameGlobs};
