@@ -462,3 +462,22 @@ fn code_that_runs_before_transfer_to_npu_is_not_migrated_by_it() {
     let (lines, style) = tx001_advice("late-typing", typing);
     assert_eq!((lines, style.as_str()), (vec![(5, false)], "manual"));
 }
+
+#[test]
+fn projects_past_the_listed_ones_still_plan_their_fixes() {
+    // Ten projects, eight of them listed: each is compatible, so each plan is
+    // to turn transfer_to_npu on, and the fixes of all ten, the two unlisted
+    // ones included, are the other way to migrate, not one more step.
+    let dir = temp_dir("many-projects");
+    for i in 0..10 {
+        let project = dir.join(format!("p{i}"));
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("pyproject.toml"), format!("[project]\nname = \"p{i}\"\n")).unwrap();
+        std::fs::write(project.join("train.py"), "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n").unwrap();
+    }
+    let run = npu_mem_in(&dir, &["scan", ".", "--no-cache", "--fail-on", "never", "--color", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("... and 2 projects more"), "{}", run.stdout);
+    assert!(run.stdout.contains("Or, instead of turning it on, migrate by hand: 10 safe fixes"), "{}", run.stdout);
+    assert!(!run.stdout.contains("safe fixes: `npu-mem scan --fix`"), "{}", run.stdout);
+}

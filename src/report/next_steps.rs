@@ -71,7 +71,7 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
                 let own: Vec<&Finding> = findings.iter().filter(|f| f.project == i).collect();
                 if i >= LISTED {
                     // Not shown, but its plan still decides what its fixes are.
-                    let turn_on = render_verdict(&mut String::new(), report, Some(p), &own, "", paint);
+                    let turn_on = turn_on_step(Some(p), &own, verdict(own.iter().copied()).blockers);
                     automatic_plans[i] = automatic_plan(p, turn_on.is_some());
                     continue;
                 }
@@ -387,7 +387,7 @@ pub fn uncalled_functions(project: &ProjectOutcome) -> Vec<(&str, &crate::projec
 
 /// Writes the verdict on `findings` (those of `project`, or of the whole
 /// scan), indented by `indent`, with the blockers listed; returns the step
-/// that turns automatic migration on, when it is worth taking.
+/// that turns automatic migration on, when it is worth taking ([`turn_on_step`]).
 fn render_verdict(
     out: &mut String,
     report: &Report,
@@ -424,6 +424,15 @@ fn render_verdict(
         let blockers = in_run_order(report, findings.iter().copied().filter(|f| f.blocker));
         list(out, &blockers, &format!("{indent}  "), "marked [blocker] below");
     }
+    turn_on_step(project, findings, v.blockers)
+}
+
+/// The step that turns automatic migration on for `findings` (those of
+/// `project`, or of the whole scan), which have `blockers` blockers, when it
+/// is worth taking.
+fn turn_on_step(project: Option<&ProjectOutcome>, findings: &[&Finding], blockers: usize) -> Option<String> {
+    let imported = project.and_then(|p| p.transfer_imports.first());
+    let unmigrated = project.map_or(&[][..], |p| p.migration.unmigrated_entries.as_slice());
     // Whoever chose manual migration on purpose is not told to turn automatic migration on.
     let chose_manual = project.is_some_and(|p| {
         p.migration.style == Style::Manual && matches!(p.migration.why, Why::CommandLine | Why::Config(_))
@@ -435,7 +444,7 @@ fn render_verdict(
             unmigrated.iter().map(String::as_str),
         ));
     }
-    let worth_it = v.blockers == 0 && imported.is_none() && !findings.is_empty() && !chose_manual;
+    let worth_it = blockers == 0 && imported.is_none() && !findings.is_empty() && !chose_manual;
     // The scripts nothing starts need no import.
     let entries = project.map_or(Vec::new(), |p| {
         let started = |path: &&String| !p.launches.unlaunched.contains(*path);
