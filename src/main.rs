@@ -17,8 +17,6 @@ use std::process::ExitCode;
 const EXIT_FINDINGS: u8 = 1;
 /// Exit code for usage errors, missing paths and invalid rule packs.
 const EXIT_USAGE: u8 = 2;
-/// Scans of fewer files than this try every rule on every file (see `Engine::skip_nothing`).
-const SKIP_FROM_FILES: usize = 32;
 
 fn main() -> ExitCode {
     keep_large_buffers_out_of_the_heap();
@@ -118,9 +116,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
     let texts = buffer.iter().map(|b| (config::absolute(&b.path), b.text.clone())).collect();
     let walked = walk::walk_with_texts(&roots, &settings.exclude.value, &set.compiler.file_extensions, &texts)?;
     let named = named_runs(&settings.entry, &walked, &roots, buffer.is_some())?;
-    // Preparing the skip (the words every rule needs) costs about as much as
-    // parsing a few files: a scan of fewer files tries every rule instead.
-    if args.no_skip || walked.files.len() < SKIP_FROM_FILES {
+    engine.skip_for(walked.files.len());
+    if args.no_skip {
         engine.skip_nothing();
     }
     if args.parse_only {

@@ -13,6 +13,9 @@ use super::trigger_words::{TriggerWords, Triggers};
 use crate::hash::FastMap;
 use std::sync::OnceLock;
 
+/// Scans of fewer files than this try every rule on every file ([`Engine::skip_for`]).
+const SKIP_FROM_FILES: usize = 32;
+
 /// Every compiled pack of a run.
 pub struct RuleSet {
     /// Rules in pack order.
@@ -223,10 +226,18 @@ impl<'r> Engine<'r> {
     }
 
     /// Tries every rule on every file and parses every file: the same
-    /// findings, slower (`--no-skip`, to check the skip; and scans of a few
-    /// files, which would spend more on preparing the skip than it saves).
+    /// findings, slower (`--no-skip`, to check the skip).
     pub fn skip_nothing(&mut self) {
         self.skip = false;
+    }
+
+    /// Keeps the skip only for a scan of `files` files, enough to repay
+    /// preparing it (about as costly as parsing a few files): a smaller scan,
+    /// or an editor's analysis of one file, tries every rule instead.
+    pub fn skip_for(&mut self, files: usize) {
+        if files < SKIP_FROM_FILES {
+            self.skip_nothing();
+        }
     }
 
     /// The words each rule, summary and project fact needs in a file.

@@ -327,20 +327,30 @@ pub enum Pred {
 }
 
 impl Pred {
+    /// The one nested matcher of a predicate that has one, with its key.
+    pub fn single_nested(&self) -> Option<(&'static str, &Matcher)> {
+        Some(match self {
+            Pred::Receiver(m) => ("receiver", m),
+            Pred::Contains(m) => ("contains", m),
+            Pred::Binding(m) => ("binding", m),
+            Pred::CalleeDefinition(m) => ("callee_definition", m),
+            Pred::FromCallers(m) => ("from_callers", m),
+            Pred::Ancestor(m) => ("ancestor", m),
+            Pred::FunctionHas(m) => ("function_has", m),
+            Pred::Preceded(m) => ("preceded_in_function", m),
+            Pred::Followed(m) => ("followed_in_function", m),
+            Pred::LoopOver { over: Some(m), .. } => ("loop_over", m),
+            Pred::Unless(m) => ("unless", m),
+            _ => return None,
+        })
+    }
+
     /// The matchers nested in this predicate, negated ones (`unless`) included.
     pub fn nested(&self) -> Vec<&Matcher> {
+        if let Some((_, m)) = self.single_nested() {
+            return vec![m];
+        }
         match self {
-            Pred::Receiver(m)
-            | Pred::Contains(m)
-            | Pred::Binding(m)
-            | Pred::CalleeDefinition(m)
-            | Pred::FromCallers(m)
-            | Pred::Ancestor(m)
-            | Pred::FunctionHas(m)
-            | Pred::Preceded(m)
-            | Pred::Followed(m)
-            | Pred::Unless(m)
-            | Pred::LoopOver { over: Some(m), .. } => vec![m],
             Pred::Fields(fields) => fields.iter().map(|(_, m)| m).collect(),
             Pred::Any(ms) => ms.iter().collect(),
             Pred::Args(checks) => checks

@@ -82,6 +82,12 @@ impl Need {
         Need::one_of(words.iter().map(|w| Word::new(Form::Exact, w)).collect())
     }
 
+    /// The words of each group, for tests.
+    #[cfg(test)]
+    pub(super) fn texts(&self) -> Vec<Vec<String>> {
+        self.0.iter().map(|g| g.iter().map(|w| w.text.clone()).collect()).collect()
+    }
+
     /// Whether nothing can match.
     pub(super) fn is_never(&self) -> bool {
         self.0.iter().any(Vec::is_empty)
@@ -95,8 +101,7 @@ impl Need {
             }
         }
         if self.0.len() > MAX_GROUPS {
-            self.0.sort_by_key(|g| std::cmp::Reverse(group_strength(g)));
-            self.0.truncate(MAX_GROUPS);
+            keep_rarest(&mut self.0);
         }
     }
 
@@ -122,12 +127,17 @@ impl Need {
             // A group that holds another says nothing more.
             let implied = |g: &Vec<Word>| product.iter().any(|h| h != g && h.iter().all(|w| g.contains(w)));
             let mut product: Vec<Vec<Word>> = product.iter().filter(|g| !implied(g)).cloned().collect();
-            product.sort_by_key(|g| std::cmp::Reverse(group_strength(g)));
-            product.truncate(MAX_GROUPS);
+            keep_rarest(&mut product);
             out = Need(product);
         }
         out
     }
+}
+
+/// The [`MAX_GROUPS`] rarest of `groups`, rarest first.
+fn keep_rarest(groups: &mut Vec<Vec<Word>>) {
+    groups.sort_by_key(|g| std::cmp::Reverse(group_strength(g)));
+    groups.truncate(MAX_GROUPS);
 }
 
 /// A group is as rare as its commonest word.
@@ -139,10 +149,6 @@ fn group_strength(group: &[Word]) -> usize {
 mod tests {
     use super::*;
 
-    fn words(need: &Need) -> Vec<Vec<String>> {
-        need.0.iter().map(|g| g.iter().map(|w| w.text.clone()).collect()).collect()
-    }
-
     #[test]
     fn any_of_keeps_shared_groups_and_never_is_dropped() {
         let a = Need::one_of(vec![Word::new(Form::Identifier, "torch")]);
@@ -151,7 +157,7 @@ mod tests {
         let mut c = a.clone();
         c.and(Need::one_of(vec![Word::new(Form::Identifier, "npu")]));
         let either = Need::any_of([b.clone(), c, Need::never()]);
-        assert_eq!(words(&either), [vec!["torch"], vec!["cuda", "npu"]]);
+        assert_eq!(either.texts(), [vec!["torch"], vec!["cuda", "npu"]]);
         assert_eq!(Need::any_of([b, Need::none()]), Need::none());
         assert!(Need::any_of([Need::never()]).is_never());
     }

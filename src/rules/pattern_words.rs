@@ -163,7 +163,7 @@ mod tests {
     use super::*;
 
     fn of(pattern: &str) -> Vec<Vec<String>> {
-        PatternWords::default().of(pattern).0.iter().map(|g| g.iter().map(|w| w.text.clone()).collect()).collect()
+        PatternWords::default().of(pattern).texts()
     }
 
     #[test]

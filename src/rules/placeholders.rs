@@ -254,27 +254,9 @@ pub(super) fn field_provides((name, m): &(String, Matcher)) -> Places {
     under(&provided(m), || format!("fields.{name}"))
 }
 
-/// The one nested matcher of a predicate that has one, with its key.
-fn single_nested(p: &Pred) -> Option<(&'static str, &Matcher)> {
-    Some(match p {
-        Pred::Receiver(m) => ("receiver", m),
-        Pred::Contains(m) => ("contains", m),
-        Pred::Binding(m) => ("binding", m),
-        Pred::CalleeDefinition(m) => ("callee_definition", m),
-        Pred::FromCallers(m) => ("from_callers", m),
-        Pred::Ancestor(m) => ("ancestor", m),
-        Pred::FunctionHas(m) => ("function_has", m),
-        Pred::Preceded(m) => ("preceded_in_function", m),
-        Pred::Followed(m) => ("followed_in_function", m),
-        Pred::LoopOver { over: Some(m), .. } => ("loop_over", m),
-        Pred::Unless(m) => ("unless", m),
-        _ => return None,
-    })
-}
-
 /// What a predicate reads from outside it.
 pub(super) fn pred_reads(p: &Pred) -> Places {
-    if let Some((key, m)) = single_nested(p) {
+    if let Some((key, m)) = p.single_nested() {
         return under(&m.reads, || key.to_string());
     }
     match p {
@@ -305,7 +287,7 @@ pub(super) fn pred_provides(p: &Pred) -> Places {
         Pred::Lookup(l) => l.capture.iter().map(|(k, _)| (k.clone(), "lookup.capture".to_string())).collect(),
         Pred::Nearest(_, _, capture) => single(capture, "nearest.capture"),
         Pred::Options(o) => o.capture.as_deref().map(|c| single(c, "options.capture")).unwrap_or_default(),
-        _ => single_nested(p).map(|(key, m)| under(&provided(m), || key.to_string())).unwrap_or_default(),
+        _ => p.single_nested().map(|(key, m)| under(&provided(m), || key.to_string())).unwrap_or_default(),
     }
 }
 

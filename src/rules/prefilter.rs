@@ -92,15 +92,9 @@ impl<'s> Needs<'s> {
 
     fn of_pred(&self, p: &Pred) -> Need {
         match p {
-            Pred::Receiver(m)
-            | Pred::Contains(m)
-            | Pred::Binding(m)
-            | Pred::CalleeDefinition(m)
-            | Pred::Ancestor(m)
-            | Pred::FunctionHas(m)
-            | Pred::Preceded(m)
-            | Pred::Followed(m) => self.of_matcher(m),
-            Pred::LoopOver { over: Some(m), .. } => self.of_matcher(m),
+            // Holds without any caller (every value passed matches).
+            Pred::FromCallers(_) => Need::none(),
+            Pred::Unless(m) => self.of_double_negation(m),
             Pred::Fields(fields) => {
                 let mut need = Need::none();
                 fields.iter().for_each(|(_, m)| need.and(self.of_matcher(m)));
@@ -127,33 +121,12 @@ impl<'s> Needs<'s> {
             Pred::InsideWith(globs) | Pred::FileImports(globs) => of_globs(globs),
             Pred::InsideTrainingLoop(true) | Pred::TrainingLoop(true) => training_loop(),
             Pred::Fact(Scope::File, i) => self.of_fact(*i),
-            Pred::Unless(m) => self.of_double_negation(m),
-            _ => Need::none(),
+            // Receiver, contains, binding, ancestor, the function's other
+            // nodes, the loop's iterable: a node of the same file.
+            _ => p.single_nested().map_or_else(Need::none, |(_, m)| self.of_matcher(m)),
         }
     }
-}
 
-/// By fact index, whether some matcher asks about the fact beyond the file
-/// it holds in (`project_has`, `process_imports`, ...): a file where only
-/// such a fact holds must still be parsed. A fact asked about only in its
-/// own file (`file_has`) matters only where a rule is tried anyway.
-pub(super) fn facts_beyond_file<'m>(matchers: impl Iterator<Item = &'m Matcher>, n_facts: usize) -> Vec<bool> {
-    let mut beyond = vec![false; n_facts];
-    let mut todo: Vec<&Matcher> = matchers.collect();
-    while let Some(m) = todo.pop() {
-        for p in &m.preds {
-            if let Pred::Fact(scope, i) = p {
-                if *scope != Scope::File && *i < n_facts {
-                    beyond[*i] = true;
-                }
-            }
-            todo.extend(p.nested());
-        }
-    }
-    beyond
-}
-
-impl Needs<'_> {
     /// What an anchor puts in the source.
     fn of_anchor(&self, anchor: &Anchor) -> Need {
         match anchor {
@@ -186,6 +159,26 @@ impl Needs<'_> {
         }
         need
     }
+}
+
+/// By fact index, whether some matcher asks about the fact beyond the file
+/// it holds in (`project_has`, `process_imports`, ...): a file where only
+/// such a fact holds must still be parsed. A fact asked about only in its
+/// own file (`file_has`) matters only where a rule is tried anyway.
+pub(super) fn facts_beyond_file<'m>(matchers: impl Iterator<Item = &'m Matcher>, n_facts: usize) -> Vec<bool> {
+    let mut beyond = vec![false; n_facts];
+    let mut todo: Vec<&Matcher> = matchers.collect();
+    while let Some(m) = todo.pop() {
+        for p in &m.preds {
+            if let Pred::Fact(scope, i) = p {
+                if *scope != Scope::File && *i < n_facts {
+                    beyond[*i] = true;
+                }
+            }
+            todo.extend(p.nested());
+        }
+    }
+    beyond
 }
 
 /// Whether `placeholder` is only ever the source text of a node `m` (or a
@@ -257,20 +250,16 @@ pub(super) fn of_globs(globs: &NameGlobs) -> Need {
 mod tests {
     use super::*;
 
-    fn words(need: &Need) -> Vec<Vec<String>> {
-        need.0.iter().map(|g| g.iter().map(|w| w.text.clone()).collect()).collect()
-    }
-
     #[test]
     fn globs_require_every_literal_segment() {
         let globs =
             NameGlobs::new(&["torch.optim.{SGD,Adam}".into()], super::super::lazy_regex::LazyRegex::compiled).unwrap();
-        assert_eq!(words(&of_globs(&globs)), [vec!["torch"], vec!["optim"], vec!["Adam", "SGD"]]);
+        assert_eq!(of_globs(&globs).texts(), [vec!["torch"], vec!["optim"], vec!["Adam", "SGD"]]);
         let globs =
             NameGlobs::new(&["*_cuda".into(), "torch.bar".into()], super::super::lazy_regex::LazyRegex::compiled)
                 .unwrap();
         // Identifiers sort before parts of names.
-        assert_eq!(words(&of_globs(&globs)), [vec!["torch", "_cuda"], vec!["bar", "_cuda"]]);
+        assert_eq!(of_globs(&globs).texts(), [vec!["torch", "_cuda"], vec!["bar", "_cuda"]]);
         // A one-letter segment says nothing.
         let globs = NameGlobs::new(&["a.b".into()], super::super::lazy_regex::LazyRegex::compiled).unwrap();
         assert_eq!(of_globs(&globs), Need::none());

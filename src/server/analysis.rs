@@ -116,9 +116,11 @@ impl Config {
         self.set.rule(code).map(crate::report::rules::markdown)
     }
 
-    /// The engine for the enabled rules at the target.
-    fn engine(&self) -> Engine<'_> {
-        Engine::new(&self.set, self.target, &|code: &str| self.settings.enables(code))
+    /// The engine for the enabled rules at the target, for an analysis of `files` files.
+    fn engine(&self, files: usize) -> Engine<'_> {
+        let mut engine = Engine::new(&self.set, self.target, &|code: &str| self.settings.enables(code));
+        engine.skip_for(files);
+        engine
     }
 
     /// The `.py`/`.sh`/`.ipynb` kind of the file at `path`, or the kind of a file a rule matches by name.
@@ -168,10 +170,10 @@ pub(super) fn analyse_workspace(
     texts: HashMap<PathBuf, Arc<str>>,
     stored: Option<Stored>,
 ) -> Result<Pass, ConfigProblem> {
-    let engine = config.engine();
     let exts = &config.set.compiler.file_extensions;
     let walked = walk::walk_with_texts(&[root.to_path_buf()], &config.settings.exclude.value, exts, &texts)
         .map_err(|e| ConfigProblem { path: config.file.clone(), line: None, message: e.to_string() })?;
+    let engine = config.engine(walked.files.len());
     let cache = match stored {
         Some(Stored(entries)) => Cache::in_memory(entries),
         None => {
@@ -226,9 +228,9 @@ impl Project {
     /// --stdin-filename PATH -` sees (for a file outside the workspace).
     pub(super) fn lone(config: Arc<Config>, path: &Path, text: Arc<str>) -> Result<Project, ConfigProblem> {
         let texts: HashMap<PathBuf, Arc<str>> = [(path.to_path_buf(), text)].into_iter().collect();
-        let engine = config.engine();
         let walked = walk::walk_with_texts(&[path.to_path_buf()], &[], &config.set.compiler.file_extensions, &texts)
             .map_err(|e| ConfigProblem { path: None, line: None, message: e.to_string() })?;
+        let engine = config.engine(walked.files.len());
         let outcomes = scan::analyse_files(&walked.files, &engine, &Default::default(), None);
         drop(engine);
         let pass = Pass { walked, outcomes, stored: BTreeMap::new(), texts };
@@ -261,7 +263,7 @@ impl Project {
     ) -> Option<tree_sitter::Tree> {
         let &i = self.index.get(path)?;
         let file = self.walked.files[i].with_text(text.clone());
-        let engine = self.config.engine();
+        let engine = self.config.engine(1);
         // The classes of other files it imported at the last workspace pass.
         let imported = self.outcomes[i].full().and_then(|o| o.imported_classes.clone());
         let (outcome, tree) = match crate::source::read_file(&file) {
@@ -318,7 +320,7 @@ impl Project {
         only: Option<&Finding>,
     ) -> Result<Option<String>, String> {
         let &i = self.index.get(path).ok_or("the file is not one of the project's")?;
-        let engine = self.config.engine();
+        let engine = self.config.engine(1);
         let facts = ScanFacts::of(&self.walked, &self.outcomes, &engine, &self.rereads);
         let mode = match mode {
             Applicability::Safe => FixMode::Safe,
@@ -350,7 +352,7 @@ impl Snapshot {
     /// them, with the configuration's settings, to each file's findings.
     pub(super) fn merge(self) -> Reports {
         let Snapshot { config, walked, outcomes, index, rereads } = self;
-        let engine = config.engine();
+        let engine = config.engine(walked.files.len());
         let settings = &config.settings;
         // An entry that starts nothing stops `scan`; here the findings keep their severity.
         let named = crate::project::named_runs::start(&settings.entry.value, &walked).ok().flatten();
