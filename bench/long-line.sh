@@ -8,7 +8,9 @@
 #
 # For each size: a file whose second line is `x = [torch.zeros(1).cuda(), ...]`
 # of that many MB, once pure ASCII and once with an `é` at the start of the
-# line; prints wall and CPU seconds of a JSON scan (release build) and the CPU
+# line, and one whose second line is a single chain `x = y.cuda().cuda()...`
+# of that many MB (one call nested in the next: walking up from its inner
+# calls, or reading their receivers' text, was quadratic); prints wall and CPU seconds of a JSON scan (release build) and the CPU
 # seconds per MB. Linear means the last column stays flat as the size grows.
 set -euo pipefail
 
@@ -18,14 +20,17 @@ set -euo pipefail
 echo "| line | MB | wall s | CPU s | CPU s per MB | peak RSS MiB |"
 echo "|---|---|---|---|---|---|"
 for mb in "$@"; do
-    for variant in ascii non-ascii; do
+    for variant in ascii non-ascii chain; do
         python3 - "$WORK/line.py" "$mb" "$variant" <<'PY'
 import sys
 path, mb, variant = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 item = "torch.zeros(1).cuda(), "
 first = "'é', " if variant == "non-ascii" else ""
 with open(path, "w", encoding="utf-8") as f:
-    f.write("import torch\nx = [" + first + item * (mb * 1024 * 1024 // len(item)) + "]\n")
+    if variant == "chain":
+        f.write("import torch\nx = y" + ".cuda()" * (mb * 1024 * 1024 // 7) + "\n")
+    else:
+        f.write("import torch\nx = [" + first + item * (mb * 1024 * 1024 // len(item)) + "]\n")
 PY
         /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$BIN" scan "$WORK/line.py" --no-cache --format json \
             -o "$WORK/report.json" 2>/dev/null || [ $? -eq 1 ]

@@ -4,7 +4,7 @@
 use super::glob::NameGlobs;
 use crate::parse::KindOf;
 use crate::parse::{Field, FieldOf};
-use crate::semantic::traverse::any_descendant;
+use crate::semantic::traverse::{any_descendant, path_down};
 use crate::semantic::values::{pattern_names, text};
 use crate::semantic::{FileModel, LoopInfo};
 use std::borrow::Cow;
@@ -269,19 +269,6 @@ impl<'a, 't> Context<'a, 't> {
     pub fn text(&self, node: Node) -> &'t str {
         text(node, self.src)
     }
-}
-
-/// The nodes from `top` down to `node`, `top` first; `None` when `node` is
-/// not `top` or below it.
-fn path_down<'t>(top: Node<'t>, node: Node<'t>) -> Option<Vec<Node<'t>>> {
-    let mut path = vec![top];
-    let mut cur = top;
-    // Each step goes one level down, so the loop ends.
-    while cur.id() != node.id() {
-        cur = cur.child_with_descendant(node)?;
-        path.push(cur);
-    }
-    Some(path)
 }
 
 /// A node and its ancestors, innermost first (see [`Context::self_and_ancestors`]).

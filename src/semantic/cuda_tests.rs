@@ -30,8 +30,10 @@ pub(crate) struct Guard<'t> {
 /// lets it run only where CUDA is.
 pub(crate) fn guards_at<'t>(root: Node<'t>, offset: usize, src: &str) -> Vec<Guard<'t>> {
     let mut out = Vec::new();
-    let Some(mut child) = root.descendant_for_byte_range(offset, offset) else { return out };
-    while let Some(parent) = child.parent() {
+    let Some(deepest) = root.descendant_for_byte_range(offset, offset) else { return out };
+    let path = super::traverse::path_down(root, deepest).unwrap_or_default();
+    for pair in path.windows(2).rev() {
+        let [parent, child] = [pair[0], pair[1]];
         let guard = match parent.kind_name() {
             "if_statement" | "elif_clause" if parent.field(Field::Consequence) == Some(child) => {
                 parent.field(Field::Condition).filter(|t| on_npu_host(*t, src) == Some(false))
@@ -52,7 +54,6 @@ pub(crate) fn guards_at<'t>(root: Node<'t>, offset: usize, src: &str) -> Vec<Gua
         if let Some(test) = guard {
             out.push(Guard { test, guarded: child });
         }
-        child = parent;
     }
     out
 }

@@ -171,6 +171,21 @@ pub(crate) fn each_descendant<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>
     }
 }
 
+/// The nodes from `top` down to `node`, `top` first; `None` when `node` is
+/// not `top` or below it. Walking up with `Node::parent` costs a descent from
+/// the root per step, so a walk to the root is quadratic in the depth; this
+/// costs one descent.
+pub(crate) fn path_down<'t>(top: Node<'t>, node: Node<'t>) -> Option<Vec<Node<'t>>> {
+    let mut path = vec![top];
+    let mut cur = top;
+    // Each step goes one level down, so the loop ends.
+    while cur.id() != node.id() {
+        cur = cur.child_with_descendant(node)?;
+        path.push(cur);
+    }
+    Some(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

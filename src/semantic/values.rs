@@ -264,8 +264,18 @@ pub(crate) fn pattern_names<'s>(node: Node, src: &'s str, out: &mut Vec<&'s str>
 /// Shortens `s` to at most `max` characters for messages, on one line.
 /// Reads no more of `s` than it needs: a node's text can be megabytes.
 pub(crate) fn shorten(s: &str, max: usize) -> String {
-    let mut chars =
-        s.split_whitespace().enumerate().flat_map(|(i, word)| (i > 0).then_some(' ').into_iter().chain(word.chars()));
+    // Whitespace runs become one space between words, lazily: `split_whitespace`
+    // would scan a whole word first, and a chained call can be one word long.
+    let (mut started, mut gap) = (false, false);
+    let mut chars = s.chars().flat_map(|c| {
+        if c.is_whitespace() {
+            gap = true;
+            return None.into_iter().chain(None);
+        }
+        let space = (started && gap).then_some(' ');
+        (started, gap) = (true, false);
+        space.into_iter().chain(Some(c))
+    });
     let head: String = chars.by_ref().take(max).collect();
     if chars.next().is_none() {
         head
