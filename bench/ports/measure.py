@@ -50,9 +50,13 @@ import tokenize
 
 SMALL_HUNK = 8
 
+# What makes a changed line a migration line. `.cpu(` counts since
+# 2026-11-29: a port that moves an operator the NPU lacks to the host (PPO's
+# `MultivariateNormal(action_mean.cpu(), ...)`) changes the line with the
+# operator only by that call.
 MIGRATION_RE = re.compile(
     r"cuda|(?<![a-z])npu|nccl|hccl|gloo|\bapex\b|\bamp\b|autocast|GradScaler|scale_loss|loss_scale|opt_level|"
-    r"\.half\(|float16|fp16|bf16|bfloat16|\bdevice\b|device_ids|DataParallel|DistributedDataParallel|"
+    r"\.half\(|\.cpu\(|float16|fp16|bf16|bfloat16|\bdevice\b|device_ids|DataParallel|DistributedDataParallel|"
     r"init_process_group|set_device|world_size|local_rank|MASTER_ADDR|MASTER_PORT|"
     r"pin_memory|num_workers|non_blocking|cudnn|synchronize|empty_cache|torch_npu|"
     r"Fused|combine_grad|\.to\(|int64|int32|\.long\(|\.int\(|\bdtype\b|profiler|"
