@@ -39,8 +39,10 @@ fn odd_triple_quotes(line: &str, quote: u8) -> bool {
 pub(crate) fn imported_names(text: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut in_string: Option<u8> = None;
-    let mut lines = crate::source::python_lines(text);
-    while let Some(line) = lines.next() {
+    let mut lines = CandidateLines { text, next: 0 };
+    // Outside a string only lines that start an import or hold a triple
+    // quote matter; inside one, only lines that hold its quote.
+    while let Some(line) = lines.next_holding(if in_string.is_some() { Holds::Quotes } else { Holds::Any }) {
         let code = line.trim_start();
         if let Some(quote) = in_string {
             if odd_triple_quotes(code, quote) {
@@ -56,7 +58,7 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
             let depth = |s: &str| s.matches('(').count() as isize - s.matches(')').count() as isize;
             let mut open = depth(&statement);
             while open > 0 || statement.ends_with('\\') {
-                let Some(next) = lines.next() else { break };
+                let Some(next) = lines.next_line() else { break };
                 let next = strip_comment(next.trim());
                 if statement.ends_with('\\') {
                     statement.pop();
@@ -74,6 +76,60 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
         in_string = [b'"', b'\''].into_iter().find(|&quote| odd_triple_quotes(code, quote));
     }
     names
+}
+
+/// Which lines [`CandidateLines::next_holding`] looks for.
+#[derive(Clone, Copy)]
+enum Holds {
+    /// Lines with `import`, `from` or a triple quote.
+    Any,
+    /// Lines with a triple quote.
+    Quotes,
+}
+
+/// The lines of a text (as Python ends them, without their ends), where
+/// [`imported_names`] can jump to the next line that may matter: one search
+/// of the text for the few words it looks at, instead of reading every line.
+struct CandidateLines<'a> {
+    text: &'a str,
+    /// Where the next line starts.
+    next: usize,
+}
+
+impl<'a> CandidateLines<'a> {
+    /// The next line, whatever it holds.
+    fn next_line(&mut self) -> Option<&'a str> {
+        if self.next >= self.text.len() {
+            return None;
+        }
+        let start = self.next;
+        let end = crate::source::line_end_at(self.text, start);
+        self.next = end + 1;
+        let line = &self.text[start..end];
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// The next line that holds what `holds` asks for; the lines before it
+    /// are passed over.
+    fn next_holding(&mut self, holds: Holds) -> Option<&'a str> {
+        // Leftmost-first: what lets the search use its SIMD prefilter.
+        let build = |words: &[&str]| {
+            aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(words)
+                .expect("literal words")
+        };
+        static ANY: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+        static QUOTES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+        let search = match holds {
+            Holds::Any => ANY.get_or_init(|| build(&["import", "from", "\"\"\"", "\'\'\'"])),
+            Holds::Quotes => QUOTES.get_or_init(|| build(&["\"\"\"", "\'\'\'"])),
+        };
+        let rest = self.text.get(self.next..)?;
+        let found = self.next + search.find(rest)?.start();
+        self.next = crate::source::line_start_at(self.text, found).max(self.next);
+        self.next_line()
+    }
 }
 
 /// Every qualified name that `text` loads: what its import statements
@@ -262,5 +318,14 @@ def f():
                    fromage = 2\n\
                    import real\n";
         assert_eq!(imported_names(src), ["real"]);
+    }
+
+    #[test]
+    fn lines_between_the_words_searched_for_are_passed_over_as_python_ends_lines() {
+        // A `from` continued on a line without the word, Windows and lone `\r`
+        // line ends, and a string whose quote sits mid-line after other text.
+        let src = "x = 1\r\nfrom a.b \\\r\n    import c\rdoc = \"\"\"\nimport no\n\"\"\"\nimport d\n";
+        assert_eq!(imported_names(src), ["a.b", "a.b.c", "d"]);
+        assert_eq!(imported_names(src), parsed(src));
     }
 }
