@@ -122,8 +122,8 @@ impl<'a> CandidateLines<'a> {
         static ANY: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
         static QUOTES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
         let search = match holds {
-            Holds::Any => ANY.get_or_init(|| build(&["import", "from", "\"\"\"", "\'\'\'"])),
-            Holds::Quotes => QUOTES.get_or_init(|| build(&["\"\"\"", "\'\'\'"])),
+            Holds::Any => ANY.get_or_init(|| build(&["import", "from", "\"\"\"", "'''"])),
+            Holds::Quotes => QUOTES.get_or_init(|| build(&["\"\"\"", "'''"])),
         };
         let rest = self.text.get(self.next..)?;
         let found = self.next + search.find(rest)?.start();
@@ -238,9 +238,9 @@ mod tests {
     #[test]
     fn triple_quotes_are_counted_as_str_matches_counts_them() {
         let lines =
-            ["", "x", r#"""""#, r#""""""#, r#""""""""#, r#"a = """doc"#, "'''x''' '''", r#""''''""""#, r#"é"""é"#];
+            ["", "x", "\"\"\"", r#""""""#, r#""""""""#, r#"a = """doc"#, "'''x''' '''", r#""''''""""#, r#"é"""é"#];
         for line in lines {
-            for (quote, triple) in [(b'"', r#"""""#), (b'\'', "'''")] {
+            for (quote, triple) in [(b'"', "\"\"\""), (b'\'', "'''")] {
                 assert_eq!(odd_triple_quotes(line, quote), line.matches(triple).count() % 2 == 1, "{line:?}");
             }
         }
