@@ -94,7 +94,7 @@ pub(crate) fn in_file(src: &str) -> Definitions {
         if node.kind_name() == "call" {
             out.defined.extend(option_def(node, src));
             if is_set_defaults_from_mapping(node, src) {
-                out.replaces_defaults.push(enclosing_tests(node, src, &namespaces));
+                out.replaces_defaults.push(enclosing_tests(tree.root_node(), node, src, &namespaces));
             }
             // `set_defaults(amp=True)`: a default other than the definition's.
             out.stored.extend(defaults_set(node, src).into_iter().map(|name| (name, None)));

@@ -121,18 +121,20 @@ pub(crate) fn parsed_names(src: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The tests under which `node` runs: one for each `if`, `elif` or `else`
-/// arm around it (the arm's own test after the earlier ones fail).
-pub(crate) fn enclosing_tests(node: Node, src: &str, namespaces: &[&str]) -> Vec<Cond> {
+/// The tests under which `node`, in the tree whose root is `root`, runs: one
+/// for each `if`, `elif` or `else` arm around it (the arm's own test after
+/// the earlier ones fail).
+pub(crate) fn enclosing_tests(root: Node, node: Node, src: &str, namespaces: &[&str]) -> Vec<Cond> {
     let mut tests = Vec::new();
-    let mut child = node;
-    while let Some(parent) = child.parent() {
+    // One descent from the root: walking up with `parent` is quadratic in the depth.
+    let path = super::traverse::path_down(root, node).unwrap_or_default();
+    for pair in path.windows(2).rev() {
+        let [parent, child] = [pair[0], pair[1]];
         if parent.kind_name() == "if_statement" {
             let line = child.start_position().row + 1;
             let at = |(first, last): (usize, usize)| (first..=last).contains(&line);
             tests.extend(arms(parent, src, namespaces).into_iter().find(|a| at(a.lines)).map(|a| a.test));
         }
-        child = parent;
     }
     tests
 }
