@@ -205,3 +205,74 @@ fn an_argument_test_that_is_no_test_is_named_in_the_error() {
         assert!(err.contains(&format!("cannot use {shown} as an argument test")), "{test}: {err}");
     }
 }
+
+/// A project whose pack declares the table `dtypes` (`api`, `list`) beside
+/// one rule with this `[rule.match]` body.
+fn project_with_table(name: &str, body: &str, table: &str, code: &str) -> common::TempDir {
+    let dir = project(name, &[], code);
+    let pack = format!(
+        "[pack]\nname = \"captures\"\n\n[[data]]\nname = \"dtypes\"\nfile = \"dtypes.tsv\"\n\n\
+         [[rule]]\ncode = \"CAP011\"\nname = \"n\"\nsection = \"memory\"\nseverity = \"info\"\n\
+         triggers = [\"torch\"]\nmessage = \"{{text}}\"\n\
+         docs = {{ what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }}\n[rule.match]\n{body}\n"
+    );
+    std::fs::write(dir.join("p.toml"), pack).unwrap();
+    std::fs::write(dir.join("dtypes.tsv"), table).unwrap();
+    dir
+}
+
+#[test]
+fn a_lookup_tests_a_cell_with_a_template_reading_a_capture() {
+    // The cell must not name the dtype the call captures.
+    let body = "call = \"torch.*\"\nargs = [{ name = \"dtype\", is = [\"present\"], capture = \"dtype\" }]\n\
+                unless = { lookup = { table = \"dtypes\", key = \"{qualname}\", column = \"list\", \
+                matches = '(^|,)${dtype}(,|$)' } }";
+    let table = "api\tlist\ntorch.zeros\ttorch.float32,torch.float64\ntorch.eye\ttorch.float32\n";
+    let code = "import torch\na = torch.zeros(2, dtype=torch.float64)\nb = torch.eye(2, dtype=torch.float64)\n\
+                c = torch.eye(2, dtype=torch.float32)\n";
+    let found = findings(&project_with_table("lookup-matches", body, table, code));
+    let lines: Vec<u64> = found.iter().map(|f| f.1).collect();
+    assert_eq!(lines, [3], "only the eye the table lists without float64: {found:?}");
+}
+
+#[test]
+fn lookup_matches_needs_a_column_and_a_valid_regex() {
+    let cases =
+        [("matches = 'x'", "name its `column`"), ("column = \"list\", matches = '(${dtype}'", "lookup.matches")];
+    for (spec, says) in cases {
+        let body = format!(
+            "call = \"torch.*\"\nargs = [{{ name = \"dtype\", is = [\"present\"], capture = \"dtype\" }}]\n\
+             lookup = {{ table = \"dtypes\", key = \"{{qualname}}\", {spec} }}"
+        );
+        let dir = project_with_table("lookup-matches-error", &body, "api\tlist\n", "import torch\n");
+        let err = load_error(&dir);
+        assert!(err.contains("rule CAP011") && err.contains(says), "{spec}: {err}");
+    }
+}
+
+#[test]
+fn a_receiver_slot_follows_a_value_to_the_method_called_on_it() {
+    let body = "call = \"torch.jit.script\"\n\
+                flows_into = { slot = [{ method = \"save\", receiver = true }], capture = \"use\" }\n";
+    let code = "import torch\n\ndef f(m, p):\n    s = torch.jit.script(m)\n    s.save(p)\n\n\
+                def g(m, p, other):\n    s = torch.jit.script(m)\n    other.save(s)\n";
+    let dir = project("receiver-slot", &[], code);
+    let pack = format!(
+        "[pack]\nname = \"captures\"\n\n[[rule]]\ncode = \"CAP012\"\nname = \"n\"\nsection = \"memory\"\n\
+         severity = \"info\"\nmessage = \"{{use}}\"\n\
+         docs = {{ what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }}\n[rule.match]\n{body}"
+    );
+    std::fs::write(dir.join("p.toml"), pack).unwrap();
+    let found = findings(&dir);
+    assert_eq!(found.len(), 1, "the script whose result is saved, not the one passed as an argument: {found:?}");
+    assert_eq!((found[0].1, found[0].2.as_str()), (4, "`s.save(…)` on line 5"));
+    // A receiver has no position.
+    std::fs::write(
+        dir.join("p.toml"),
+        std::fs::read_to_string(dir.join("p.toml"))
+            .unwrap()
+            .replace("receiver = true", "receiver = true, position = 0"),
+    )
+    .unwrap();
+    assert!(load_error(&dir).contains("a receiver (call/method with `receiver = true`)"));
+}

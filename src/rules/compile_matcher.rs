@@ -166,12 +166,20 @@ impl Compiler {
         }
         if let Some(l) = &s.lookup {
             let table = self.table(&l.table).map_err(within("lookup"))?;
+            if let Some(m) = &l.matches {
+                if l.column.is_none() {
+                    return Err(SpecError::at("lookup.matches", Problem::MatchesWithoutColumn));
+                }
+                // Checked with each placeholder standing for a plain word.
+                self.regex(&placeholders_as_words(m)).map_err(within("lookup.matches"))?;
+            }
             preds.push(Pred::Lookup(Lookup {
                 table,
                 key: l.key.clone(),
                 found: l.found,
                 column: l.column.clone(),
                 is: l.is.clone(),
+                matches: l.matches.clone(),
                 capture: l.capture.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             }));
         }
@@ -560,6 +568,7 @@ fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
         call: globs(&s.call)?,
         method: s.method.as_ref().map(OneOrMany::to_vec),
         position: s.position,
+        receiver: s.receiver == Some(true),
         keyword: s.keyword.as_ref().map(OneOrMany::to_vec),
         first_arg: s
             .first_arg
@@ -574,7 +583,9 @@ fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
         slot.assigned_to.is_some(),
         slot.param.is_some(),
     ];
-    if kinds.iter().filter(|b| **b).count() != 1 {
+    // A receiver is no argument: it has no position or keyword.
+    let argument_of_receiver = slot.receiver && (slot.position.is_some() || slot.keyword.is_some());
+    if kinds.iter().filter(|b| **b).count() != 1 || argument_of_receiver {
         return Err(Problem::SlotKind.into());
     }
     Ok(slot)
@@ -587,6 +598,28 @@ fn check_capture_name(name: &str) -> Res<()> {
         return Err(SpecError::at("capture", Problem::CaptureSetByAnchor { name: name.to_string() }));
     }
     Ok(())
+}
+
+/// A text regex template with each `${name}` replaced by a plain word, so that
+/// its syntax can be checked before any capture exists.
+fn placeholders_as_words(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find('}') {
+            Some(close) => {
+                out.push('x');
+                rest = &rest[i + close + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What kind of TOML value `value` is, for an error message.

@@ -94,12 +94,22 @@ fn present(cell: &str) -> bool {
     !matches!(cell, "" | "-" | "no")
 }
 
-fn cell_matches(table: &DataTable, row: usize, column: &str, accepted: Option<&Vec<String>>, target: Version) -> bool {
-    let ok = |cell: &str| accepted.map_or(present(cell), |list| list.iter().any(|a| a == cell));
+/// Whether the row's cell in `column` (`@any`: some version column's) is `ok`.
+fn cell_matches(table: &DataTable, row: usize, column: &str, target: Version, ok: impl Fn(&str) -> bool) -> bool {
     if column == "@any" {
         return table.version_columns().iter().any(|i| ok(table.cell(row, *i)));
     }
     table.column(column, target).is_some_and(|i| ok(table.cell(row, i)))
+}
+
+/// Whether a cell passes a lookup's `is` and `matches` (without either,
+/// whether it says the name exists).
+fn accepted(l: &Lookup, st: &MatchState, cell: &str) -> bool {
+    let listed = match &l.is {
+        Some(list) => list.iter().any(|a| a == cell),
+        None => l.matches.is_some() || present(cell),
+    };
+    listed && l.matches.as_ref().is_none_or(|m| template_matches(m, st, cell))
 }
 
 /// `lookup`: the row for the key exists (or not); optionally a column's cell is accepted.
@@ -110,7 +120,7 @@ pub fn lookup(l: &Lookup, cx: &Context, st: &mut MatchState) -> bool {
     let holds = match (row, &l.column) {
         (None, _) => false,
         (Some(_), None) => true,
-        (Some(row), Some(column)) => cell_matches(table, row, column, l.is.as_ref(), cx.target),
+        (Some(row), Some(column)) => cell_matches(table, row, column, cx.target, |cell| accepted(l, st, cell)),
     };
     if holds != l.found {
         return false;
@@ -187,7 +197,7 @@ pub fn options(o: &Options, tables: &[(String, DataTable)], target: Version, st:
         let Some((_, t)) = tables.get(*table) else { return false };
         let unknown: Vec<String> = pairs
             .iter()
-            .filter(|(k, _)| !t.row(k).is_some_and(|row| cell_matches(t, row, column, None, target)))
+            .filter(|(k, _)| !t.row(k).is_some_and(|row| cell_matches(t, row, column, target, present)))
             .map(|(k, v)| if v.is_empty() { k.clone() } else { format!("{k}{}{v}", o.assign) })
             .collect();
         if unknown.is_empty() {

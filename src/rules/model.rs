@@ -117,6 +117,8 @@ pub struct Lookup {
     pub column: Option<String>,
     /// Accepted cells.
     pub is: Option<Vec<String>>,
+    /// A text regex (a template reading `${x}`) the cell must match.
+    pub matches: Option<String>,
     /// `(placeholder, column)` captures.
     pub capture: Vec<(String, String)>,
 }
@@ -213,6 +215,8 @@ pub struct Slot {
     pub method: Option<Vec<String>>,
     /// Positional index.
     pub position: Option<usize>,
+    /// The value is the call's receiver, not an argument.
+    pub receiver: bool,
     /// Keyword names.
     pub keyword: Option<Vec<String>>,
     /// The call's first positional argument is a string matching.

@@ -266,7 +266,10 @@ pub(super) fn pred_reads(p: &Pred) -> Places {
         Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&m.reads, || format!("any[{i}]")))),
         Pred::NameRegex(_) => single("qualname", "name_regex"),
         Pred::TextTemplate(t) => template_reads(t, "${", "text"),
-        Pred::Lookup(l) => template_reads(&l.key, "{", "lookup.key"),
+        Pred::Lookup(l) => {
+            let matches = l.matches.as_deref().map(|m| template_reads(m, "${", "lookup.matches"));
+            union([template_reads(&l.key, "{", "lookup.key")].into_iter().chain(matches))
+        }
         Pred::Nearest(_, key, _) => template_reads(key, "{", "nearest.key"),
         Pred::Options(o) => single(&o.of, "options.of"),
         _ => Places::new(),

@@ -355,6 +355,10 @@ pub struct LookupSpec {
     /// With `column`: the cell must be one of these (`@any`: in some version column).
     #[serde(default)]
     pub is: Option<Vec<String>>,
+    /// With `column`: the cell must match this text regex, which may read
+    /// placeholders as `${x}` (`'\\b${dtype_word}\\b'`).
+    #[serde(default)]
+    pub matches: Option<String>,
     /// `placeholder = "column header"` pairs to capture from the row.
     #[serde(default)]
     pub capture: BTreeMap<String, String>,
@@ -481,6 +485,9 @@ pub struct SlotSpec {
     pub method: Option<OneOrMany>,
     /// Positional index; with neither `position` nor `keyword`, any positional argument.
     pub position: Option<usize>,
+    /// `true`: the value is the receiver of the call (`x` in `x.save(path)`)
+    /// rather than an argument.
+    pub receiver: Option<bool>,
     /// Keyword names.
     pub keyword: Option<OneOrMany>,
     /// The call's first positional argument is a string matching this glob.

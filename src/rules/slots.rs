@@ -18,6 +18,7 @@ use tree_sitter::Node;
 enum Place<'t> {
     Positional { call: Node<'t>, index: usize },
     Keyword { call: Node<'t>, name: &'t str },
+    Receiver { call: Node<'t> },
     Assigned { target: Node<'t> },
     Param { name: &'t str },
     Other,
@@ -37,6 +38,12 @@ fn place<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Place<'t> {
                     Some(dict) => value = dict,
                     None => return Place::Other,
                 }
+            }
+            "attribute" if parent.field(Field::Object) == Some(value) => {
+                return match up.next().filter(|c| c.kind_name() == "call" && c.field(Field::Function) == Some(parent)) {
+                    Some(call) => Place::Receiver { call },
+                    None => Place::Other,
+                };
             }
             "argument_list" => {
                 let Some(call) = up.next() else { return Place::Other };
@@ -83,12 +90,13 @@ fn slot_matches<'t>(s: &Slot, place: &Place<'t>, cx: &Context<'_, 't>) -> bool {
                 Some(p) => p == *index,
                 None => s.keyword.is_none(),
             };
-            position_ok && call_ok(s, *call, cx)
+            !s.receiver && position_ok && call_ok(s, *call, cx)
         }
         Place::Keyword { call, name } => {
             let keyword_ok = s.keyword.as_ref().is_some_and(|ks| ks.iter().any(|k| k == name));
-            keyword_ok && call_ok(s, *call, cx)
+            !s.receiver && keyword_ok && call_ok(s, *call, cx)
         }
+        Place::Receiver { call } => s.receiver && call_ok(s, *call, cx),
         Place::Assigned { target } => s.assigned_to.as_ref().is_some_and(|g| {
             let t = text(*target, cx.src);
             matches!(target.kind_name(), "identifier" | "attribute") && g.is_match(t.rsplit('.').next().unwrap_or(t))
@@ -136,7 +144,7 @@ pub fn flows_into<'t>(slots: &[Slot], node: Node<'t>, cx: &Context<'_, 't>) -> O
     let read =
         uses.copies(key, cx.src).iter().find_map(|k| uses.of(k).iter().copied().find(|r| in_slot(slots, *r, cx)))?;
     let (call, keyword) = match place(read, cx) {
-        Place::Positional { call, .. } => (call, None),
+        Place::Positional { call, .. } | Place::Receiver { call } => (call, None),
         Place::Keyword { call, name } => (call, Some(name)),
         _ => return None,
     };

@@ -164,6 +164,8 @@ pub enum Problem {
     AlternativeWithoutAnchor,
     /// `subclasses` in a matcher without a `call` anchor.
     SubclassesWithoutCall,
+    /// `lookup.matches` without the `column` whose cells it tests.
+    MatchesWithoutColumn,
     /// `use` names no `[matchers.NAME]` of the pack.
     UnknownMatcher {
         /// The name used.
@@ -263,6 +265,9 @@ impl fmt::Display for Problem {
             Problem::SubclassesWithoutCall => {
                 write!(f, "`subclasses` widens a `call` anchor; add `call = [...]` beside it or remove it")
             }
+            Problem::MatchesWithoutColumn => {
+                write!(f, "`matches` tests a cell of the row; name its `column` (a header, `@target` or `@any`)")
+            }
             Problem::AlternativeWithoutAnchor => {
                 write!(f, "each alternative needs an anchor (call, method, string, ...)")
             }
@@ -289,7 +294,11 @@ impl fmt::Display for Problem {
             }
             Problem::NoSlot => write!(f, "give at least one slot"),
             Problem::SlotKind => {
-                write!(f, "each slot is one of: an argument (call/method/keyword), assigned_to, or param")
+                write!(
+                    f,
+                    "each slot is one of: an argument (call/method with position or keyword), a receiver (call/method \
+                     with `receiver = true`), assigned_to, or param"
+                )
             }
             Problem::FileGlobWithoutExtension { glob } => {
                 write!(f, "`{glob}` must end in `*.EXT` so the walker knows what to collect")

@@ -1,0 +1,42 @@
+//! Messages that name what a rule read beside the reported node: the line of
+//! the save that breaks under TX015, the dtypes Huawei documents for API019.
+
+mod common;
+
+/// The messages of `code`'s findings in `file`, by line.
+fn messages(file: &str, code: &str) -> Vec<(u64, String)> {
+    let report = common::scan_json(&[file]);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_script_and_the_save_of_its_result_are_one_finding_naming_the_save() {
+    let found = messages("fixtures/rules/TX015.py", "TX015");
+    let pair: Vec<&String> = found.iter().filter(|(line, _)| *line == 55).map(|(_, m)| m).collect();
+    assert_eq!(pair.len(), 1, "{found:?}");
+    assert!(pair[0].contains("`torch.jit.save(…)` on line 56, which needs the ScriptModule it returns, fails"));
+    assert!(!found.iter().any(|(line, _)| *line == 56), "the save is not a finding of its own: {found:?}");
+    let exported = messages("fixtures/rules/TX015-no-migration-export.py", "TX015");
+    let texts: Vec<&str> = exported.iter().map(|(_, m)| m.as_str()).collect();
+    assert!(texts[0].contains("`scripted.save(…)` on line 11"), "{texts:?}");
+    assert!(texts[1].contains("the `torch.jit.freeze(…)` around it"), "{texts:?}");
+}
+
+#[test]
+fn an_undocumented_dtype_names_the_dtypes_huawei_documents() {
+    let found = messages("fixtures/rules/API019.py", "API019");
+    let matmul = found.iter().find(|(line, _)| *line == 17).map(|(_, m)| m.as_str()).unwrap_or_default();
+    assert!(
+        matmul.starts_with(
+            "`torch.matmul(…)` computes in `torch.float64`, but Huawei documents `torch.matmul` on the NPU for \
+             fp16,fp32 only"
+        ),
+        "{found:?}"
+    );
+}
