@@ -1,5 +1,6 @@
 //! Messages that name what a rule read beside the reported node: the line of
-//! the save that breaks under TX015, the dtypes Huawei documents for API019.
+//! the save that breaks under TX015, the dtypes Huawei documents for API019,
+//! the import or the call of TX026.
 
 mod common;
 
@@ -39,4 +40,18 @@ fn an_undocumented_dtype_names_the_dtypes_huawei_documents() {
         ),
         "{found:?}"
     );
+}
+
+#[test]
+fn a_cuda_extension_is_reported_at_its_import_and_at_each_call_through_it() {
+    let found = messages("fixtures/rules/TX026-cuda-extension-import/required", "TX026");
+    let starts: Vec<&str> = found.iter().map(|(_, m)| m.split(" a module").next().unwrap_or_default()).collect();
+    for expected in [
+        "`from detector import _C` imports",
+        "`_C.nms(boxes, scores, threshold)` calls into a compiled extension,",
+        "`_C.roi_pool_forward(features, rois, size)` calls into a compiled extension,",
+    ] {
+        assert!(starts.contains(&expected), "{expected}: {found:?}");
+    }
+    assert!(found.iter().any(|(_, m)| m.ends_with("this operator needs an NPU replacement (its import fails first).")));
 }
