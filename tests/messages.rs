@@ -1,6 +1,5 @@
 //! Messages that name what a rule read beside the reported node: the line of
-//! the save that breaks under TX015, the dtypes Huawei documents for API019,
-//! the import or the call of TX026.
+//! the save that breaks under TX015, the import or the call of TX026.
 
 mod common;
 
@@ -27,19 +26,6 @@ fn a_script_and_the_save_of_its_result_are_one_finding_naming_the_save() {
     let texts: Vec<&str> = exported.iter().map(|(_, m)| m.as_str()).collect();
     assert!(texts[0].contains("`scripted.save(…)` on line 11"), "{texts:?}");
     assert!(texts[1].contains("the `torch.jit.freeze(…)` around it"), "{texts:?}");
-}
-
-#[test]
-fn an_undocumented_dtype_names_the_dtypes_huawei_documents() {
-    let found = messages("fixtures/rules/API019.py", "API019");
-    let matmul = found.iter().find(|(line, _)| *line == 17).map(|(_, m)| m.as_str()).unwrap_or_default();
-    assert!(
-        matmul.starts_with(
-            "`torch.matmul(…)` computes in `torch.float64`, but Huawei documents `torch.matmul` on the NPU for \
-             fp16,fp32 only"
-        ),
-        "{found:?}"
-    );
 }
 
 #[test]

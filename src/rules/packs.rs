@@ -34,8 +34,6 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
     ("rules/data/cuda_only_libraries.tsv", include_str!("../../rules/data/cuda_only_libraries.tsv")),
     ("rules/data/npu_cpu_fallbacks.tsv", include_str!("../../rules/data/npu_cpu_fallbacks.tsv")),
     ("rules/data/hccl_dtypes.tsv", include_str!("../../rules/data/hccl_dtypes.tsv")),
-    ("rules/data/op_dtype_limits.tsv", include_str!("../../rules/data/op_dtype_limits.tsv")),
-    ("rules/data/torch_dtypes.tsv", include_str!("../../rules/data/torch_dtypes.tsv")),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.

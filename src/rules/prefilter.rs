@@ -18,9 +18,6 @@ use super::model::*;
 use super::need::{Form, Need, Word};
 use super::pattern_words::PatternWords;
 
-/// The most rows a data table may have for a lookup into it to require a word.
-const MAX_LOOKUP_WORDS: usize = 1000;
-
 /// Derives requirements, knowing the facts a matcher may require
 /// (`file_has`) and the data tables it may look keys up in.
 pub(super) struct Needs<'s> {
@@ -77,10 +74,7 @@ impl<'s> Needs<'s> {
         let single =
             open < close && !placeholder.contains(['{', '}']) && !prefix.contains('}') && !suffix.contains('{');
         let Some((_, table)) = self.tables.get(l.table) else { return Need::none() };
-        // Nearly every file holds one of a large table's keys (the last
-        // segments of 1,300 API names): its words would narrow nothing and
-        // cost a one-file scan the time to build their search.
-        if !l.found || !single || table.len() > MAX_LOOKUP_WORDS {
+        if !l.found || !single {
             return Need::none();
         }
         let values = table.keys().filter_map(|k| k.strip_prefix(prefix)?.strip_suffix(suffix));
