@@ -4,10 +4,12 @@
 //! were most of a one-file scan's start-up. A pack that is not valid TOML
 //! fails the build here, with the TOML parser's message. The conversion is
 //! the one user packs go through (src/rules/pack_json.rs), so that both
-//! read the same.
+//! read the same. The data tables (`rules/data/*.tsv`) are embedded without
+//! their `#` comment lines, which document a table's sources for its readers
+//! and are skipped when it is parsed: the binary has a size limit (issue 14).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 // The build uses the conversion only, not the way back to TOML positions.
 #[allow(dead_code)]
@@ -18,18 +20,32 @@ fn main() {
     println!("cargo::rerun-if-changed=rules");
     println!("cargo::rerun-if-changed=src/rules/pack_json.rs");
     let out = Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("rules");
-    fs::create_dir_all(&out).expect("cannot create OUT_DIR/rules");
-    for entry in fs::read_dir("rules").expect("cannot list rules/") {
-        let path = entry.expect("cannot list rules/").path();
-        if path.extension().is_none_or(|e| e != "toml") {
+    convert_each("rules", "toml", &out, |path, text| {
+        let pack = pack_json::PackJson::from_toml(text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // Its line breaks only place tokens for error positions (strings escape theirs).
+        (path.with_extension("json"), pack.json.replace('\n', ""))
+    });
+    convert_each("rules/data", "tsv", &out.join("data"), |path, text| (path.to_path_buf(), without_comments(text)));
+}
+
+/// Writes into `out`, for each file of `dir` with extension `ext`, what
+/// `convert` makes of its text, under the file name it gives.
+fn convert_each(dir: &str, ext: &str, out: &Path, convert: impl Fn(&Path, &str) -> (PathBuf, String)) {
+    fs::create_dir_all(out).unwrap_or_else(|e| panic!("cannot create {}: {e}", out.display()));
+    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {dir}/: {e}")) {
+        let path = entry.unwrap_or_else(|e| panic!("cannot list {dir}/: {e}")).path();
+        if path.extension().is_none_or(|e| e != ext) {
             continue;
         }
         let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let pack = pack_json::PackJson::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        // Its line breaks only place tokens for error positions (strings escape theirs).
-        let json = pack.json.replace('\n', "");
-        let name = path.with_extension("json");
-        let name = name.file_name().expect("a file name");
-        fs::write(out.join(name), json).unwrap_or_else(|e| panic!("cannot write {}: {e}", name.display()));
+        let (name, converted) = convert(&path, &text);
+        let name = out.join(name.file_name().expect("a file name"));
+        fs::write(&name, converted).unwrap_or_else(|e| panic!("cannot write {}: {e}", name.display()));
     }
+}
+
+/// `text` with each `#` comment line left empty, so that line numbers in a
+/// table's error messages still point into its file.
+fn without_comments(text: &str) -> String {
+    text.split_inclusive('\n').map(|line| if line.starts_with('#') { "\n" } else { line }).collect()
 }

@@ -21,19 +21,28 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("rules/meta.toml", include_str!(concat!(env!("OUT_DIR"), "/rules/meta.json"))),
 ];
 
-/// Data tables of the built-in packs, embedded in the binary.
+/// A built-in data table by its file name: its path in `rules/`, and its
+/// text as build.rs embeds it.
+macro_rules! data_table {
+    ($file:literal) => {
+        (concat!("rules/data/", $file), include_str!(concat!(env!("OUT_DIR"), "/rules/data/", $file)))
+    };
+}
+
+/// Data tables of the built-in packs, embedded in the binary without their
+/// comment lines (build.rs).
 pub const BUILTIN_DATA: &[(&str, &str)] = &[
-    ("rules/data/torch_npu_names.tsv", include_str!("../../rules/data/torch_npu_names.tsv")),
-    ("rules/data/torch_cuda_to_npu.tsv", include_str!("../../rules/data/torch_cuda_to_npu.tsv")),
-    ("rules/data/npu_alloc_conf.tsv", include_str!("../../rules/data/npu_alloc_conf.tsv")),
-    ("rules/data/cuda_only_helpers.tsv", include_str!("../../rules/data/cuda_only_helpers.tsv")),
-    ("rules/data/torchvision_ops_on_npu.tsv", include_str!("../../rules/data/torchvision_ops_on_npu.tsv")),
-    ("rules/data/torch_accelerator.tsv", include_str!("../../rules/data/torch_accelerator.tsv")),
-    ("rules/data/torch_npu_ops.tsv", include_str!("../../rules/data/torch_npu_ops.tsv")),
-    ("rules/data/attention_on_npu.tsv", include_str!("../../rules/data/attention_on_npu.tsv")),
-    ("rules/data/cuda_only_libraries.tsv", include_str!("../../rules/data/cuda_only_libraries.tsv")),
-    ("rules/data/npu_cpu_fallbacks.tsv", include_str!("../../rules/data/npu_cpu_fallbacks.tsv")),
-    ("rules/data/hccl_dtypes.tsv", include_str!("../../rules/data/hccl_dtypes.tsv")),
+    data_table!("torch_npu_names.tsv"),
+    data_table!("torch_cuda_to_npu.tsv"),
+    data_table!("npu_alloc_conf.tsv"),
+    data_table!("cuda_only_helpers.tsv"),
+    data_table!("torchvision_ops_on_npu.tsv"),
+    data_table!("torch_accelerator.tsv"),
+    data_table!("torch_npu_ops.tsv"),
+    data_table!("attention_on_npu.tsv"),
+    data_table!("cuda_only_libraries.tsv"),
+    data_table!("npu_cpu_fallbacks.tsv"),
+    data_table!("hccl_dtypes.tsv"),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.
