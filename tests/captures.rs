@@ -251,6 +251,15 @@ fn lookup_matches_needs_a_column_and_a_valid_regex() {
 }
 
 #[test]
+fn a_text_template_with_a_broken_regex_is_refused_when_the_pack_loads() {
+    let body = "call = \"torch.*\"\nargs = [{ name = \"dtype\", is = [\"present\"], capture = \"dtype\" }]\n\
+                text = '(${dtype}'";
+    let dir = project_with_table("text-template-error", body, "api\tlist\n", "import torch\n");
+    let err = load_error(&dir);
+    assert!(err.contains("rule CAP011") && err.contains("text"), "{err}");
+}
+
+#[test]
 fn a_receiver_slot_follows_a_value_to_the_method_called_on_it() {
     let body = "call = \"torch.jit.script\"\n\
                 flows_into = { slot = [{ method = \"save\", receiver = true }], capture = \"use\" }\n";

@@ -1,5 +1,6 @@
 //! Messages that name what a rule read beside the reported node: the line of
-//! the save that breaks under TX015, the import or the call of TX026.
+//! the save that breaks under TX015, the dtype and operator of API019,
+//! the import or the call of TX026.
 
 mod common;
 
@@ -26,6 +27,20 @@ fn a_script_and_the_save_of_its_result_are_one_finding_naming_the_save() {
     let texts: Vec<&str> = exported.iter().map(|(_, m)| m.as_str()).collect();
     assert!(texts[0].contains("`scripted.save(…)` on line 11"), "{texts:?}");
     assert!(texts[1].contains("the `torch.jit.freeze(…)` around it"), "{texts:?}");
+    assert!(texts[2].contains("the `torch.jit.script(model).save(…)` around it"), "{texts:?}");
+    // `torch.save` pickles a plain module as well: it is not what fails.
+    assert!(!texts[3].contains("torch.save"), "{texts:?}");
+    assert!(texts[3].contains("saving, freezing or optimising what it returns fails"), "{texts:?}");
+}
+
+#[test]
+fn an_undocumented_dtype_names_the_dtype_and_the_operator_huawei_lists() {
+    let found = messages("fixtures/rules/API019.py", "API019");
+    let at = |line: u64| found.iter().find(|(l, _)| *l == line).map(|(_, m)| m.as_str()).unwrap_or_default();
+    let lists = "which each of Huawei's operator lists for torch_npu 2.6, 2.7 and 2.8 leaves out of the dtypes of";
+    assert!(at(17).starts_with(&format!("`torch.matmul(…)` computes in `torch.float64`, {lists} `torch.matmul`")));
+    assert!(at(18).starts_with(&format!("`.matmul(…)` computes in `torch.float64`, {lists} `torch.Tensor.matmul`")));
+    assert!(at(22).starts_with(&format!("`torch.matmul(…)` computes in `torch.complex64`, {lists}")), "{found:?}");
 }
 
 #[test]

@@ -91,6 +91,7 @@ impl Compiler {
         }
         if let Some(t) = &s.text {
             if t.contains("${") {
+                self.regex(&placeholders_as_words(t)).map_err(within("text"))?;
                 preds.push(Pred::TextTemplate(t.clone()));
             } else {
                 preds.push(Pred::Text(self.regex(t).map_err(within("text"))?));
@@ -601,25 +602,10 @@ fn check_capture_name(name: &str) -> Res<()> {
 }
 
 /// A text regex template with each `${name}` replaced by a plain word, so that
-/// its syntax can be checked before any capture exists.
+/// its syntax can be checked before any capture exists (an unclosed `${` is
+/// left as written, for the regex parser to report).
 fn placeholders_as_words(template: &str) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(i) = rest.find("${") {
-        out.push_str(&rest[..i]);
-        match rest[i..].find('}') {
-            Some(close) => {
-                out.push('x');
-                rest = &rest[i + close + 1..];
-            }
-            None => {
-                out.push_str(&rest[i..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    super::data::fill_placeholders(template, |_| Some("x".to_string())).unwrap_or_else(|| template.to_string())
 }
 
 /// What kind of TOML value `value` is, for an error message.

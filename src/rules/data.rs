@@ -57,15 +57,7 @@ pub fn template_matches(template: &str, st: &MatchState, text: &str) -> bool {
 /// captured as `name`, for ASCII text only when `ascii` (recently compiled
 /// ones are cached per thread).
 fn template_regex(template: &str, st: &MatchState, ascii: bool) -> Option<TemplateRegex> {
-    let mut pattern = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(i) = rest.find("${") {
-        pattern.push_str(&rest[..i]);
-        let close = rest[i..].find('}')? + i;
-        pattern.push_str(&regex::escape(st.get(&rest[i + 2..close])?));
-        rest = &rest[close + 1..];
-    }
-    pattern.push_str(rest);
+    let pattern = fill_placeholders(template, |name| st.get(name).map(regex::escape))?;
     TEMPLATE_CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
         if cache.len() >= TEMPLATE_CACHE_ENTRIES {
@@ -80,6 +72,21 @@ fn template_regex(template: &str, st: &MatchState, ascii: bool) -> Option<Templa
         };
         cache.entry((pattern.clone(), ascii)).or_insert_with(compile).clone()
     })
+}
+
+/// `template` with each `${name}` replaced by `value(name)`; `None` when a
+/// `${` is not closed or `value` gives nothing for a name.
+pub fn fill_placeholders(template: &str, mut value: impl FnMut(&str) -> Option<String>) -> Option<String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let close = rest[i..].find('}')? + i;
+        out.push_str(&value(&rest[i + 2..close])?);
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 fn fill(template: &str, target: Version, st: &MatchState) -> String {

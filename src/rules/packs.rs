@@ -43,6 +43,8 @@ pub const BUILTIN_DATA: &[(&str, &str)] = &[
     data_table!("cuda_only_libraries.tsv"),
     data_table!("npu_cpu_fallbacks.tsv"),
     data_table!("hccl_dtypes.tsv"),
+    data_table!("op_dtype_gaps.tsv"),
+    data_table!("torch_dtypes.tsv"),
 ];
 
 /// Compiles the built-in packs plus the user packs at `extra`.
