@@ -12,7 +12,7 @@ use crate::rules::engine::Engine;
 use crate::rules::model::{Scope, NAMED_UNCONDITIONALLY};
 use crate::semantic::named_files::Names;
 use crate::walk::{FileKind, ScanFile, WalkResult};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::named_files::NamedFiles;
 use super::processes;
@@ -34,6 +34,10 @@ pub struct ScanFacts {
     named: Vec<NamedFiles>,
     /// By project, the project with a marker that it is nested in, if any.
     enclosing: Vec<Option<usize>>,
+    /// The display paths of the files, among those whose findings ask
+    /// ([`Scope::Importers`]), that their project loads only inside a `try`
+    /// catching `ImportError`.
+    loaded_only_guarded: HashSet<String>,
 }
 
 impl ScanFacts {
@@ -101,7 +105,8 @@ impl ScanFacts {
         // unrelated ports, one of whose `glob("*.cu")` would name every kernel.
         let marked = |q: &usize| walked.projects.get(*q).is_some_and(|d| d.marker.is_some());
         let enclosing = super::vendored::enclosing_projects(walked).into_iter().map(|q| q.filter(marked)).collect();
-        ScanFacts { projects, processes, loaded, named, enclosing }
+        let loaded_only_guarded = loaded_only_guarded(walked, outcomes, rereads);
+        ScanFacts { projects, processes, loaded, named, enclosing, loaded_only_guarded }
     }
 
     /// Whether fact `fact`, in `scope`, holds for file `path` of project `project`.
@@ -118,6 +123,7 @@ impl ScanFacts {
                 let mut around = std::iter::successors(Some(project), |&p| self.enclosing.get(p).copied().flatten());
                 return around.any(names);
             }
+            Scope::Importers => return self.loaded_only_guarded.contains(path),
             Scope::Process => self.processes.get(path),
             Scope::LoadedWith => self.loaded.get(path),
             _ => self.projects.get(project),
@@ -217,4 +223,24 @@ fn loaded_with(
         loaded.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
     }
     loaded
+}
+
+/// The files whose findings ask ([`Scope::Importers`]) that their project
+/// loads only inside a `try` catching `ImportError`
+/// ([`processes::loaded_only_guarded`]), by display path.
+fn loaded_only_guarded(walked: &WalkResult, outcomes: &[KeptOutcome], rereads: &Rereads) -> HashSet<String> {
+    let files = &walked.files;
+    let asking: Vec<usize> =
+        (0..outcomes.len()).filter(|&i| !facts_asked(&outcomes[i], Scope::Importers).is_empty()).collect();
+    let mut guarded = HashSet::new();
+    for project in asking.iter().map(|&i| files[i].project).collect::<BTreeSet<usize>>() {
+        let Some(dir) = walked.projects.get(project) else { continue };
+        let (members, python) = python_of(files, project);
+        let nodes: Vec<usize> = (0..members.len()).filter(|k| asking.contains(&members[*k])).collect();
+        let answers = processes::loaded_only_guarded(python, &dir.display, rereads, &nodes);
+        guarded.extend(
+            nodes.iter().zip(answers).filter(|(_, g)| *g).map(|(&k, _)| files[members[k]].display().to_string()),
+        );
+    }
+    guarded
 }

@@ -120,6 +120,51 @@ impl<'f> ProjectGraph<'f> {
     }
 }
 
+/// Of the files `asking` (nodes of `python`, one project's Python files in
+/// a project displayed as `dir`), whether the project loads each only where
+/// a failed import is handled: every module that imports it, directly or
+/// through modules that import it unguarded, does so inside a `try` that
+/// catches `ImportError`, and none of those modules is one that nothing
+/// imports (a script, or a package a user of the library imports), which
+/// would load it unguarded. A module inside a package does not load that
+/// package (the package was loaded first), so its import of the package
+/// does not count.
+pub(crate) fn loaded_only_guarded(python: Vec<&ScanFile>, dir: &str, rereads: &Rereads, asking: &[usize]) -> Vec<bool> {
+    let graph = ImportGraph::new(python, dir, rereads);
+    let package_dir = |v: usize| {
+        let path = graph.python[v].display();
+        path.strip_suffix("__init__.py").map(str::to_string)
+    };
+    let edges: Vec<Vec<usize>> = (0..graph.python.len())
+        .map(|j| {
+            let inside = |v: &usize| package_dir(*v).is_some_and(|d| graph.python[j].display().starts_with(d.as_str()));
+            graph.imports_of(j).into_iter().filter(|v| !inside(v)).collect()
+        })
+        .collect();
+    let importers = reversed(&edges);
+    let unguarded = |j: usize| graph.resolve_from(j, &rereads.unguarded_names(graph.python[j]));
+    asking
+        .iter()
+        .map(|&k| {
+            let mut seen = vec![false; importers.len()];
+            seen[k] = true;
+            let mut queue = vec![k];
+            while let Some(v) = queue.pop() {
+                if importers[v].is_empty() {
+                    return false;
+                }
+                for &j in &importers[v] {
+                    if !seen[j] && unguarded(j).contains(&v) {
+                        seen[j] = true;
+                        queue.push(j);
+                    }
+                }
+            }
+            true
+        })
+        .collect()
+}
+
 /// A project's graph, read the first time a question needs it: most
 /// projects need none.
 pub(crate) struct LazyGraph<'f, 'a> {

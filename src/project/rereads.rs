@@ -25,6 +25,7 @@ pub struct Rereads {
 #[derive(Default)]
 struct Remembered {
     imports: Memo<Vec<String>>,
+    unguarded: Memo<Vec<String>>,
     options: Memo<Option<Definitions>>,
     tables: Memo<Option<OptionTable>>,
     resolved: Memo<Vec<usize>>,
@@ -42,6 +43,12 @@ impl Rereads {
     /// none for a file that cannot be read.
     pub(crate) fn imported_names(&self, file: &ScanFile) -> Arc<Vec<String>> {
         self.read(file, |r| &r.imports, crate::semantic::import_lines::loaded_names)
+    }
+
+    /// What `file`'s import statements import outside a `try` that catches
+    /// `ImportError` (sorted, each once); none for a file that cannot be read.
+    pub(crate) fn unguarded_names(&self, file: &ScanFile) -> Arc<Vec<String>> {
+        self.read(file, |r| &r.unguarded, crate::semantic::import_lines::unguarded_names)
     }
 
     /// What `file` says about options; `None` when it cannot be read.

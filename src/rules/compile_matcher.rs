@@ -113,6 +113,9 @@ impl Compiler {
         if let Some(b) = s.named_in_project {
             preds.push(Pred::NamedInProject(b));
         }
+        if let Some(b) = s.loaded_only_guarded {
+            preds.push(Pred::LoadedOnlyGuarded(b));
+        }
         if let Some(b) = s.built_only_with_cuda {
             if s.file.is_none() {
                 return Err(SpecError::at("built_only_with_cuda", Problem::BuiltOnlyWithCudaWithoutFile));
@@ -468,7 +471,8 @@ fn cost(p: &Pred) -> u8 {
         | Pred::Capture(_)
         | Pred::ShellAssignmentsOnly
         | Pred::NamedInProject(_)
-        | Pred::BuiltOnlyWithCuda(_) => 0,
+        | Pred::BuiltOnlyWithCuda(_)
+        | Pred::LoadedOnlyGuarded(_) => 0,
         Pred::Fields(_)
         | Pred::Receiver(_)
         | Pred::Slot(_)

@@ -456,9 +456,9 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
             passed.is_some_and(|values| values.iter().all(|&v| eval(m, unparen(v), cx, st)))
         }
         Pred::ShellAssignmentsOnly => true,
-        // Decided once the project's file names are known.
-        Pred::NamedInProject(_) | Pred::BuiltOnlyWithCuda(_) => {
-            st.pending.extend(p.named_file_literal().map(|literal| vec![literal]));
+        // Decided once the project's file names, or its import graph, are known.
+        Pred::NamedInProject(_) | Pred::BuiltOnlyWithCuda(_) | Pred::LoadedOnlyGuarded(_) => {
+            st.pending.extend(p.project_literal().map(|literal| vec![literal]));
             true
         }
         Pred::FunctionHas(m) => slots::scope_has(node, Order::Anywhere, cx, |n| eval(m, n, cx, st)),

@@ -87,6 +87,11 @@ pub enum Scope {
     /// project names the file of the finding (the fact index is one of
     /// [`NAMED_ANYWHERE`] and [`NAMED_UNCONDITIONALLY`]).
     NamedFile,
+    /// Decided when every file has been walked, on the project's import
+    /// graph: whether the modules that load the file all import it inside a
+    /// `try` that catches `ImportError` (fact index 0), so that its failing
+    /// to load is handled.
+    Importers,
 }
 
 /// The [`Scope::NamedFile`] fact: some file of the project names the file.
@@ -300,6 +305,9 @@ pub enum Pred {
     /// With a `file` anchor: every file of the project that names the file
     /// is a build that compiles CUDA code only when it finds CUDA (or not).
     BuiltOnlyWithCuda(bool),
+    /// Every module of the project that loads the file does so inside a
+    /// `try` that catches `ImportError` (or not; [`Scope::Importers`]).
+    LoadedOnlyGuarded(bool),
     /// In shell scripts, only assignments match (no effect in Python).
     ShellAssignmentsOnly,
     /// A node of the enclosing function (or module) matches.
@@ -376,6 +384,16 @@ impl Pred {
             Pred::NamedInProject(want) => Some((Scope::NamedFile, NAMED_ANYWHERE, *want)),
             Pred::BuiltOnlyWithCuda(want) => Some((Scope::NamedFile, NAMED_UNCONDITIONALLY, !*want)),
             _ => None,
+        }
+    }
+
+    /// For a predicate decided once every file has been walked without a
+    /// fact of the rules (file names, the import graph), the literal it adds
+    /// to a finding's conditions.
+    pub fn project_literal(&self) -> Option<(Scope, usize, bool)> {
+        match self {
+            Pred::LoadedOnlyGuarded(want) => Some((Scope::Importers, 0, *want)),
+            _ => self.named_file_literal(),
         }
     }
 }

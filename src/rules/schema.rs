@@ -262,6 +262,9 @@ pub struct MatcherSpec {
     /// With a `file` anchor: every file that names the file is a build that
     /// compiles CUDA code only when it finds CUDA (or not).
     pub built_only_with_cuda: Option<bool>,
+    /// Every project module that loads the file imports it inside a `try`
+    /// catching `ImportError` (or not; decided after all files).
+    pub loaded_only_guarded: Option<bool>,
     /// Some node of the enclosing function (or module) body matches.
     pub function_has: Option<Box<MatcherSpec>>,
     /// Some node earlier in the enclosing function (or module) body matches.

@@ -37,6 +37,22 @@ fn odd_triple_quotes(line: &str, quote: u8) -> bool {
 
 /// Every qualified name that the import statements of `text` import.
 pub(crate) fn imported_names(text: &str) -> Vec<String> {
+    names_of_statements(text, |_| true)
+}
+
+/// What the import statements of `text` import outside the body of a `try`
+/// that catches `ImportError` ([`super::try_guards`]): the imports whose
+/// failure is not handled.
+pub(crate) fn unguarded_names(text: &str) -> Vec<String> {
+    let mut names = names_of_statements(text, |start| !super::try_guards::guarded(text, start));
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// What the import statements of `text` import, of those whose first line
+/// starts at a byte offset that `keep` accepts.
+fn names_of_statements(text: &str, keep: impl Fn(usize) -> bool) -> Vec<String> {
     let mut names = Vec::new();
     let mut in_string: Option<u8> = None;
     let mut lines = CandidateLines { text, next: 0 };
@@ -51,6 +67,7 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
             continue;
         }
         if is_import_line(code) {
+            let start = line.as_ptr() as usize - text.as_ptr() as usize;
             let mut statement = strip_comment(code).to_string();
             // Continuation lines: an open parenthesis, or a trailing backslash.
             // The depth is kept as lines are added (counting the whole
@@ -67,8 +84,10 @@ pub(crate) fn imported_names(text: &str) -> Vec<String> {
                 statement.push_str(next);
                 open += depth(next);
             }
-            for part in statement.split(';') {
-                read_statement(part.trim(), &mut names);
+            if keep(start) {
+                for part in statement.split(';') {
+                    read_statement(part.trim(), &mut names);
+                }
             }
             continue;
         }

@@ -19,6 +19,7 @@ pub(crate) mod shell_dirs;
 pub(crate) mod steps;
 pub(crate) mod subclasses;
 pub(crate) mod traverse;
+pub(crate) mod try_guards;
 pub(crate) mod values;
 pub(crate) mod version_gates;
 
