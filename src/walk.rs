@@ -493,12 +493,13 @@ fn add_texts(
     }
 }
 
-/// The names that make a directory a project: `requirements*.txt` besides these.
+/// The names that make a directory a project, besides a requirements file
+/// ([`is_requirements_file`]).
 const PROJECT_MARKERS: [&str; 4] = ["pyproject.toml", "setup.py", "setup.cfg", ".git"];
 
 /// The file in `dir` that makes it a project, if any (one listing of the
 /// directory); with several, the first of [`PROJECT_MARKERS`], then the first
-/// `requirements*.txt` by name, whatever order the directory lists them in.
+/// requirements file by name, whatever order the directory lists them in.
 /// A `setup.py` beside an `__init__.py` is a module of a package (as
 /// `pytorch_lightning/trainer/setup.py` is), not a project's.
 fn project_marker(dir: &Path) -> Option<String> {
@@ -512,9 +513,22 @@ fn project_marker(dir: &Path) -> Option<String> {
         PROJECT_MARKERS
             .iter()
             .position(|m| *m == name)
-            .or_else(|| (name.starts_with("requirements") && name.ends_with(".txt")).then_some(PROJECT_MARKERS.len()))
+            .or_else(|| is_requirements_file(name).then_some(PROJECT_MARKERS.len()))
     };
     names.into_iter().filter_map(|name| Some((rank(&name)?, name))).min().map(|(_, name)| name)
+}
+
+/// Whether a file name is a project's requirements file: `requirements*.txt`,
+/// `*-requirements.txt` (`pip-requirements.txt`), or the versioned
+/// `1.8_requirements.txt` that Huawei's ModelZoo ports carry as their only
+/// marker. Other spellings (`travis_requirements.txt` in a `tests/`
+/// directory) pin a tool's environment rather than start a project.
+fn is_requirements_file(name: &str) -> bool {
+    let versioned = name.strip_suffix("_requirements.txt").is_some_and(|version| {
+        !version.is_empty()
+            && version.split('.').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+    });
+    versioned || name.ends_with("-requirements.txt") || (name.starts_with("requirements") && name.ends_with(".txt"))
 }
 
 /// Finds each file's project, listing each directory at most once per bound.
@@ -599,6 +613,28 @@ fn shown_dir(dir: &Path, cwd: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_requirements_file_or_a_versioned_one_makes_a_project() {
+        let dir = std::env::temp_dir().join(format!("npu-mem-markers-{}", std::process::id()));
+        let cases: [(&[&str], Option<&str>); 8] = [
+            (&["1.8_requirements.txt", "README.md"], Some("1.8_requirements.txt")),
+            (&["requirements-dev.txt"], Some("requirements-dev.txt")),
+            (&["pip-requirements.txt"], Some("pip-requirements.txt")),
+            (&["travis_requirements.txt"], None),
+            (&["1._requirements.txt", "v2.1_requirements.txt"], None),
+            (&["2.1_requirements.txt", "setup.py"], Some("setup.py")),
+            (&["requirements.md", "notes.txt"], None),
+            (&["__init__.py", "setup.py"], None),
+        ];
+        for (names, marker) in cases {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            names.iter().for_each(|n| std::fs::write(dir.join(n), "").unwrap());
+            assert_eq!(project_marker(&dir).as_deref(), marker, "{names:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn unclosed_classes_are_told_from_closed_and_escaped_ones() {

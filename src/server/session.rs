@@ -53,7 +53,7 @@ const CONFIG_FILES: [&str; 3] = ["pyproject.toml", "npu-mem.toml", ".npu-mem.tom
 const WATCHED: [&str; 6] = [
     "**/*.{py,pyi,sh,bash,ipynb}",
     "**/{pyproject.toml,npu-mem.toml,.npu-mem.toml,setup.py,setup.cfg}",
-    "**/requirements*.txt",
+    "**/{requirements*,*-requirements,*_requirements}.txt",
     "**/{README,readme,Readme}*",
     "**/Makefile",
     "**/*.{yml,yaml}",
