@@ -1,11 +1,12 @@
 //! The rule facts of a whole scan: which facts hold somewhere in each
 //! project, which hold in the process of a file (the file and the project
 //! modules it imports), which hold in the modules loaded with a file (those
-//! importing it, and library modules), and which files a project or a project with a
-//! marker around it names (an outer `nvcc` line compiles a nested
-//! project's kernel). A finding whose
-//! rule asks about them (`project_has`, `process_imports`, `loaded_with`,
-//! `named_in_project`) is kept only where they hold.
+//! importing it, and library modules), which files a project or a project
+//! with a marker around it names (an outer `nvcc` line compiles a nested
+//! project's kernel), and which files the project loads only inside a `try`
+//! catching `ImportError`. A finding whose rule asks about them
+//! (`project_has`, `process_imports`, `loaded_with`, `named_in_project`,
+//! `loaded_only_guarded`) is kept only where they hold.
 
 use crate::analysis::KeptOutcome;
 use crate::rules::engine::Engine;
