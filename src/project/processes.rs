@@ -131,18 +131,22 @@ impl<'f> ProjectGraph<'f> {
 /// does not count.
 pub(crate) fn loaded_only_guarded(python: Vec<&ScanFile>, dir: &str, rereads: &Rereads, asking: &[usize]) -> Vec<bool> {
     let graph = ImportGraph::new(python, dir, rereads);
-    let package_dir = |v: usize| {
-        let path = graph.python[v].display();
-        path.strip_suffix("__init__.py").map(str::to_string)
-    };
-    let edges: Vec<Vec<usize>> = (0..graph.python.len())
+    let paths: Vec<_> = graph.python.iter().map(|f| f.display()).collect();
+    let package_dirs: Vec<Option<&str>> = paths.iter().map(|p| p.strip_suffix("__init__.py")).collect();
+    let edges: Vec<Vec<usize>> = (0..paths.len())
         .map(|j| {
-            let inside = |v: &usize| package_dir(*v).is_some_and(|d| graph.python[j].display().starts_with(d.as_str()));
+            let inside = |v: &usize| package_dirs[*v].is_some_and(|d| paths[j].starts_with(d));
             graph.imports_of(j).into_iter().filter(|v| !inside(v)).collect()
         })
         .collect();
     let importers = reversed(&edges);
-    let unguarded = |j: usize| graph.resolve_from(j, &rereads.unguarded_names(graph.python[j]));
+    // Each importer's unguarded imports are read once, when first asked for.
+    let mut unguarded: Vec<Option<Vec<usize>>> = vec![None; paths.len()];
+    let mut imports_unguarded = |j: usize, v: usize| {
+        unguarded[j]
+            .get_or_insert_with(|| graph.resolve_from(j, &rereads.unguarded_names(graph.python[j])))
+            .contains(&v)
+    };
     asking
         .iter()
         .map(|&k| {
@@ -154,7 +158,7 @@ pub(crate) fn loaded_only_guarded(python: Vec<&ScanFile>, dir: &str, rereads: &R
                     return false;
                 }
                 for &j in &importers[v] {
-                    if !seen[j] && unguarded(j).contains(&v) {
+                    if !seen[j] && imports_unguarded(j, v) {
                         seen[j] = true;
                         queue.push(j);
                     }

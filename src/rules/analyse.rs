@@ -119,7 +119,8 @@ impl Engine<'_> {
     }
 
     /// Matches file-name rules (`file = "*.cu"`) against a path; a match
-    /// with `named_in_project` waits for the project's names.
+    /// with `named_in_project` (or another fact decided once every file has
+    /// been walked) waits for it.
     pub fn analyse_path(&self, display: &SharedText) -> Vec<(Finding, Vec<Clause>)> {
         let lines = LineIndex::new("");
         let mut out = Vec::new();
@@ -132,8 +133,7 @@ impl Engine<'_> {
             if let Some(m) = hit {
                 let lookup =
                     |name: &str| if name == "path" || name == "text" { display.to_string() } else { String::new() };
-                let clauses =
-                    m.preds.iter().filter_map(|p| p.named_file_literal().map(|literal| vec![literal])).collect();
+                let clauses = m.preds.iter().filter_map(|p| p.project_literal().map(|literal| vec![literal])).collect();
                 out.push((self.plain_finding(rule, (0, 0), "", &lines, display, &lookup), clauses));
             }
         }
