@@ -20,17 +20,37 @@ fn main() {
     println!("cargo::rerun-if-changed=rules");
     println!("cargo::rerun-if-changed=src/rules/pack_json.rs");
     let out = Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("rules");
+    let mut docs = serde_json::Map::new();
     convert_each("rules", "toml", &out, |path, text| {
         let pack = pack_json::PackJson::from_toml(text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        // Its line breaks only place tokens for error positions (strings escape theirs).
-        (path.with_extension("json"), pack.json.replace('\n', ""))
+        let mut pack: serde_json::Value = serde_json::from_str(&pack.json).expect("the conversion writes JSON");
+        docs.extend(take_docs(&mut pack));
+        // Written without the line breaks, which only placed tokens for error positions.
+        (path.with_extension("json"), pack.to_string())
     });
+    let docs = serde_json::Value::Object(docs).to_string();
+    let deflated = out.join("docs.json.deflate");
+    fs::write(&deflated, miniz_oxide::deflate::compress_to_vec(docs.as_bytes(), 10))
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", deflated.display()));
     convert_each("rules/data", "tsv", &out.join("data"), |path, text| (path.to_path_buf(), without_comments(text)));
+}
+
+/// Takes the `docs` table out of each rule of `pack`, by the rule's code.
+fn take_docs(pack: &mut serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    let rules = pack.get_mut("rule").and_then(serde_json::Value::as_array_mut);
+    rules
+        .into_iter()
+        .flatten()
+        .filter_map(|rule| {
+            let code = rule.get("code")?.as_str()?.to_string();
+            Some((code, rule.as_object_mut()?.remove("docs")?))
+        })
+        .collect()
 }
 
 /// Writes into `out`, for each file of `dir` with extension `ext`, what
 /// `convert` makes of its text, under the file name it gives.
-fn convert_each(dir: &str, ext: &str, out: &Path, convert: impl Fn(&Path, &str) -> (PathBuf, String)) {
+fn convert_each(dir: &str, ext: &str, out: &Path, mut convert: impl FnMut(&Path, &str) -> (PathBuf, String)) {
     fs::create_dir_all(out).unwrap_or_else(|e| panic!("cannot create {}: {e}", out.display()));
     for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {dir}/: {e}")) {
         let path = entry.unwrap_or_else(|e| panic!("cannot list {dir}/: {e}")).path();

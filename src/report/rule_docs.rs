@@ -30,7 +30,7 @@ pub struct DocSection {
 /// reported when, Why it matters on an Ascend NPU, Example, Use instead, Fix,
 /// Sources. Empty lists (a user pack without exceptions or sources) are left out.
 pub fn sections(rule: &Rule) -> Vec<DocSection> {
-    let d = &rule.docs;
+    let d = rule.docs();
     let mut out = vec![DocSection { title: "What it finds", body: Body::Prose(d.what.trim().to_string()) }];
     if !d.not_reported.is_empty() {
         out.push(DocSection { title: "Not reported when", body: Body::Bullets(d.not_reported.clone()) });
@@ -64,7 +64,7 @@ pub fn fix_text(rule: &Rule) -> String {
         }
         None => "No automatic fix.".to_string(),
     };
-    if let Some(note) = &rule.docs.fix_note {
+    if let Some(note) = &rule.docs().fix_note {
         text.push(' ');
         text.push_str(note.trim());
     }

@@ -30,7 +30,7 @@ fn help(rule: &Rule) -> (String, String) {
 
 /// What the rule finds, and the code it is silent on.
 fn full_description(rule: &Rule) -> String {
-    let d = &rule.docs;
+    let d = rule.docs();
     let mut text = d.what.trim().to_string();
     if !d.not_reported.is_empty() {
         text.push_str("\n\nNot reported when:");

@@ -2,6 +2,7 @@
 //! the pack, the line and the field at fault, so a pack author can fix it.
 
 use super::data_table::DataTable;
+use super::docs::RuleDocs;
 use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
@@ -29,6 +30,9 @@ pub struct Compiler {
     /// are checked only where used. A test compiles every built-in pack
     /// untrusted, so that neither can hide an error.
     pub trusted: bool,
+    /// Whether the pack being compiled is built in, its docs embedded apart
+    /// (see [`crate::rules::docs`]); a user's pack must give them.
+    pub docs_embedded: bool,
     /// One regex per distinct pattern, across all packs.
     regexes: Mutex<Interner>,
     /// The named matchers (`[matchers.NAME]`) of the pack being compiled.
@@ -267,7 +271,11 @@ impl Compiler {
             overrides: r.overrides,
             target,
             triggers: r.triggers,
-            docs: r.docs,
+            docs: match r.docs {
+                Some(docs) => RuleDocs::Given(Box::new(docs)),
+                None if self.docs_embedded => RuleDocs::Embedded,
+                None => return Err(SpecError::at("docs", Problem::NoDocs)),
+            },
             alternatives,
             report,
             downgrade,

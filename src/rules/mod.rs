@@ -6,6 +6,7 @@ mod compile_matcher;
 pub mod context;
 pub mod data;
 mod data_table;
+pub mod docs;
 pub mod engine;
 pub mod error;
 pub mod file_facts;

@@ -4,6 +4,7 @@
 use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
+use crate::rules::docs::RuleDocs;
 use crate::rules::schema::{BreaksAt, DocsSpec};
 pub use crate::semantic::values::Literal;
 
@@ -536,8 +537,8 @@ pub struct Rule {
     pub target: Option<VersionReq>,
     /// Words a file must contain for the rule to match (prefilter).
     pub triggers: Option<Vec<String>>,
-    /// Documentation.
-    pub docs: DocsSpec,
+    /// Documentation: read it with [`Rule::docs`].
+    pub docs: RuleDocs,
     /// Alternatives, each with an anchor.
     pub alternatives: Vec<Matcher>,
     /// Where findings point.
@@ -564,6 +565,11 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Its documentation (the built-in rules' is inflated on first use).
+    pub fn docs(&self) -> &DocsSpec {
+        self.docs.of(&self.code)
+    }
+
     /// A finding of this rule from `start` to `end` in `path`, carrying the
     /// rule's own metadata; callers add the fix, byte range and source line.
     pub fn finding(&self, path: &SharedText, start: Position, end: Position, message: String) -> Finding {

@@ -90,6 +90,7 @@ fn load_with(extra: &[PathBuf], trust_builtin: bool) -> Result<RuleSet, PackErro
         // Error lines are read from a user's TOML; the embedded JSON has none.
         let text = if builtin { "" } else { source.text.as_ref() };
         compiler.trusted = builtin && trust_builtin;
+        compiler.docs_embedded = builtin;
         let base = Path::new(origin).parent().map(Path::to_path_buf).unwrap_or_default();
         feed(&source.text);
         let read_data = |file: &str| -> Result<Cow<'static, str>, DataError> {
@@ -249,26 +250,47 @@ fn pack_files(path: &Path) -> Result<Vec<PathBuf>, PackError> {
 
 #[cfg(test)]
 mod tests {
-    /// The built-in packs are trusted: their regexes and unused named
-    /// matchers are not checked when they load, so every one of them must
-    /// compile here.
+    use super::*;
+    use crate::rules::docs::RuleDocs;
+
     /// build.rs turns each built-in pack's TOML into the JSON the binary
-    /// embeds: both must read as the same pack.
+    /// embeds, with the rules' docs kept apart: both must read as the same
+    /// pack, and each rule's embedded docs as its TOML's.
     #[test]
     fn each_embedded_pack_reads_as_its_toml_does() {
-        for (origin, json) in super::BUILTIN {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(origin);
+        for (origin, json) in BUILTIN {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(origin);
             let toml = std::fs::read_to_string(&path).expect("the pack's TOML source");
-            let from_toml = super::parse_pack(origin, &toml).unwrap_or_else(|e| panic!("{e}"));
-            let from_json: super::PackSpec = serde_json::from_str(json).expect("the embedded JSON");
+            let mut from_toml = parse_pack(origin, &toml).unwrap_or_else(|e| panic!("{e}"));
+            for rule in &mut from_toml.rule {
+                let docs = rule.docs.take().unwrap_or_else(|| panic!("{origin}: {} has no docs", rule.code));
+                let embedded = RuleDocs::Embedded;
+                assert_eq!(format!("{docs:?}"), format!("{:?}", embedded.of(&rule.code)), "{}", rule.code);
+            }
+            let from_json: PackSpec = serde_json::from_str(json).expect("the embedded JSON");
             assert_eq!(format!("{from_toml:?}"), format!("{from_json:?}"), "{origin}");
         }
     }
 
+    /// The built-in packs are trusted: their regexes and unused named
+    /// matchers are not checked when they load, so every one of them must
+    /// compile here.
     #[test]
     fn every_builtin_pack_compiles_when_checked_in_full() {
-        if let Err(e) = super::load_with(&[], false) {
+        if let Err(e) = load_with(&[], false) {
             panic!("{e}");
         }
+    }
+
+    #[test]
+    fn a_user_rule_without_docs_is_refused_at_its_code() {
+        let toml = "[pack]\nname = \"x\"\ndescription = \"d\"\n\n[[rule]]\ncode = \"EXT001\"\nname = \"gpu-call\"\n\
+                    section = \"transfer\"\nseverity = \"info\"\nmessage = \"m\"\n[rule.match]\nmethod = \"gpu\"\n";
+        let spec = parse_pack("p.toml", toml).expect("the schema leaves docs to the compiler");
+        let no_data = |name: &str| Err(DataError::NotEmbedded { name: name.to_string() });
+        let error = Compiler::default().compile_pack("p.toml", toml, spec, &no_data).err().expect("refused");
+        let message = error.to_string();
+        assert!(message.starts_with("p.toml:6: rule EXT001: docs: missing;"), "{message}");
+        assert!(message.contains("`[rule.docs]`"), "{message}");
     }
 }

@@ -123,8 +123,11 @@ pub struct RuleSpec {
     /// Lower the severity where a condition holds.
     #[serde(default)]
     pub downgrade: Option<DowngradeSpec>,
-    /// The documentation shown by the CLI, the report and SARIF.
-    pub docs: DocsSpec,
+    /// The documentation shown by the CLI, the report and SARIF. Required;
+    /// absent only from the built-in packs as embedded (build.rs keeps their
+    /// docs apart, see [`crate::rules::docs`]).
+    #[serde(default)]
+    pub docs: Option<DocsSpec>,
     /// What the rule matches (absent for rules npu-mem emits itself, see `emitted_by`).
     #[serde(rename = "match", default)]
     pub matcher: Option<MatcherSpec>,

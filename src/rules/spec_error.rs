@@ -117,6 +117,8 @@ pub enum Problem {
     BadCode,
     /// A rule with neither `match` nor `emitted_by`.
     NoMatcher,
+    /// A rule of a user's pack without `[rule.docs]`.
+    NoDocs,
     /// Fields of which exactly one must be given.
     OneOf {
         /// The fields, as a list to show.
@@ -237,6 +239,9 @@ impl fmt::Display for Problem {
             Problem::BadCode => write!(f, "use letters and digits only, e.g. `ORG001`"),
             Problem::NoMatcher => {
                 write!(f, "missing; every rule needs a matcher (`[rule.match]`), or `emitted_by = \"suppressions\"`")
+            }
+            Problem::NoDocs => {
+                write!(f, "missing; every rule needs `[rule.docs]` with `what`, `why`, `example` and `instead`")
             }
             Problem::OneOf { fields } => write!(f, "give exactly one of {fields}"),
             Problem::Unknown { value, expected } => write!(f, "unknown `{value}`; use {expected}"),
