@@ -293,6 +293,41 @@ fn the_entry_points_of_a_hubconf_are_called_by_torch_hub() {
     assert_eq!(at(9), Some(true), "a private helper nothing calls stays advice");
 }
 
+/// `fixtures/uncalled-methods`: the methods of a class without a base are
+/// read as functions are. `SmoothedValue.synchronize_between_processes` is
+/// called only by `MetricLogger`'s method of the same name, which nothing
+/// calls; a subclass's method and Triton's `TritonPythonModel` are left alone.
+#[test]
+fn a_method_of_a_class_without_a_base_that_nothing_calls_is_advice() {
+    let fixture = repo().join("fixtures/uncalled-methods");
+    let scan = |dir: &Path| -> Vec<(u64, String, bool)> {
+        let run = npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let findings = report["findings"].as_array().unwrap().iter();
+        let metrics = findings.filter(|f| f["path"] == "metrics.py");
+        metrics
+            .map(|f| (f["line"].as_u64().unwrap(), f["code"].as_str().unwrap().to_string(), f["unlaunched"] == true))
+            .collect()
+    };
+    let row = |line: u64, code: &str, unlaunched: bool| (line, code.to_string(), unlaunched);
+    assert_eq!(
+        scan(&fixture),
+        [row(13, "TX001", false), row(17, "TX002", true), row(37, "TX001", false), row(43, "TX002", false)]
+    );
+    let report = common::scan_json(&["--no-cache", fixture.to_str().unwrap()]);
+    let uncalled = &report["projects"][0]["uncalled_functions"];
+    assert_eq!(uncalled[0]["name"], "SmoothedValue.synchronize_between_processes");
+    assert_eq!(uncalled.as_array().map(Vec::len), Some(1));
+    // Once the trainer synchronises its logger, both methods are called.
+    let dir = temp_dir("uncalled-methods-called");
+    copy_dir(&fixture, &dir);
+    let train = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    let train = train
+        .replace("logger.update(loss=1.0)\n", "logger.update(loss=1.0)\n    logger.synchronize_between_processes()\n");
+    std::fs::write(dir.join("train.py"), train).unwrap();
+    assert_eq!(scan(&dir)[1], row(17, "TX002", false));
+}
+
 /// Issue 47, item 6: `fixtures/launch_forms` starts its runs from a launch
 /// script without an extension (`#!/usr/bin/env bash`) and from a `.zsh`
 /// script, as `python3 -m pkg.train` (a package's `__main__.py`) and

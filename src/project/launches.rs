@@ -184,7 +184,13 @@ pub(crate) fn find(
             read_project(files, dir, excluded, shell, &candidates, &tests, &callers)
         }
     };
-    let ProjectTexts { mut started, mut main_blocks, uncalled } = texts;
+    let ProjectTexts { mut started, mut main_blocks, mut uncalled } = texts;
+    // Their same-file callers were only read to decide them.
+    for (path, functions) in uncalled.iter_mut() {
+        let lines = finding_lines.get(path.as_str());
+        functions.retain(|u| lines.is_some_and(|l| l.any_within(u.first, u.last)));
+    }
+    uncalled.retain(|_, functions| !functions.is_empty());
     if entries.named.is_some() {
         // What the texts name is a guess the named runs replace.
         started.clear();
@@ -257,9 +263,11 @@ fn npu_runs(files: &[&ScanFile], dir: &str, entries: &BTreeSet<String>) -> Optio
     Some((started, shell.filter(|p| !npu.contains(p.as_str())).collect()))
 }
 
-/// By display path, the module-level functions of the project's Python
-/// files that hold findings (at `finding_lines`): those whose callers are
-/// looked for.
+/// By display path, the functions and methods of the project's Python files
+/// that hold findings (at `finding_lines`), and those of the same files that
+/// mention one of them: those whose callers are looked for. A same-file
+/// caller may be the only one (`MetricLogger.synchronize_between_processes`
+/// calls each meter's), and whether it is called itself decides the other.
 fn functions_with_findings(
     files: &[&ScanFile],
     finding_lines: &HashMap<&str, LineSet>,
@@ -270,11 +278,14 @@ fn functions_with_findings(
         .filter_map(|f| {
             let path = f.display();
             let lines = finding_lines.get(path.as_ref())?;
-            let mut functions = crate::project::uncalled::top_level_functions(&read_file(f).ok()?.text);
+            let mut functions = crate::project::uncalled::functions_and_methods(&read_file(f).ok()?.text);
             // `torch.hub.load(repo, "name")` calls a hubconf.py's public
             // functions by name, from outside the project.
             let hub = path.rsplit('/').next() == Some("hubconf.py");
-            functions.retain(|u| (!hub || u.name.starts_with('_')) && lines.any_within(u.first, u.last));
+            functions.retain(|u| !hub || u.name.starts_with('_'));
+            let holders: Vec<String> =
+                functions.iter().filter(|u| lines.any_within(u.first, u.last)).map(|u| u.name.clone()).collect();
+            functions.retain(|u| holders.contains(&u.name) || holders.iter().any(|name| u.mentions(name)));
             (!functions.is_empty()).then(|| (path.into_owned(), functions))
         })
         .collect()

@@ -8,6 +8,14 @@
 //! `def`, a recursive call) is such code
 //! (see [`crate::project::launches`]).
 //!
+//! The methods of a class with no base (`class SmoothedValue:` or
+//! `(object)`, undecorated, not a `Test*` class or a `*Mixin`) are looked
+//! at the same way, by their name: only the project's own code can call them
+//! (torchvision's `SmoothedValue.synchronize_between_processes`, a float64
+//! all-reduce that a port's trainer never calls). A class that derives from
+//! another one may be called by that one's library (`forward`, `training_step`,
+//! a hook), so its methods are not.
+//!
 //! Only the function's own project is read (a nested project with its own
 //! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, a
 //! reference in a dictionary or registry, a string, a comment, a document;
@@ -28,11 +36,14 @@
 use aho_corasick::AhoCorasick;
 use std::collections::HashMap;
 
-/// A module-level function: its name and its lines (1-based, inclusive).
+/// A module-level function, or a method of a class with no base: its name
+/// and its lines (1-based, inclusive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Function {
     /// Its name.
     pub name: String,
+    /// The class it is a method of.
+    pub class: Option<String>,
     /// The line of its `def`.
     pub first: usize,
     /// Its last line of code.
@@ -48,6 +59,19 @@ impl Function {
         mentions(&self.body, &self.name)
     }
 
+    /// Its name as a report shows it: `SmoothedValue.synchronize_between_processes`.
+    pub fn qualified_name(&self) -> String {
+        match &self.class {
+            Some(class) => format!("{class}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+
+    /// Whether its lines mention `name` as a whole word.
+    pub(crate) fn mentions(&self, name: &str) -> bool {
+        mentions(&self.body, name) > 0
+    }
+
     /// Whether line `line` (1-based) is one of its lines.
     pub fn holds(&self, line: usize) -> bool {
         (self.first..=self.last).contains(&line)
@@ -55,32 +79,38 @@ impl Function {
 }
 
 /// The module-level, undecorated functions of a Python file's text that
-/// may be dead (not `main`, not a test, not a special name).
-pub(crate) fn top_level_functions(text: &str) -> Vec<Function> {
+/// may be dead (not `main`, not a test, not a special name), and the
+/// undecorated methods of its classes without a base ([`plain_class`]).
+pub(crate) fn functions_and_methods(text: &str) -> Vec<Function> {
     let lines: Vec<&str> = crate::source::python_lines(text).collect();
     let mut out: Vec<Function> = Vec::new();
     let mut open: Option<Function> = None;
     // The last line that starts at the margin: a decorator, also one whose
     // arguments run over several lines (their closing `)` is not at the margin).
     let mut previous_margin: Option<&str> = None;
+    let mut class: Option<ClassBody> = None;
     for (i, line) in lines.iter().enumerate() {
         let at_margin = !line.is_empty() && !line.starts_with([' ', '\t', '#', ')', ']', '}']);
         if at_margin {
             out.extend(open.take());
-            let header = line.strip_prefix("async ").unwrap_or(line);
-            // The name alone: `def first[T](xs)` (PEP 695) is `first`.
-            let name = header
-                .strip_prefix("def ")
-                .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""));
             let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
-            if let Some(name) = name.filter(|n| may_be_dead(n) && !decorated) {
-                open = Some(Function { name: name.to_string(), first: i + 1, last: i + 1, body: String::new() });
-            }
+            open = function_at(line, i, None, decorated);
+            class = plain_class(line).filter(|_| !decorated).map(ClassBody::new);
             previous_margin = Some(line);
-        } else if let Some(f) = open.as_mut() {
-            if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
-                f.last = i + 1;
+        } else if let Some(body) = class.as_mut() {
+            match body.statement(line) {
+                Statement::Member(member) => {
+                    out.extend(open.take());
+                    let decorated = body.previous.is_some_and(|p| p.starts_with('@'));
+                    open = function_at(member, i, Some(&body.name), decorated);
+                    body.previous = Some(member);
+                }
+                // A line of a string or of a bracket below the members' margin: the method ends early.
+                Statement::Below => out.extend(open.take()),
+                Statement::Inside => extend(&mut open, line, i),
             }
+        } else {
+            extend(&mut open, line, i);
         }
     }
     out.extend(open);
@@ -88,6 +118,97 @@ pub(crate) fn top_level_functions(text: &str) -> Vec<Function> {
         f.body = lines[f.first - 1..f.last].join("\n");
     }
     out
+}
+
+/// The function that `line` (line `i`, 0-based, without its indentation)
+/// starts, if it is a `def` that may be dead.
+fn function_at(line: &str, i: usize, class: Option<&str>, decorated: bool) -> Option<Function> {
+    let header = line.strip_prefix("async ").unwrap_or(line);
+    // The name alone: `def first[T](xs)` (PEP 695) is `first`.
+    let name = header
+        .strip_prefix("def ")
+        .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""))?;
+    let callable_from_outside = class.is_some() && PROTOCOL_METHODS.contains(&name);
+    (may_be_dead(name) && !decorated && !callable_from_outside).then(|| Function {
+        name: name.to_string(),
+        class: class.map(str::to_string),
+        first: i + 1,
+        last: i + 1,
+        body: String::new(),
+    })
+}
+
+/// Line `i` of the open function, if any: a line of code extends it.
+fn extend(open: &mut Option<Function>, line: &str, i: usize) {
+    if let Some(f) = open.as_mut() {
+        if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
+            f.last = i + 1;
+        }
+    }
+}
+
+/// Methods that Python or the standard library call on any object that has
+/// them, without a special name: a file-like object's (`sys.stdout =
+/// Logger()`), an iterator's, a mapping's (`**obj`), a logging filter's.
+const PROTOCOL_METHODS: &[&str] =
+    &["write", "flush", "close", "read", "readline", "fileno", "isatty", "seek", "tell", "keys", "next", "filter"];
+
+/// Classes without a base that a framework finds by their name and whose
+/// methods it calls: Triton's Python backend loads `TritonPythonModel` and
+/// calls its `initialize`, `execute` and `finalize`.
+const FRAMEWORK_CLASSES: &[&str] = &["TritonPythonModel"];
+
+/// The name of the class that `line` starts, if it has no base
+/// (`class Meter:`, `class Meter():`, `class Meter(object):`) and is
+/// neither a test class (`Test*`, run by pytest), a mixin (which another
+/// file may mix into a library's class), nor one of [`FRAMEWORK_CLASSES`].
+fn plain_class(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("class ")?.trim_start();
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let (name, after) = rest.split_at(end);
+    let after: String = after.chars().filter(|c| !c.is_whitespace()).collect();
+    let no_base = [":", "():", "(object):"].iter().any(|b| after.starts_with(b));
+    let framework = FRAMEWORK_CLASSES.contains(&name);
+    (no_base && !name.is_empty() && !name.starts_with("Test") && !name.ends_with("Mixin") && !framework).then_some(name)
+}
+
+/// The body of a class whose methods are read.
+struct ClassBody<'t> {
+    name: String,
+    /// The indentation of its members, from its first line of code.
+    margin: Option<usize>,
+    /// Its last line at that margin, without the indentation.
+    previous: Option<&'t str>,
+}
+
+/// What a line inside a class body is.
+enum Statement<'t> {
+    /// A statement at the members' margin (a `def`, a decorator, an attribute), without the indentation.
+    Member(&'t str),
+    /// A line below that margin that is not at the file's margin either.
+    Below,
+    /// Anything else: a line of a member, a blank line or a comment.
+    Inside,
+}
+
+impl<'t> ClassBody<'t> {
+    fn new(name: &str) -> Self {
+        ClassBody { name: name.to_string(), margin: None, previous: None }
+    }
+
+    fn statement(&mut self, line: &'t str) -> Statement<'t> {
+        let code = line.trim_start_matches([' ', '\t']);
+        if code.is_empty() || code.starts_with('#') || code.starts_with([')', ']', '}']) {
+            return Statement::Inside;
+        }
+        let depth = line.len() - code.len();
+        let margin = *self.margin.get_or_insert(depth);
+        match depth.cmp(&margin) {
+            std::cmp::Ordering::Equal => Statement::Member(code),
+            std::cmp::Ordering::Less => Statement::Below,
+            std::cmp::Ordering::Greater => Statement::Inside,
+        }
+    }
 }
 
 /// How often `text` mentions `name` as a whole word.
@@ -277,7 +398,7 @@ mod tests {
     use super::*;
 
     fn names(text: &str) -> Vec<(String, usize, usize)> {
-        top_level_functions(text).into_iter().map(|f| (f.name, f.first, f.last)).collect()
+        functions_and_methods(text).into_iter().map(|f| (f.name, f.first, f.last)).collect()
     }
 
     #[test]
@@ -290,7 +411,7 @@ mod tests {
                     @register(\n    \"x\",\n)\ndef registered_too():\n    pass\n\n\
                     def first[T](xs: list[T]) -> T:\n    return xs[0]\n\n\
                     async def fetch():\n    pass\n\
-                    class Model:\n    def forward(self):\n        pass\n\n\
+                    class Model(nn.Module):\n    def forward(self):\n        pass\n\n\
                     def main():\n    helper(1, 2)\n\
                     def test_it():\n    pass\n\
                     if __name__ == '__main__':\n    main()\n";
@@ -303,6 +424,53 @@ mod tests {
                 ("fetch".to_string(), 26, 27)
             ]
         );
+    }
+
+    #[test]
+    fn methods_are_read_from_classes_without_a_base_only() {
+        let text = "class SmoothedValue(object):\n    \"\"\"Tracks a series.\"\"\"\n\n    def __init__(self):\n        self.total = 0\n\n\
+                    \x20   def synchronize_between_processes(self):\n        t = torch.tensor([self.total], dtype=torch.float64)\n\
+                    \x20       dist.all_reduce(t)\n\n\
+                    \x20   @property\n    def avg(self):\n        return self.total\n\n\
+                    \x20   def update(\n        self, value,\n    ):\n        self.total += value\n\n\
+                    \x20   def write(self, text):\n        pass\n\n\
+                    class Meter:\n    def reset(self):\n        pass\n\
+                    class Head(nn.Module):\n    def fuse(self):\n        pass\n\
+                    class TestMeter:\n    def check(self):\n        pass\n\
+                    class LoggingMixin:\n    def on_epoch_end(self):\n        pass\n\
+                    @dataclass\nclass Config:\n    def resolve(self):\n        pass\n\
+                    def helper():\n    pass\n";
+        let found: Vec<(String, usize, usize)> =
+            functions_and_methods(text).into_iter().map(|f| (f.qualified_name(), f.first, f.last)).collect();
+        assert_eq!(
+            found,
+            [
+                ("SmoothedValue.synchronize_between_processes".to_string(), 7, 9),
+                ("SmoothedValue.update".to_string(), 15, 18),
+                ("Meter.reset".to_string(), 24, 25),
+                ("helper".to_string(), 39, 40),
+            ]
+        );
+        let mut functions = HashMap::new();
+        functions.insert("utils.py".to_string(), functions_and_methods(text));
+        let logger = "class MetricLogger:\n    def synchronize_between_processes(self):\n\
+                      \x20       for meter in self.meters:\n            meter.synchronize_between_processes()\n";
+        functions.insert("logger.py".to_string(), functions_and_methods(logger));
+        let train = "meter.update(1)\nmeter.reset()\nhelper()\n";
+        let dead: Vec<String> = uncalled(&functions, &[text, logger, train])
+            .into_values()
+            .flatten()
+            .map(|f| f.qualified_name())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(
+            dead,
+            ["MetricLogger.synchronize_between_processes", "SmoothedValue.synchronize_between_processes"],
+            "a method called only by a method of the same name that nothing calls"
+        );
+        let trainer = "metric_logger.synchronize_between_processes()\n";
+        assert!(uncalled(&functions, &[text, logger, train, trainer]).is_empty(), "called");
     }
 
     /// By file, the functions that nothing in `texts` calls.
@@ -320,7 +488,7 @@ mod tests {
                    def pres_check(a):\n    return a\n\n\
                    def load_tensor(p):\n    return p\n\n\
                    def walk(m):\n    for c in m.children():\n        walk(c)\n";
-        functions.insert("ops.py".to_string(), top_level_functions(ops));
+        functions.insert("ops.py".to_string(), functions_and_methods(ops));
         let train =
             "from ops import emulate, pres_check\n# load_tensor is kept for debugging\nemulate(1, 8, 'tensor')\n\
                      state = {'pres': 1, 'model': 2}\n";
@@ -335,7 +503,7 @@ mod tests {
                             def used(n):\n    return n\n\n\
                             def caller(n):\n    return used(n)\n";
         let mut chain = HashMap::new();
-        chain.insert("common.py".to_string(), top_level_functions(only_by_dead));
+        chain.insert("common.py".to_string(), functions_and_methods(only_by_dead));
         let chain_dead: Vec<String> = uncalled(&chain, &[only_by_dead, "caller(1)\n"])
             .get("common.py")
             .map_or(Vec::new(), |fs| fs.iter().map(|f| f.name.clone()).collect());

@@ -46,7 +46,8 @@ struct Place<'a> {
 #[derive(Serialize)]
 struct UncalledFunction<'a> {
     path: &'a str,
-    name: &'a str,
+    /// `Class.method` for a method.
+    name: String,
     line: usize,
 }
 
@@ -150,7 +151,7 @@ pub fn write(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
                 unlaunched_entries: &p.launches.unlaunched,
                 uncalled_functions: super::next_steps::uncalled_functions(p)
                     .into_iter()
-                    .map(|(path, f)| UncalledFunction { path, name: &f.name, line: f.first })
+                    .map(|(path, f)| UncalledFunction { path, name: f.qualified_name(), line: f.first })
                     .collect(),
                 untaken_branches: p
                     .launches

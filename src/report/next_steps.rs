@@ -365,7 +365,7 @@ fn render_uncalled(out: &mut String, project: &ProjectOutcome, indent: &str, pai
     if functions.is_empty() {
         return;
     }
-    let named = first_few(functions.iter().map(|(path, f)| format!("{} at {path}:{}", f.name, f.first)));
+    let named = first_few(functions.iter().map(|(path, f)| format!("{} at {path}:{}", f.qualified_name(), f.first)));
     let (holds, is, its) = if functions.len() == 1 { ("holds", "is", "its") } else { ("hold", "are", "their") };
     let _ = writeln!(
         out,
