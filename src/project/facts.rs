@@ -100,13 +100,12 @@ impl ScanFacts {
         for &i in asking.keys() {
             processes.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
         }
-        let loaded = loaded_with(walked, outcomes, &projects, &vendoring, rereads);
+        let (loaded, loaded_only_guarded) = whole_graph_facts(walked, outcomes, &projects, &vendoring, rereads);
         // Only a project with a marker of its own counts as around another: a
         // directory without one (ModelZoo's `PyTorch/`, the scan root) gathers
         // unrelated ports, one of whose `glob("*.cu")` would name every kernel.
         let marked = |q: &usize| walked.projects.get(*q).is_some_and(|d| d.marker.is_some());
         let enclosing = super::vendored::enclosing_projects(walked).into_iter().map(|q| q.filter(marked)).collect();
-        let loaded_only_guarded = loaded_only_guarded(walked, outcomes, rereads);
         ScanFacts { projects, processes, loaded, named, enclosing, loaded_only_guarded }
     }
 
@@ -162,35 +161,84 @@ fn facts_asked(o: &KeptOutcome, scope: Scope) -> BTreeSet<usize> {
     clauses.flatten().filter(|l| l.0 == scope).map(|l| l.1).collect()
 }
 
-/// For each file whose findings ask about the modules loaded with it
-/// ([`Scope::LoadedWith`]), by display path, the facts that hold in them:
-/// the project modules that import it, directly or through each other (it
-/// included), and those some file of the project imports. A module nothing
-/// imports, and which does not import the file, runs in processes of its
-/// own (a script run by hand, a leftover), so what it does is not done for
-/// the file. `projects` holds the project facts; a vendored copy shares those
-/// of the project that imports it (`vendoring`), as for `project_has`: the
-/// import graph does not cross projects, so who loads the copy is not known.
-fn loaded_with(
+/// The facts that need a project's whole import graph, each project's
+/// graph read once for both: by display path, the facts of the modules
+/// loaded with each file that asks ([`loaded_with`]), and the files that
+/// their project loads only inside a `try` catching `ImportError`
+/// ([`processes::loaded_only_guarded`]). `projects` holds the project
+/// facts and `vendoring` the project that imports each vendored copy.
+fn whole_graph_facts(
     walked: &WalkResult,
     outcomes: &[KeptOutcome],
     projects: &[Vec<bool>],
     vendoring: &[Option<usize>],
     rereads: &Rereads,
-) -> HashMap<String, Vec<bool>> {
+) -> (HashMap<String, Vec<bool>>, HashSet<String>) {
     let files = &walked.files;
     let n_facts = projects.first().map_or(0, Vec::len);
-    let or_into = |all: &mut Vec<bool>, facts: &[bool]| all.iter_mut().zip(facts).for_each(|(a, f)| *a |= *f);
     // The files whose findings ask, with the facts they ask about.
-    let asking: BTreeMap<usize, BTreeSet<usize>> = (0..outcomes.len())
+    let asking_loaded: BTreeMap<usize, BTreeSet<usize>> = (0..outcomes.len())
         .map(|i| (i, facts_asked(&outcomes[i], Scope::LoadedWith)))
         .filter(|(_, wanted)| !wanted.is_empty())
         .collect();
-    let mut loaded = HashMap::new();
-    for project in asking.keys().map(|&i| files[i].project).collect::<BTreeSet<usize>>() {
-        let (members, python) = python_of(files, project);
+    let asking_guarded: BTreeSet<usize> =
+        (0..outcomes.len()).filter(|&i| !facts_asked(&outcomes[i], Scope::Importers).is_empty()).collect();
+    let asking_projects: BTreeSet<usize> =
+        asking_loaded.keys().chain(&asking_guarded).map(|&i| files[i].project).collect();
+    let (mut loaded, mut guarded) = (HashMap::new(), HashSet::new());
+    for project in asking_projects {
         let Some(dir) = walked.projects.get(project) else { continue };
+        // Graph node k is file members[k].
+        let (members, python) = python_of(files, project);
         let graph = processes::ProjectGraph::new(&python, &dir.display, rereads);
+        let outer = vendoring.get(project).copied().flatten().and_then(|q| projects.get(q));
+        let project = ProjectOf { files, outcomes, members: &members, graph: &graph };
+        project.loaded_with(&asking_loaded, outer, n_facts, &mut loaded);
+        let nodes: Vec<usize> = (0..members.len()).filter(|k| asking_guarded.contains(&members[*k])).collect();
+        if !nodes.is_empty() {
+            let answers = processes::loaded_only_guarded(&graph, rereads, &nodes);
+            let paths = nodes.iter().zip(answers).filter(|(_, g)| *g).map(|(&k, _)| files[members[k]].display());
+            guarded.extend(paths.map(|p| p.into_owned()));
+        }
+    }
+    // A notebook is imported by nothing of its project: only itself is loaded with it.
+    for &i in asking_loaded.keys() {
+        loaded.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
+    }
+    (loaded, guarded)
+}
+
+/// One project's files, their outcomes and its import graph.
+struct ProjectOf<'a, 'f> {
+    files: &'a [ScanFile],
+    outcomes: &'a [KeptOutcome],
+    /// Graph node k is file `members[k]`.
+    members: &'a [usize],
+    graph: &'a processes::ProjectGraph<'f>,
+}
+
+impl ProjectOf<'_, '_> {
+    /// Adds to `loaded`, for each file of the project among `asking` (with
+    /// the facts it asks about), the facts that hold in the modules loaded
+    /// with it: the project modules that import it, directly or through each
+    /// other (it included), and those some file of the project imports. A
+    /// module nothing imports, and which does not import the file, runs in
+    /// processes of its own (a script run by hand, a leftover), so what it
+    /// does is not done for the file. A vendored copy also takes the facts
+    /// of the project that imports it (`outer`), as for `project_has`: the
+    /// import graph does not cross projects, so who loads the copy is not known.
+    fn loaded_with(
+        &self,
+        asking: &BTreeMap<usize, BTreeSet<usize>>,
+        outer: Option<&Vec<bool>>,
+        n_facts: usize,
+        loaded: &mut HashMap<String, Vec<bool>>,
+    ) {
+        let Self { files, outcomes, members, graph } = self;
+        if !members.iter().any(|m| asking.contains_key(m)) {
+            return;
+        }
+        let or_into = |all: &mut Vec<bool>, facts: &[bool]| all.iter_mut().zip(facts).for_each(|(a, f)| *a |= *f);
         let mut library = vec![false; n_facts];
         let imported = graph.imported_by_some();
         members
@@ -198,7 +246,7 @@ fn loaded_with(
             .zip(&imported)
             .filter(|(_, i)| **i)
             .for_each(|(&m, _)| or_into(&mut library, facts_of(&outcomes[m])));
-        if let Some(outer) = vendoring.get(project).copied().flatten().and_then(|q| projects.get(q)) {
+        if let Some(outer) = outer {
             or_into(&mut library, outer);
         }
         let importers = graph.importers();
@@ -219,29 +267,4 @@ fn loaded_with(
             loaded.insert(files[m].display().to_string(), facts);
         }
     }
-    // A notebook is imported by nothing of its project: only itself is loaded with it.
-    for &i in asking.keys() {
-        loaded.entry(files[i].display().to_string()).or_insert_with(|| all_facts_of(&outcomes[i], n_facts));
-    }
-    loaded
-}
-
-/// The files whose findings ask ([`Scope::Importers`]) that their project
-/// loads only inside a `try` catching `ImportError`
-/// ([`processes::loaded_only_guarded`]), by display path.
-fn loaded_only_guarded(walked: &WalkResult, outcomes: &[KeptOutcome], rereads: &Rereads) -> HashSet<String> {
-    let files = &walked.files;
-    let asking: Vec<usize> =
-        (0..outcomes.len()).filter(|&i| !facts_asked(&outcomes[i], Scope::Importers).is_empty()).collect();
-    let mut guarded = HashSet::new();
-    for project in asking.iter().map(|&i| files[i].project).collect::<BTreeSet<usize>>() {
-        let Some(dir) = walked.projects.get(project) else { continue };
-        let (members, python) = python_of(files, project);
-        let nodes: Vec<usize> = (0..members.len()).filter(|k| asking.contains(&members[*k])).collect();
-        let answers = processes::loaded_only_guarded(python, &dir.display, rereads, &nodes);
-        guarded.extend(
-            nodes.iter().zip(answers).filter(|(_, g)| *g).map(|(&k, _)| files[members[k]].display().to_string()),
-        );
-    }
-    guarded
 }

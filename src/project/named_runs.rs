@@ -479,7 +479,7 @@ pub(crate) fn reach(started: &Started, walked: &WalkResult, rereads: &Rereads) -
 
 /// A search of what the named runs reach, over the graph of the scan's Python files.
 struct Search<'f> {
-    graph: ImportGraph<'f>,
+    graph: ImportGraph<'f, 'f>,
     files: Vec<&'f ScanFile>,
     /// By node: whether it is reached.
     reached: Vec<bool>,
@@ -490,7 +490,7 @@ struct Search<'f> {
 }
 
 impl<'f> Search<'f> {
-    fn new(graph: ImportGraph<'f>, files: Vec<&'f ScanFile>) -> Self {
+    fn new(graph: ImportGraph<'f, 'f>, files: Vec<&'f ScanFile>) -> Self {
         let reached = vec![false; files.len()];
         Search { graph, files, reached, texts: Vec::new(), undecided: BTreeMap::new() }
     }

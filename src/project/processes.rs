@@ -71,6 +71,8 @@ pub(crate) struct ProjectGraph<'f> {
     edges: Vec<Vec<usize>>,
     /// Display path -> node.
     index: HashMap<String, usize>,
+    /// What resolves other imports of the files (unguarded ones).
+    modules: ModuleIndex<'f>,
 }
 
 impl<'f> ProjectGraph<'f> {
@@ -78,9 +80,10 @@ impl<'f> ProjectGraph<'f> {
     /// files, in a project displayed as `dir`.
     pub(crate) fn new(files: &[&'f ScanFile], dir: &str, rereads: &Rereads) -> Self {
         let python: Vec<&ScanFile> = files.iter().copied().filter(|f| f.kind == FileKind::Python).collect();
-        let edges = ImportGraph::new(python.clone(), dir, rereads).read_all();
+        let imports = ImportGraph::new(python.clone(), dir, rereads);
+        let edges = imports.read_all();
         let index = python.iter().enumerate().map(|(i, f)| (f.display().into_owned(), i)).collect();
-        ProjectGraph { python, edges, index }
+        ProjectGraph { python, edges, index, modules: imports.modules }
     }
 
     /// The nodes of the files at `paths` (display paths); paths of files
@@ -120,23 +123,21 @@ impl<'f> ProjectGraph<'f> {
     }
 }
 
-/// Of the files `asking` (nodes of `python`, one project's Python files in
-/// a project displayed as `dir`), whether the project loads each only where
-/// a failed import is handled: every module that imports it, directly or
-/// through modules that import it unguarded, does so inside a `try` that
-/// catches `ImportError`, and none of those modules is one that nothing
-/// imports (a script, or a package a user of the library imports), which
-/// would load it unguarded. A module inside a package does not load that
-/// package (the package was loaded first), so its import of the package
-/// does not count.
-pub(crate) fn loaded_only_guarded(python: Vec<&ScanFile>, dir: &str, rereads: &Rereads, asking: &[usize]) -> Vec<bool> {
-    let graph = ImportGraph::new(python, dir, rereads);
+/// Of the files `asking` (nodes of `graph`, one project's Python files),
+/// whether the project loads each only where a failed import is handled:
+/// every module that imports it, directly or through modules that import it
+/// unguarded, does so inside a `try` that catches `ImportError`, and none of
+/// those modules is one that nothing imports (a script, or a package a user
+/// of the library imports), which would load it unguarded. A module inside a
+/// package does not load that package (the package was loaded first), so
+/// its import of the package does not count.
+pub(crate) fn loaded_only_guarded(graph: &ProjectGraph, rereads: &Rereads, asking: &[usize]) -> Vec<bool> {
     let paths: Vec<_> = graph.python.iter().map(|f| f.display()).collect();
     let package_dirs: Vec<Option<&str>> = paths.iter().map(|p| p.strip_suffix("__init__.py")).collect();
     let edges: Vec<Vec<usize>> = (0..paths.len())
         .map(|j| {
-            let inside = |v: &usize| package_dirs[*v].is_some_and(|d| paths[j].starts_with(d));
-            graph.imports_of(j).into_iter().filter(|v| !inside(v)).collect()
+            let inside = |v: &&usize| package_dirs[**v].is_some_and(|d| paths[j].starts_with(d));
+            graph.edges[j].iter().filter(|v| !inside(v)).copied().collect()
         })
         .collect();
     let importers = reversed(&edges);
@@ -144,7 +145,7 @@ pub(crate) fn loaded_only_guarded(python: Vec<&ScanFile>, dir: &str, rereads: &R
     let mut unguarded: Vec<Option<Vec<usize>>> = vec![None; paths.len()];
     let mut imports_unguarded = |j: usize, v: usize| {
         unguarded[j]
-            .get_or_insert_with(|| graph.resolve_from(j, &rereads.unguarded_names(graph.python[j])))
+            .get_or_insert_with(|| graph.modules.resolve(j, &rereads.unguarded_names(graph.python[j])))
             .contains(&v)
     };
     asking
@@ -195,9 +196,9 @@ impl<'f, 'a> LazyGraph<'f, 'a> {
 /// file given to [`ImportGraph::new`]. A file's imports are read (parsed
 /// again) only when a search reaches it: in a large project one script's
 /// process is a small part of the whole.
-pub(crate) struct ImportGraph<'f> {
+pub(crate) struct ImportGraph<'f, 'r> {
     python: Vec<&'f ScanFile>,
-    rereads: &'f Rereads,
+    rereads: &'r Rereads,
     /// Its files and their project directories, hashed: what its resolved
     /// imports are remembered under, when `rereads` remembers.
     identity: Option<u64>,
@@ -206,10 +207,10 @@ pub(crate) struct ImportGraph<'f> {
     edges: Vec<Option<Vec<usize>>>,
 }
 
-impl<'f> ImportGraph<'f> {
+impl<'f, 'r> ImportGraph<'f, 'r> {
     /// The graph of `python`, one project's Python files, in a project
     /// displayed as `dir`; no file is read yet.
-    pub(crate) fn new(python: Vec<&'f ScanFile>, dir: &str, rereads: &'f Rereads) -> Self {
+    pub(crate) fn new(python: Vec<&'f ScanFile>, dir: &str, rereads: &'r Rereads) -> Self {
         Self::across(python, &|_| dir, rereads)
     }
 
@@ -220,7 +221,7 @@ impl<'f> ImportGraph<'f> {
     pub(crate) fn across<'d>(
         python: Vec<&'f ScanFile>,
         dir_of: &dyn Fn(usize) -> &'d str,
-        rereads: &'f Rereads,
+        rereads: &'r Rereads,
     ) -> Self {
         let modules = ModuleIndex::new(&python, dir_of);
         let identity = rereads.remembers().then(|| modules.identity());
