@@ -3,7 +3,7 @@
 //! from the cache when the content is unchanged. Every file is analysed on
 //! its own, in parallel ([`crate::scan`] runs them).
 
-use crate::cache::{Cache, ContentId, StoredOutcome};
+use crate::cache::{Cache, ContentId, Stamp, StoredOutcome};
 use crate::finding::{FileProblem, ProblemKind, SharedText};
 use crate::notebook::Notebook;
 use crate::parse::{first_error_line, parse_python};
@@ -31,6 +31,8 @@ pub struct FileOutcome {
     pub notebook: Option<Box<Notebook>>,
     /// The content analysed, when read from disk (what the cache keys on).
     pub content: Option<ContentId>,
+    /// The file's stamp just before it was read, if it had one (see [`Stamp::of`]).
+    pub stamp: Option<Stamp>,
     /// The project of the file (an index into the walk's projects).
     pub project: usize,
     /// The derived classes of other files it imports, when the project
@@ -48,6 +50,7 @@ impl FileOutcome {
             scanned: true,
             notebook: None,
             content: None,
+            stamp: None,
             project: file.project,
             imported_classes: None,
         }
@@ -89,6 +92,8 @@ pub enum KeptOutcome {
         project: usize,
         /// The content analysed, when there is a cache to store it in.
         content: Option<ContentId>,
+        /// The file's stamp when it was read, if it had one.
+        stamp: Option<Stamp>,
         /// What it adds to project facts and summary counts; `None` (the
         /// common case, and one pointer's room) when it adds nothing.
         adds: Option<Box<FileFacts>>,
@@ -117,7 +122,7 @@ impl KeptOutcome {
             let FileFacts { facts, counts, named_files, launches, derived_classes, .. } = f;
             Box::new(FileFacts { facts, counts, named_files, launches, derived_classes, ..FileFacts::default() })
         });
-        KeptOutcome::Quiet { project: o.project, content: o.content, adds }
+        KeptOutcome::Quiet { project: o.project, content: o.content, stamp: o.stamp, adds }
     }
 
     /// The whole outcome of a file that has something to report.
@@ -151,6 +156,14 @@ impl KeptOutcome {
             KeptOutcome::Full(o) => o.content,
         }
     }
+
+    /// The file's stamp when it was read, if it had one.
+    pub fn stamp(&self) -> Option<Stamp> {
+        match self {
+            KeptOutcome::Quiet { stamp, .. } => *stamp,
+            KeptOutcome::Full(o) => o.stamp,
+        }
+    }
 }
 
 /// Reads and parses every Python file and nothing else (the benchmark's
@@ -169,20 +182,38 @@ pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>)
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine, None);
     }
-    match read_file(file) {
-        Ok(source) => {
-            // Hashing is only worth its time when there is a cache to ask.
-            let Some(cache) = cache else { return analyse_text(file, &source.text, engine, None) };
-            let content = ContentId::of(&source.text);
-            let mut outcome = match cache.get(&file.display(), content) {
-                Some(stored) => from_cache(file, &source.text, stored),
-                None => analyse_text(file, &source.text, engine, None),
-            };
-            outcome.content = Some(content);
+    let Some(cache) = cache else {
+        return match read_file(file) {
+            Ok(source) => analyse_text(file, &source.text, engine, None),
+            Err(e) => FileOutcome::new(file).skipped(e.to_string()),
+        };
+    };
+    // Taken before the read: a write after it shows in the next run's stamp.
+    // A text given in place of the file's (an editor's buffer) has none.
+    let stamp = if file.text().is_none() { Stamp::of(&file.path()) } else { None };
+    // A notebook is read anyway, to place its findings in cells.
+    let unchanged = stamp.filter(|_| file.kind == FileKind::Python).and_then(|s| cache.unchanged(&file.display(), s));
+    let mut outcome = match unchanged {
+        Some(stored) => {
+            let mut outcome = from_cache(file, "", stored);
+            outcome.content = Some(stored.content());
             outcome
         }
-        Err(e) => FileOutcome::new(file).skipped(e.to_string()),
-    }
+        None => match read_file(file) {
+            Ok(source) => {
+                let content = ContentId::of(&source.text);
+                let mut outcome = match cache.get(&file.display(), content) {
+                    Some(stored) => from_cache(file, &source.text, stored),
+                    None => analyse_text(file, &source.text, engine, None),
+                };
+                outcome.content = Some(content);
+                outcome
+            }
+            Err(e) => return FileOutcome::new(file).skipped(e.to_string()),
+        },
+    };
+    outcome.stamp = stamp;
+    outcome
 }
 
 /// A file's outcome rebuilt from the cache (a notebook is parsed again, to locate cells).

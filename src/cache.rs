@@ -1,7 +1,9 @@
 //! The result cache: each file's analysis, keyed by a hash of its content,
 //! in one file per combination of tool build, rule packs, target and enabled
-//! rules (`.npu-mem-cache/<key>.json`). Content hashes, never modification
-//! times, so a cache restored into a fresh checkout still hits.
+//! rules (`.npu-mem-cache/<key>.json`). Content hashes decide, so a cache
+//! restored into a fresh checkout still hits. A file whose [`Stamp`] (what
+//! the file system says of it) is the one stored with its entry is not even
+//! read: the stamp changes with every write to the file.
 //!
 //! A cache file that does not parse is ignored and replaced; an entry is
 //! only trusted when its checksum holds and path, content hash and length all
@@ -48,22 +50,72 @@ impl ContentId {
     }
 }
 
-/// One file's analysis as stored: the facts of exactly this content.
+/// What the file system says of a file, taken just before it is read: a
+/// hash of its length, its modification and change times and its inode.
+/// Any write to the file sets its change time to the system's clock, which
+/// no tool can set back (restoring a modification time, as `cp -p`, `tar`
+/// or `touch -d` do, changes the change time too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp(std::num::NonZeroU64);
+
+/// A file changed less than this long (seconds) before its stamp is taken
+/// gets none: a second write within the same tick of a coarse clock could
+/// leave both times as they were.
+const SETTLED_SECS: i64 = 2;
+
+impl Stamp {
+    /// The stamp of the file at `path`, unless it cannot be read or the
+    /// file changed within [`SETTLED_SECS`] (or in the future, by a clock
+    /// that disagrees with this one). Only Unix systems have a change time;
+    /// elsewhere there is none, and every file is read and hashed.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path).ok()?;
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+            let changed = m.mtime().max(m.ctime());
+            if changed.saturating_add(SETTLED_SECS) >= i64::try_from(now).ok()? {
+                return None;
+            }
+            let fields =
+                [m.len(), m.mtime() as u64, m.mtime_nsec() as u64, m.ctime() as u64, m.ctime_nsec() as u64, m.ino()];
+            let bytes: Vec<u8> = fields.iter().flat_map(|f| f.to_le_bytes()).collect();
+            std::num::NonZeroU64::new(crate::hash::fnv1a(&bytes)).map(Stamp)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
+    }
+}
+
+/// One file's analysis as stored: the facts of exactly this content, and
+/// the file's stamp when it was read, if it had one.
 #[derive(Serialize, Deserialize)]
 pub struct StoredOutcome {
     content: ContentId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stamp: Option<Stamp>,
     facts: FileFacts,
 }
 
 impl StoredOutcome {
-    /// Captures the analysis `facts` of content `content`.
-    pub fn new(content: ContentId, facts: FileFacts) -> Self {
-        StoredOutcome { content, facts }
+    /// Captures the analysis `facts` of content `content`, read from a file
+    /// stamped `stamp`.
+    pub fn new(content: ContentId, stamp: Option<Stamp>, facts: FileFacts) -> Self {
+        StoredOutcome { content, stamp, facts }
     }
 
     /// The stored analysis.
     pub fn facts(&self) -> &FileFacts {
         &self.facts
+    }
+
+    /// The content it was made from.
+    pub fn content(&self) -> ContentId {
+        self.content
     }
 }
 
@@ -248,6 +300,12 @@ impl Cache {
         self.entries.get(path).filter(|e| e.content == content)
     }
 
+    /// The stored analysis of `path` if the file was stamped `stamp` when
+    /// it was read: it has not been written since.
+    pub fn unchanged(&self, path: &str, stamp: Stamp) -> Option<&StoredOutcome> {
+        self.entries.get(path).filter(|e| e.stamp == Some(stamp))
+    }
+
     /// Merges `entries` (path -> analysis of this run) into the cache file,
     /// replacing what it held for those paths and dropping entries past
     /// [`MAX_AGE_SECS`] or [`MAX_ENTRIES`]; writes atomically, and creates the
@@ -282,13 +340,18 @@ impl Cache {
     }
 
     /// Whether saving `entries` at `now` changes what is stored: an analysis
-    /// the cache did not hold, an entry last used more than a day ago, or
-    /// one due to expire. Otherwise the file stays as it is: rewriting it
+    /// the cache did not hold, or a stamp for an entry that had none, an entry last used more than a day
+    /// ago, or one due to expire. Otherwise the file stays as it is: rewriting it
     /// on every warm run cost more than the analyses it saved.
     fn has_news(&self, entries: &BTreeMap<String, StoredOutcome>, now: u64) -> bool {
         let expiring = self.oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
         let stale = |path: &str| self.seen.get(path).is_none_or(|&s| s.saturating_add(SEEN_REFRESH_SECS) < now);
-        let new = |path: &str, o: &StoredOutcome| self.get(path, o.content).is_none();
+        // A first stamp is news too: the file's next read can be saved. A
+        // stamp that only differs is not: in a fresh checkout every file has
+        // a new one, and the cache would be rewritten on every CI run.
+        let new = |path: &str, o: &StoredOutcome| {
+            self.get(path, o.content).is_none_or(|stored| o.stamp.is_some() && stored.stamp.is_none())
+        };
         expiring || entries.iter().any(|(path, o)| new(path, o) || stale(path))
     }
 }
@@ -413,6 +476,15 @@ mod tests {
         assert_eq!(entries.keys().collect::<Vec<_>>(), ["c", "e"], "the newest, ties broken by path");
         evict(&mut entries, now, 0);
         assert!(entries.is_empty());
+    }
+
+    #[test]
+    fn a_file_just_written_has_no_stamp_yet() {
+        let path = std::env::temp_dir().join(format!("npu-mem-stamp-{}.py", std::process::id()));
+        std::fs::write(&path, "x = 1\n").unwrap();
+        assert_eq!(Stamp::of(&path), None, "changed within the last {SETTLED_SECS} s");
+        assert_eq!(Stamp::of(&path.with_extension("missing")), None);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -98,7 +98,8 @@ pub fn follow_imported_classes(
         let replaced = std::mem::replace(&mut outcomes[i], o);
         if let Some(content) = replaced.content() {
             let facts = replaced.facts().cloned().unwrap_or_default();
-            first.insert(walked.files[i].display().to_string(), StoredOutcome::new(content, facts));
+            let stored = StoredOutcome::new(content, replaced.stamp(), facts);
+            first.insert(walked.files[i].display().to_string(), stored);
         }
     }
     first
@@ -118,7 +119,7 @@ pub fn cache_entries(
         .zip(outcomes)
         .filter_map(|(f, kept)| {
             let facts = kept.facts().cloned().unwrap_or_default();
-            Some((f.display().to_string(), StoredOutcome::new(kept.content()?, facts)))
+            Some((f.display().to_string(), StoredOutcome::new(kept.content()?, kept.stamp(), facts)))
         })
         .collect();
     for (path, stored) in first {

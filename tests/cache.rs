@@ -218,9 +218,51 @@ fn scanning_one_file_keeps_the_other_entries_and_old_ones_expire() {
     assert!(!kept.contains(&&stale), "{stale} expired: {kept:?}");
 }
 
+/// Waits until the files just written are older than the time a file must
+/// have been left alone for its stamp to be kept (two seconds).
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+}
+
+#[test]
+fn an_unchanged_file_is_taken_by_its_stamp_and_any_write_is_seen() {
+    let dir = project("cache-stamps");
+    settle();
+    let cold = json(&dir, &[]);
+    let (file, value) = stored(&dir);
+    let stamped = |v: &serde_json::Value, path: &str| v["entries"][path]["outcome"].to_string().contains("\"stamp\":");
+    assert!(stamped(&value, "demo/train.py") && stamped(&value, "demo/utils.py"), "settled files are stamped");
+    let marked = value.to_string().replace("moves it to a CUDA device", "MARKED BY THE TEST");
+    store(&file, serde_json::from_str(&marked).unwrap(), true);
+    let marked_in = |report: &str, path: &str| {
+        let report: serde_json::Value = serde_json::from_str(report).unwrap();
+        let findings = report["findings"].as_array().unwrap().clone();
+        findings.iter().any(|f| f["path"] == path && f["message"].as_str().unwrap().contains("MARKED BY THE TEST"))
+    };
+    assert!(marked_in(&json(&dir, &[]), "demo/utils.py"), "the stored analysis is used");
+    // A rewrite of the same length whose modification time is set back, as
+    // `cp -p` or a careless tool would leave it: its change time still moved.
+    let utils = dir.join("demo/utils.py");
+    let before = std::fs::metadata(&utils).unwrap().modified().unwrap();
+    let source = std::fs::read_to_string(&utils).unwrap();
+    let edited = source.replacen("Device setup", "Device set-up", 1).replacen("helpers.", "helper.", 1);
+    assert_eq!(edited.len(), source.len());
+    std::fs::write(&utils, &edited).unwrap();
+    std::fs::File::options().write(true).open(&utils).unwrap().set_modified(before).unwrap();
+    // Settled again, so that only the change time tells.
+    settle();
+    let warm = json(&dir, &[]);
+    assert!(!marked_in(&warm, "demo/utils.py"), "utils.py is read and analysed again");
+    assert!(marked_in(&warm, "demo/train.py"), "train.py is still taken from the cache");
+    std::fs::write(&utils, &source).unwrap();
+    assert_eq!(json(&dir, &["--no-cache"]), cold);
+}
+
 #[test]
 fn a_warm_scan_of_an_unchanged_tree_writes_nothing() {
     let dir = project("cache-unchanged");
+    // Stamps settled before the first run: the second has none to add.
+    settle();
     let cold = json(&dir, &[]);
     let (file, before) = stored(&dir);
     let bytes = std::fs::read(&file).unwrap();
