@@ -52,6 +52,23 @@ fn store(file: &Path, mut value: serde_json::Value, reseal: bool) {
     std::fs::write(file, value.to_string()).unwrap();
 }
 
+/// Rewrites the stored messages of `dir`'s cache, resealed, so that a report
+/// shows which findings came from the cache ([`marked_in`]).
+fn mark_stored_findings(dir: &Path) {
+    let (file, value) = stored(dir);
+    let marked = value.to_string().replace("moves it to a CUDA device", "MARKED BY THE TEST");
+    assert_ne!(marked, value.to_string());
+    store(&file, serde_json::from_str(&marked).unwrap(), true);
+}
+
+/// Whether the JSON `report` has a finding in `path` taken from the cache
+/// that [`mark_stored_findings`] marked.
+fn marked_in(report: &str, path: &str) -> bool {
+    let report: serde_json::Value = serde_json::from_str(report).unwrap();
+    let findings = report["findings"].as_array().unwrap().clone();
+    findings.iter().any(|f| f["path"] == path && f["message"].as_str().unwrap().contains("MARKED BY THE TEST"))
+}
+
 #[test]
 fn a_warm_scan_reports_what_a_cold_one_does() {
     let dir = project("cache-warm");
@@ -70,15 +87,7 @@ fn a_warm_scan_reports_what_a_cold_one_does() {
     assert_eq!(text(&[]), text(&["--no-cache"]), "the text report too");
 
     // The cache is really used: an entry is trusted while the content matches...
-    let (file, value) = stored(&dir);
-    let marked = value.to_string().replace("moves it to a CUDA device", "MARKED BY THE TEST");
-    assert_ne!(marked, value.to_string());
-    store(&file, serde_json::from_str(&marked).unwrap(), true);
-    let marked_in = |report: &str, path: &str| {
-        let report: serde_json::Value = serde_json::from_str(report).unwrap();
-        let findings = report["findings"].as_array().unwrap().clone();
-        findings.iter().any(|f| f["path"] == path && f["message"].as_str().unwrap().contains("MARKED BY THE TEST"))
-    };
+    mark_stored_findings(&dir);
     let warm = json(&dir, &[]);
     assert!(marked_in(&warm, "demo/train.py") && marked_in(&warm, "demo/utils.py"));
     // ...and not once the file changes.
@@ -229,16 +238,10 @@ fn an_unchanged_file_is_taken_by_its_stamp_and_any_write_is_seen() {
     let dir = project("cache-stamps");
     settle();
     let cold = json(&dir, &[]);
-    let (file, value) = stored(&dir);
+    let (_, value) = stored(&dir);
     let stamped = |v: &serde_json::Value, path: &str| v["entries"][path]["outcome"].to_string().contains("\"stamp\":");
     assert!(stamped(&value, "demo/train.py") && stamped(&value, "demo/utils.py"), "settled files are stamped");
-    let marked = value.to_string().replace("moves it to a CUDA device", "MARKED BY THE TEST");
-    store(&file, serde_json::from_str(&marked).unwrap(), true);
-    let marked_in = |report: &str, path: &str| {
-        let report: serde_json::Value = serde_json::from_str(report).unwrap();
-        let findings = report["findings"].as_array().unwrap().clone();
-        findings.iter().any(|f| f["path"] == path && f["message"].as_str().unwrap().contains("MARKED BY THE TEST"))
-    };
+    mark_stored_findings(&dir);
     assert!(marked_in(&json(&dir, &[]), "demo/utils.py"), "the stored analysis is used");
     // A rewrite of the same length whose modification time is set back, as
     // `cp -p` or a careless tool would leave it: its change time still moved.
