@@ -20,7 +20,7 @@ use crate::analysis::KeptOutcome;
 use crate::semantic::subclasses::{Derived, ImportedClasses};
 use crate::walk::WalkResult;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A file's derived classes, each with its bases.
 type ClassesOfFile<'o> = &'o [(String, Vec<Derived>)];
@@ -47,11 +47,19 @@ pub(crate) fn importers(
         let (members, python) = python_of(&walked.files, project);
         let graph = ImportGraph::new(python, &dir.display, rereads);
         let classes_of = |node: usize| defining.get(&members[node]).copied();
+        // Only a name that ends as a defining module's path does may be it
+        // (see `modules_named`): the others are not looked up.
+        let nodes = defining.keys().filter_map(|i| members.binary_search(i).ok());
+        let endings: HashSet<String> = nodes.filter_map(|node| graph.module_last_part(node)).collect();
+        let may_define = |name: &str| {
+            let rest = name.trim_start_matches('.');
+            rest.is_empty() || endings.contains(rest.rsplit('.').next().unwrap_or(rest))
+        };
         let tables: Vec<(usize, ImportedClasses)> = (0..members.len())
             .into_par_iter()
             .filter_map(|n| {
                 let mut table = ImportedClasses::new();
-                for name in rereads.imported_names(&walked.files[members[n]]).iter() {
+                for name in rereads.imported_names(&walked.files[members[n]]).iter().filter(|n| may_define(n)) {
                     let modules = graph.modules_named(n, name).into_iter().filter(|&m| m != n);
                     for (class, bases) in modules.filter_map(classes_of).flatten() {
                         table.insert(format!("{name}.{class}"), bases.clone());

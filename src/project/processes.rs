@@ -235,8 +235,17 @@ impl<'f, 'r> ImportGraph<'f, 'r> {
         self.modules.resolve(i, names)
     }
 
+    /// The last part of file `i`'s module path (`pkg/mod.py`: `mod`,
+    /// `pkg/__init__.py`: `pkg`): what a dotted name that may be it ends with
+    /// (see [`ImportGraph::modules_named`]).
+    pub(crate) fn module_last_part(&self, i: usize) -> Option<String> {
+        self.modules.module(i).0.pop()
+    }
+
     /// The modules (files) that the dotted name `name`, as file `i` imports
-    /// it, may be: without the packages an import runs on the way.
+    /// it, may be: without the packages an import runs on the way. A module
+    /// found is the name's own path, from some directory: its last part is
+    /// the name's last part, unless the name is only dots (the package).
     pub(crate) fn modules_named(&self, i: usize, name: &str) -> Vec<usize> {
         let (own, package) = self.modules.importer(i);
         self.modules.resolve_one(&own, &package, name)
