@@ -242,6 +242,8 @@ pub(crate) struct Callers<'f> {
 pub(crate) struct Seen {
     mentions: Vec<usize>,
     built: Vec<bool>,
+    /// Whether an attribute is looked up by a computed name ([`looks_up_computed_attribute`]).
+    computed_attribute: bool,
 }
 
 impl<'f> Callers<'f> {
@@ -269,7 +271,7 @@ impl<'f> Callers<'f> {
 
     /// Nothing said of the names yet: what [`Seen::and`] adds to.
     pub(crate) fn nothing_seen(&self) -> Seen {
-        Seen { mentions: vec![0; self.names.len()], built: vec![false; self.names.len()] }
+        Seen { mentions: vec![0; self.names.len()], built: vec![false; self.names.len()], computed_attribute: false }
     }
 
     /// What `text` says of the names.
@@ -285,6 +287,7 @@ impl<'f> Callers<'f> {
                 }
             }
         }
+        seen.computed_attribute = looks_up_computed_attribute(text);
         seen
     }
 
@@ -322,9 +325,12 @@ impl<'f> Callers<'f> {
                 }
             }
         }
+        // A method may be what a lookup by a computed name finds: undecided, so called.
+        let method = |i: usize| by_name[i].iter().any(|(_, f)| f.class.is_some());
+        let undecided: Vec<bool> = (0..self.names.len()).map(|i| total.computed_attribute && method(i)).collect();
         // Mentions not yet known to sit in dead functions.
         let mut live = total.mentions.clone();
-        let called = |i: usize, live: &[usize]| live[i] > defined[i] || total.built[i];
+        let called = |i: usize, live: &[usize]| live[i] > defined[i] || total.built[i] || undecided[i];
         let mut dead_names = vec![false; self.names.len()];
         let mut queue: Vec<usize> = (0..self.names.len()).filter(|&i| !called(i, &live)).collect();
         let mut dead: HashMap<&str, Vec<&Function>> = HashMap::new();
@@ -356,6 +362,7 @@ impl Seen {
     pub(crate) fn and(mut self, other: Seen) -> Seen {
         self.mentions.iter_mut().zip(other.mentions).for_each(|(t, n)| *t += n);
         self.built.iter_mut().zip(other.built).for_each(|(t, b)| *t |= b);
+        self.computed_attribute |= other.computed_attribute;
         self
     }
 }
@@ -382,6 +389,42 @@ fn only_imports(text: &str, start: usize, end: usize) -> bool {
     let line_start = crate::source::line_start_at(text, start);
     let renamed = text[end..].trim_start_matches([' ', '\t']).starts_with("as ");
     crate::semantic::import_lines::is_import_line(&text[line_start..]) && !renamed
+}
+
+/// Whether `text` calls `getattr` with a name that is no string literal
+/// (`getattr(model, cfg.method)`): what it finds cannot be read, and may be
+/// any method. A literal name is a mention, and an f-string's start a name
+/// built at run time ([`builds_name`]).
+fn looks_up_computed_attribute(text: &str) -> bool {
+    text.match_indices("getattr(").any(|(at, call)| {
+        let whole = is_whole_word(text, at, at + call.len() - 1);
+        whole && second_argument(&text[at + call.len()..]).is_some_and(|arg| !starts_string_literal(arg))
+    })
+}
+
+/// The text of a call's second argument onwards, from the text after its
+/// `(`: what follows the first comma outside brackets and strings.
+fn second_argument(args: &str) -> Option<&str> {
+    let (mut depth, mut quote) = (0usize, None::<char>);
+    for (at, c) in args.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') if depth == 0 => return None,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => return Some(args[at + 1..].trim_start()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `text` starts with a string literal, prefixes (`f`, `rb`) included.
+fn starts_string_literal(text: &str) -> bool {
+    let rest = text.trim_start_matches(['r', 'b', 'f', 'u', 'R', 'B', 'F', 'U']);
+    text.len() - rest.len() <= 2 && rest.starts_with(['"', '\''])
 }
 
 /// Whether `text[start..end]` is not part of a longer identifier.
@@ -471,6 +514,13 @@ mod tests {
         );
         let trainer = "metric_logger.synchronize_between_processes()\n";
         assert!(uncalled(&functions, &[text, logger, train, trainer]).is_empty(), "called");
+        // A lookup by a computed name may find any method: none is decided dead.
+        for lookup in ["getattr(logger, args.action)()\n", "fn = getattr(self.meters[k], name, None)\n"] {
+            assert!(uncalled(&functions, &[text, logger, train, lookup]).is_empty(), "{lookup}");
+        }
+        for literal in ["getattr(logger, 'update')()\n", "getattr(m, f\"update_{k}\")\n", "hasattr(x, y)\n"] {
+            assert_eq!(uncalled(&functions, &[text, logger, train, literal]).len(), 2, "{literal}");
+        }
     }
 
     /// By file, the functions that nothing in `texts` calls.
