@@ -11,7 +11,7 @@ use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::slots::MAX_SCOPE_NODES;
 use crate::semantic::subclasses::ImportedClasses;
 use crate::semantic::traverse::MAX_DEPTH;
-use crate::semantic::{launch_lines, named_files, options};
+use crate::semantic::{generated, launch_lines, named_files, options};
 use crate::source::{read_file, LineIndex};
 use crate::suppress;
 use crate::walk::{FileKind, ScanFile};
@@ -119,8 +119,17 @@ impl KeptOutcome {
         }
         let f = o.facts;
         let adds = f.adds_to_project().then(|| {
-            let FileFacts { facts, counts, named_files, launches, derived_classes, .. } = f;
-            Box::new(FileFacts { facts, counts, named_files, launches, derived_classes, ..FileFacts::default() })
+            let FileFacts { facts, counts, named_files, launches, derived_classes, generated_from, .. } = f;
+            let adds = FileFacts {
+                facts,
+                counts,
+                named_files,
+                launches,
+                derived_classes,
+                generated_from,
+                ..Default::default()
+            };
+            Box::new(adds)
         });
         KeptOutcome::Quiet { project: o.project, content: o.content, stamp: o.stamp, adds }
     }
@@ -312,6 +321,11 @@ fn analyse_into(
         out.facts.findings.extend(path_findings);
         return out;
     }
+    // The source of a generated file runs only as its copy ([`generated`]).
+    let generated_from = match notebook {
+        None => generated::generated_from(text).map(str::to_owned),
+        Some(_) => None,
+    };
     let rules = match imported {
         Some(_) => Some(engine.rules_for_importer(text)),
         None => engine.rules_for(text),
@@ -328,6 +342,7 @@ fn analyse_into(
             }
         }
         out.facts.findings = path_findings;
+        out.facts.generated_from = generated_from;
         return out;
     };
     let lines = LineIndex::new(text);
@@ -378,6 +393,7 @@ fn analyse_into(
         facts.problem = Some(FileProblem { path: out.path.to_string(), kind: ProblemKind::Partial, message });
     }
     facts.findings.extend(path_findings);
+    facts.generated_from = generated_from;
     out.facts = facts;
     out.notebook = notebook.map(Box::new);
     *tree_out = Some(tree);

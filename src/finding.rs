@@ -248,6 +248,9 @@ pub enum Advice {
     Unreached,
     /// It lies in a registered class that no configuration of the named runs selects.
     UnselectedClass,
+    /// Its file is the source another file says it was generated from: what
+    /// runs is the generated copy, which carries the same finding.
+    GeneratorSource,
 }
 
 impl Advice {
@@ -262,6 +265,7 @@ impl Advice {
             Advice::CudaOnlyTest => "cuda-only-test",
             Advice::Unreached => "unreached",
             Advice::UnselectedClass => "unselected-class",
+            Advice::GeneratorSource => "generator-source",
         }
     }
 
@@ -276,6 +280,7 @@ impl Advice {
             Advice::CudaOnlyTest => "in a test that an NPU host skips for want of CUDA",
             Advice::Unreached => "in a file that no named run reaches",
             Advice::UnselectedClass => "in a registered class that no configuration of the named runs selects",
+            Advice::GeneratorSource => "in the source of a generated file: the generated copy is what runs",
         }
     }
 }

@@ -328,6 +328,37 @@ fn a_method_of_a_class_without_a_base_that_nothing_calls_is_advice() {
     assert_eq!(scan(&dir)[1], row(17, "TX002", false));
 }
 
+/// `fixtures/generated-source`: `modeling_toy.py` says it was generated from
+/// `src/pkg/models/toy/modular_toy.py`, so the findings of `modular_toy.py`
+/// (found by the end of that path) are advice: its generated copy runs and
+/// carries them. `modular_other.py`, which no header names, keeps its own.
+#[test]
+fn the_source_a_generated_file_names_is_advice() {
+    let fixture = repo().join("fixtures/generated-source");
+    let scan = |dir: &Path| -> Vec<(String, Value)> {
+        let run = npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let findings = report["findings"].as_array().unwrap().iter();
+        findings.map(|f| (f["path"].as_str().unwrap().to_string(), f["advice"].clone())).collect()
+    };
+    let row = |path: &str, advice: Value| (path.to_string(), advice);
+    assert_eq!(
+        scan(&fixture),
+        [
+            row("pkg/models/other/modular_other.py", Value::Null),
+            row("pkg/models/toy/modeling_toy.py", Value::Null),
+            row("pkg/models/toy/modular_toy.py", Value::from("generator-source")),
+        ]
+    );
+    // Without the header, nothing names the source.
+    let dir = temp_dir("generated-source-no-header");
+    copy_dir(&fixture, &dir);
+    let generated = dir.join("pkg/models/toy/modeling_toy.py");
+    let text = std::fs::read_to_string(&generated).unwrap();
+    std::fs::write(&generated, text.replace("automatically generated from", "written after")).unwrap();
+    assert_eq!(scan(&dir)[2], row("pkg/models/toy/modular_toy.py", Value::Null));
+}
+
 /// Issue 47, item 6: `fixtures/launch_forms` starts its runs from a launch
 /// script without an extension (`#!/usr/bin/env bash`) and from a `.zsh`
 /// script, as `python3 -m pkg.train` (a package's `__main__.py`) and

@@ -300,4 +300,15 @@ fn a_launch_after_the_scripts_own_cd_starts_the_script_under_that_directory() {
     let both = ["nested/tools/train.py", "tools/train.py"];
     assert_eq!(started("(cd nested; true)\npython tools/train.py"), both);
     assert_eq!(started("python tools/train.py\ncd nested"), both);
+    // ModelZoo's test scripts: `cd ..` in a branch, then the port's own
+    // directory by a variable with a literal end, and the launch in a loop.
+    let modelzoo =
+        "cur_path=`pwd`\nif [ x\"${cur_path##*/}\" == x\"scripts\" ]; then\n    cd ..\n    cur_path=`pwd`\nfi\n\
+                    cd $cur_path/nested\nfor i in 0 1; do\n    nohup python3 tools/train.py > log_$i 2>&1 &\ndone";
+    assert_eq!(started(modelzoo), ["nested/tools/train.py"]);
+    // A change in the loop may come before any turn but the first.
+    assert_eq!(started(&modelzoo.replace("2>&1 &\n", "2>&1 &\n    cd ..\n")), both);
+    // A directory with its own project marker is still where the launch is.
+    std::fs::write(dir.join("nested/requirements.txt"), "torch\n").unwrap();
+    assert_eq!(started(modelzoo), ["nested/tools/train.py"]);
 }

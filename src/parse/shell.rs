@@ -338,6 +338,7 @@ impl<'a> Walk<'a> {
             range: (self.offset + from, self.offset + to),
             guarded: around.first_tested || around.last_tested,
             top_level: self.nesting == 0 && in_sequence(node),
+            in_order: self.nesting == 0 && !in_function(node),
             expanded: None,
         });
     }
@@ -355,6 +356,11 @@ fn in_sequence(node: Node) -> bool {
         }
     }
     false
+}
+
+/// Whether `node` is in the body of a function definition.
+fn in_function(node: Node) -> bool {
+    std::iter::successors(node.parent(), Node::parent).any(|p| p.kind() == "function_definition")
 }
 
 /// What `node` (of `kind`, with `around`) passes on to the children it

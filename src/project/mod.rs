@@ -17,6 +17,7 @@ pub(crate) mod configurations;
 pub(crate) mod console_scripts;
 pub(crate) mod facts;
 pub(crate) mod findings;
+mod generated;
 pub(crate) mod ignored_launches;
 pub(crate) mod imported_classes;
 pub(crate) mod launches;

@@ -293,11 +293,9 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
                 words.iter().filter(|w| file_name(w) == launch.script).filter_map(|w| literal_tail(w)).collect();
             // Where the script's own `cd`s have put the command, when their order settles it.
             let own_command = |c: &&shell::ShellCommand| {
-                c.top_level
-                    && line_of(c.range.0) == launch.line
-                    && c.words().iter().any(|w| written.contains(&w.as_str()))
+                line_of(c.range.0) == launch.line && c.words().iter().any(|w| written.contains(&w.as_str()))
             };
-            let dir = script.commands.iter().find(own_command).and_then(|c| dir_at(&source.text, &script, c.range.0));
+            let dir = script.commands.iter().find(own_command).and_then(|c| dir_at(&source.text, &script, c));
             started.scripts.extend(files.started_by(caller, &launch, &written, dir.as_deref()));
             started.launches.push(launch);
         }
@@ -354,13 +352,27 @@ impl<'w> Files<'w> {
     }
 
     /// The Python files that `launch`, a line of the shell script `caller`,
-    /// starts: in the caller's project (else anywhere), those whose path
-    /// ends with a literal path written for the script (`tools/train.py` of
-    /// `${dir}/tools/train.py`), and of those the ones under `dir` when the
-    /// caller has changed into a directory whose path ends so (`cd nested`)
-    /// and some are; else every file it may name.
+    /// starts. When the caller has changed into a directory whose path ends
+    /// with `dir` (`cd nested`), those there, in the caller's project or one
+    /// nested in it, if any are. Else in the caller's project (else
+    /// anywhere), those whose path ends with a literal path written for the
+    /// script (`tools/train.py` of `${dir}/tools/train.py`), and of those the
+    /// ones under `dir`, if some are; else every file it may name.
     fn started_by(&self, caller: &ScanFile, launch: &Launch, written: &[&str], dir: Option<&str>) -> Vec<usize> {
         let named = |(_, f): &(usize, &ScanFile)| launch.starts(&f.display());
+        let in_dir =
+            |path: &str| dir.is_some_and(|d| written.iter().any(|w| ends_with_path(path, &format!("{d}/{w}"))));
+        // Where the script's `cd`s put the command, a file there decides, also
+        // in a project nested in the caller's (ModelZoo's `cd
+        // $cur_path/references/classification`, a directory with its own
+        // requirements.txt).
+        let home = self.projects.get(caller.project).map_or(".", |p| p.display.as_str());
+        let nested = |f: &ScanFile| home == "." || f.display().starts_with(&format!("{home}/"));
+        let placed: Vec<usize> =
+            self.python().filter(named).filter(|(_, f)| nested(f) && in_dir(&f.display())).map(|(i, _)| i).collect();
+        if !placed.is_empty() {
+            return placed;
+        }
         let mut found: Vec<(usize, &ScanFile)> =
             self.python().filter(named).filter(|(_, f)| f.project == caller.project).collect();
         if found.is_empty() {
@@ -371,11 +383,7 @@ impl<'w> Files<'w> {
             .filter(|(_, f)| written.iter().any(|w| ends_with_path(&f.display(), w)))
             .map(|(i, _)| *i)
             .collect();
-        let in_dir = |i: &usize| {
-            let path = self.walked[*i].display();
-            dir.is_some_and(|d| written.iter().any(|w| ends_with_path(&path, &format!("{d}/{w}"))))
-        };
-        let under_dir: Vec<usize> = by_path.iter().copied().filter(in_dir).collect();
+        let under_dir: Vec<usize> = by_path.iter().copied().filter(|&i| in_dir(&self.walked[i].display())).collect();
         match (by_path.is_empty(), under_dir.is_empty()) {
             (true, _) => found.into_iter().map(|(i, _)| i).collect(),
             (false, true) => by_path,

@@ -2,11 +2,13 @@
 //! advice: files in no started process ([`super::launches`]), functions
 //! nothing calls ([`super::uncalled`]), branches no launch takes
 //! ([`super::configurations`]), tests an NPU host skips
-//! ([`crate::semantic::cuda_only`]), and, per file, whether
+//! ([`crate::semantic::cuda_only`]), sources of generated files
+//! ([`super::generated`]), and, per file, whether
 //! `transfer_to_npu` runs in its process ([`super::processes`]).
 
 use super::configurations::{self, Untaken};
 use super::facts::ScanFacts;
+use super::generated;
 use super::ignored_launches::{self, Ignored};
 use super::launches::{self, EntryScripts};
 use super::migration::{Assumed, Style};
@@ -57,6 +59,8 @@ pub(super) struct Runs {
     unlaunched_files: HashSet<String>,
     /// By display path, the tests that run only where CUDA is.
     cuda_only_tests: HashMap<String, Vec<(usize, usize)>>,
+    /// Files another file says it was generated from ([`generated`]).
+    generator_sources: HashSet<String>,
     /// The branches no launch takes that hold findings, by project, for the report.
     untaken: BTreeSet<(usize, String, Untaken)>,
     /// The tests an NPU host skips that hold findings, by project, for the report.
@@ -211,6 +215,7 @@ impl Runs {
             definitions,
             unlaunched_files,
             cuda_only_tests,
+            generator_sources: generated::sources(walked, outcomes),
             untaken: BTreeSet::new(),
             skipped: BTreeSet::new(),
             named,
@@ -246,6 +251,9 @@ impl Runs {
             Some(Advice::UnselectedClass)
         } else if self.unlaunched_files.contains(f.path.as_str()) {
             Some(Advice::UnlaunchedFile)
+        } else if unreached.is_none() && self.generator_sources.contains(f.path.as_str()) {
+            // (A named run that reaches the source imports it: then it runs.)
+            Some(Advice::GeneratorSource)
         } else {
             nothing_runs(project, f).or(branch.map(|_| Advice::UntakenBranch)).or(test.map(|_| Advice::CudaOnlyTest))
         };

@@ -69,6 +69,9 @@ pub struct FileFacts {
     /// anchor follows into subclasses, with their bases: a file that imports
     /// one is analysed again with them (see [`crate::project::imported_classes`]).
     pub derived_classes: Vec<(String, Vec<Derived>)>,
+    /// The Python file a comment at its top says it was generated from, as
+    /// written there ([`crate::semantic::generated`]).
+    pub generated_from: Option<String>,
     /// Its suppression comments.
     pub directives: Vec<Directive>,
     /// Why the file was skipped or analysed only in part, if it was.
@@ -112,6 +115,7 @@ impl FileFacts {
             || !self.named_files.is_empty()
             || !self.launches.is_empty()
             || !self.derived_classes.is_empty()
+            || self.generated_from.is_some()
     }
 }
 

@@ -6,6 +6,7 @@ pub(crate) mod cuda_only;
 pub(crate) mod cuda_tests;
 pub(crate) mod dispatch;
 pub(crate) mod flow;
+pub(crate) mod generated;
 pub(crate) mod import_lines;
 pub(crate) mod imports;
 pub(crate) mod launch_lines;

@@ -57,31 +57,33 @@ pub(crate) fn of(text: &str, script: &Script) -> DirChanges {
     out
 }
 
-/// The directory that a command of `script` starting at byte `at` runs in,
+/// The directory that `command` of `script` runs in,
 /// by the literal end of its path (`nested` after `cd nested` or `cd
-/// $ROOT/nested`): where the last directory change before it goes. Only
-/// where the order of the script settles it: every change is a command of
-/// the script's own shell ([`crate::parse::shell::ShellCommand::top_level`])
-/// and the last one names a directory by a literal end. `None` otherwise,
-/// and before any change (where the script is started is not known).
-pub(crate) fn dir_at(text: &str, script: &Script, at: usize) -> Option<String> {
-    if unreadable_change(text, script) {
+/// $ROOT/nested`): where the last change of the script's own shell before
+/// it goes ([`crate::parse::shell::ShellCommand::top_level`]), when that
+/// names a directory by a literal end. Changes before that one do not
+/// matter, as the end is the same wherever they went (ModelZoo's test
+/// scripts `cd ..` in a branch, then `cd $cur_path/references/classification`).
+/// `None` where another change may run between the two: one after it that is
+/// not of the script's own shell (a loop may run it before the command's
+/// next turn), or one in a function, which runs when it is called; for a
+/// command in a function or an `sh -c` string
+/// ([`crate::parse::shell::ShellCommand::in_order`]); and before any change
+/// (where the script is started is not known).
+pub(crate) fn dir_at(text: &str, script: &Script, command: &ShellCommand) -> Option<String> {
+    if !command.in_order || unreadable_change(text, script) {
         return None;
     }
-    let mut last = None;
-    for command in &script.commands {
-        let target = match change(command, script) {
-            Change::None => continue,
-            _ if !command.top_level => return None,
-            Change::Unknown => None,
-            Change::To(target) => Some(target),
-        };
-        if command.range.0 < at {
-            last = Some(target);
-        }
+    let at = command.range.0;
+    let changes: Vec<(&ShellCommand, Change)> =
+        script.commands.iter().map(|c| (c, change(c, script))).filter(|(_, c)| !matches!(c, Change::None)).collect();
+    let (last, target) = changes.iter().rfind(|(c, _)| c.top_level && c.range.0 < at)?;
+    let unsettled = |c: &ShellCommand| !c.top_level && (!c.in_order || c.range.0 > last.range.0);
+    if changes.iter().any(|(c, _)| unsettled(c)) {
+        return None;
     }
-    let places = places_of(&last??, script, 0)?;
-    match places.as_slice() {
+    let Change::To(target) = target else { return None };
+    match places_of(target, script, 0)?.as_slice() {
         [Place::EndsWith(tail)] => Some(tail.clone()),
         _ => None,
     }
@@ -216,11 +218,11 @@ mod tests {
         Place::EndsWith(tail.to_string())
     }
 
-    /// Where the command on the last line of `text` runs, by [`dir_at`].
+    /// Where the last command of `text` that starts `train.py` runs, by [`dir_at`].
     fn dir_of_last(text: &str) -> Option<String> {
         let script = crate::parse::shell::read(text);
-        let last = script.commands.last().expect("a command");
-        dir_at(text, &script, last.range.0)
+        let last = script.commands.iter().rfind(|c| c.text.contains("train.py")).expect("a launch");
+        dir_at(text, &script, last)
     }
 
     #[test]
@@ -230,6 +232,11 @@ mod tests {
             "cd nested || exit 1\npython tools/train.py\n",
             "ROOT=$(pwd)\ncd $ROOT/work/nested\npython tools/train.py\n",
             "cd other\ncd nested\npython tools/train.py\n",
+            // ModelZoo's test scripts: a branch's change before the last one does not matter.
+            "cur_path=`pwd`\nif [ x\"${cur_path##*/}\" == x\"test\" ]; then\n  cd ..\n  cur_path=`pwd`\nfi\n\
+             cd $cur_path/work/nested\nfor i in 0 1; do\n  nohup python3 tools/train.py > log 2>&1 &\ndone\n",
+            "cd nested\npython tools/train.py | tee log\n",
+            "cd nested\nif [ -f x ]; then python tools/train.py; fi\n",
         ] {
             assert_eq!(dir_of_last(text).as_deref().map(|d| d.rsplit('/').next().unwrap()), Some("nested"), "{text}");
         }
@@ -245,6 +252,13 @@ mod tests {
             "cd nested\ncd ..\npython tools/train.py\n",
             "cd \"$1\"\npython tools/train.py\n",
             "cd nested\ncd -\npython tools/train.py\n",
+            // A function's change runs where the function is called.
+            "go() { cd other; }\ncd nested\ngo\npython tools/train.py\n",
+            // A change in the loop runs before the command's next turn.
+            "cd nested\nfor i in 0 1; do\n  python tools/train.py\n  cd other\ndone\n",
+            "cd nested\nif [ -d x ]; then cd x; fi\npython tools/train.py\n",
+            // A command in a function runs where the function is called.
+            "cd nested\nrun() { python tools/train.py; }\ncd ..\nrun\n",
         ] {
             assert_eq!(dir_of_last(text), None, "{text}");
         }

@@ -24,6 +24,10 @@ pub struct ShellCommand {
     /// subshell, function, loop, branch, pipeline or `sh -c` around it
     /// (`a && b` and redirections keep it so), so a `cd` before it holds.
     pub top_level: bool,
+    /// It runs in the script's order, maybe in a loop, branch, subshell or
+    /// pipeline, which start where the script is: not in a function (which
+    /// runs where it is called) or an `sh -c` string (a shell of its own).
+    pub in_order: bool,
     /// `text` with `$X` and `${X}` replaced by X's value, for the variables
     /// the script assigns exactly one literal value; None when none is read.
     pub expanded: Option<String>,
