@@ -293,12 +293,15 @@ fn the_entry_points_of_a_hubconf_are_called_by_torch_hub() {
     assert_eq!(at(9), Some(true), "a private helper nothing calls stays advice");
 }
 
-/// `fixtures/uncalled-methods`: the methods of a class without a base are
-/// read as functions are. `SmoothedValue.synchronize_between_processes` is
+/// `fixtures/uncalled-methods`: the methods of a class without a base, or
+/// based on `nn.Module`, are read as functions are, and an autograd
+/// function as a whole. `SmoothedValue.synchronize_between_processes` is
 /// called only by `MetricLogger`'s method of the same name, which nothing
-/// calls; a subclass's method and Triton's `TritonPythonModel` are left alone.
+/// calls; `Scale.forward_fused` and `FusedScale` by nothing. A module's
+/// `extra_repr` (torch calls it), another library's subclass and Triton's
+/// `TritonPythonModel` are left alone.
 #[test]
-fn a_method_of_a_class_without_a_base_that_nothing_calls_is_advice() {
+fn methods_and_autograd_functions_that_nothing_calls_are_advice() {
     let fixture = repo().join("fixtures/uncalled-methods");
     let scan = |dir: &Path| -> Vec<(u64, String, bool)> {
         let run = npu_mem_in(dir, &["scan", ".", "--no-cache", "--format", "json", "--fail-on", "never"]);
@@ -312,12 +315,20 @@ fn a_method_of_a_class_without_a_base_that_nothing_calls_is_advice() {
     let row = |line: u64, code: &str, unlaunched: bool| (line, code.to_string(), unlaunched);
     assert_eq!(
         scan(&fixture),
-        [row(13, "TX001", false), row(17, "TX002", true), row(37, "TX001", false), row(43, "TX002", false)]
+        [
+            row(14, "TX001", false),
+            row(18, "TX002", true),
+            row(38, "TX001", false),
+            row(44, "TX002", false),
+            row(53, "TX001", false),
+            row(59, "TX001", true),
+            row(66, "TX001", true),
+        ]
     );
     let report = common::scan_json(&["--no-cache", fixture.to_str().unwrap()]);
-    let uncalled = &report["projects"][0]["uncalled_functions"];
-    assert_eq!(uncalled[0]["name"], "SmoothedValue.synchronize_between_processes");
-    assert_eq!(uncalled.as_array().map(Vec::len), Some(1));
+    let uncalled = report["projects"][0]["uncalled_functions"].as_array().unwrap().iter();
+    let names: Vec<&str> = uncalled.map(|u| u["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["SmoothedValue.synchronize_between_processes", "Scale.forward_fused", "FusedScale"]);
     // Once the trainer synchronises its logger, both methods are called.
     let dir = temp_dir("uncalled-methods-called");
     copy_dir(&fixture, &dir);
@@ -325,7 +336,15 @@ fn a_method_of_a_class_without_a_base_that_nothing_calls_is_advice() {
     let train = train
         .replace("logger.update(loss=1.0)\n", "logger.update(loss=1.0)\n    logger.synchronize_between_processes()\n");
     std::fs::write(dir.join("train.py"), train).unwrap();
-    assert_eq!(scan(&dir)[1], row(17, "TX002", false));
+    assert_eq!(scan(&dir)[1], row(18, "TX002", false));
+    // Once the trainer applies the autograd function, what it holds runs.
+    let train = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    std::fs::write(
+        dir.join("train.py"),
+        train.replace("    return Head()", "    FusedScale.apply(1)\n    return Head()"),
+    )
+    .unwrap();
+    assert_eq!(scan(&dir)[6], row(66, "TX001", false));
 }
 
 /// `fixtures/generated-source`: `modeling_toy.py` says it was generated from

@@ -12,9 +12,15 @@
 //! `(object)`, undecorated, not a `Test*` class or a `*Mixin`) are looked
 //! at the same way, by their name: only the project's own code can call them
 //! (torchvision's `SmoothedValue.synchronize_between_processes`, a float64
-//! all-reduce that a port's trainer never calls). A class that derives from
-//! another one may be called by that one's library (`forward`, `training_step`,
-//! a hook), so its methods are not.
+//! all-reduce that a port's trainer never calls). So are the methods of an
+//! `nn.Module` but `forward` and the others torch or a library calls by
+//! name (GPT-NeoX's port keeps `forward_fused_softmax`, which its `forward`
+//! no longer calls), and `torch.autograd.Function` classes as a whole: they
+//! run only through their name (`ScaledMaskedSoftmax.apply`). A class that
+//! derives from anything else may be called by that one's library
+//! (`training_step`, a hook), so its methods are not. A lookup by a
+//! computed name (`getattr(obj, name)`) anywhere in the project may find any
+//! method or class: then none of them is dead.
 //!
 //! Only the function's own project is read (a nested project with its own
 //! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, a
@@ -33,194 +39,13 @@
 //! starts at the margin with code; a line of a string that starts there ends
 //! the function early, which only keeps more findings as they are.
 
+mod units;
+
 use aho_corasick::AhoCorasick;
 use std::collections::HashMap;
-
-/// A module-level function, or a method of a class with no base: its name
-/// and its lines (1-based, inclusive).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Function {
-    /// Its name.
-    pub name: String,
-    /// The class it is a method of.
-    pub class: Option<String>,
-    /// The line of its `def`.
-    pub first: usize,
-    /// Its last line of code.
-    pub last: usize,
-    /// Its lines: what it calls counts only while it is called itself.
-    pub body: String,
-}
-
-impl Function {
-    /// How often its own lines mention its name: its `def`, and the calls
-    /// of a recursive function, which call it only once something else has.
-    fn own_mentions(&self) -> usize {
-        mentions(&self.body, &self.name)
-    }
-
-    /// Its name as a report shows it: `SmoothedValue.synchronize_between_processes`.
-    pub fn qualified_name(&self) -> String {
-        match &self.class {
-            Some(class) => format!("{class}.{}", self.name),
-            None => self.name.clone(),
-        }
-    }
-
-    /// Whether its lines mention `name` as a whole word.
-    pub(crate) fn mentions(&self, name: &str) -> bool {
-        mentions(&self.body, name) > 0
-    }
-
-    /// Whether line `line` (1-based) is one of its lines.
-    pub fn holds(&self, line: usize) -> bool {
-        (self.first..=self.last).contains(&line)
-    }
-}
-
-/// The module-level, undecorated functions of a Python file's text that
-/// may be dead (not `main`, not a test, not a special name), and the
-/// undecorated methods of its classes without a base ([`plain_class`]).
-pub(crate) fn functions_and_methods(text: &str) -> Vec<Function> {
-    let lines: Vec<&str> = crate::source::python_lines(text).collect();
-    let mut out: Vec<Function> = Vec::new();
-    let mut open: Option<Function> = None;
-    // The last line that starts at the margin: a decorator, also one whose
-    // arguments run over several lines (their closing `)` is not at the margin).
-    let mut previous_margin: Option<&str> = None;
-    let mut class: Option<ClassBody> = None;
-    for (i, line) in lines.iter().enumerate() {
-        let at_margin = !line.is_empty() && !line.starts_with([' ', '\t', '#', ')', ']', '}']);
-        if at_margin {
-            out.extend(open.take());
-            let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
-            open = function_at(line, i, None, decorated);
-            class = plain_class(line).filter(|_| !decorated).map(ClassBody::new);
-            previous_margin = Some(line);
-        } else if let Some(body) = class.as_mut() {
-            match body.statement(line) {
-                Statement::Member(member) => {
-                    out.extend(open.take());
-                    let decorated = body.previous.is_some_and(|p| p.starts_with('@'));
-                    open = function_at(member, i, Some(&body.name), decorated);
-                    body.previous = Some(member);
-                }
-                // A line of a string or of a bracket below the members' margin: the method ends early.
-                Statement::Below => out.extend(open.take()),
-                Statement::Inside => extend(&mut open, line, i),
-            }
-        } else {
-            extend(&mut open, line, i);
-        }
-    }
-    out.extend(open);
-    for f in &mut out {
-        f.body = lines[f.first - 1..f.last].join("\n");
-    }
-    out
-}
-
-/// The function that `line` (line `i`, 0-based, without its indentation)
-/// starts, if it is a `def` that may be dead.
-fn function_at(line: &str, i: usize, class: Option<&str>, decorated: bool) -> Option<Function> {
-    let header = line.strip_prefix("async ").unwrap_or(line);
-    // The name alone: `def first[T](xs)` (PEP 695) is `first`.
-    let name = header
-        .strip_prefix("def ")
-        .map(|rest| rest.trim_start().split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(""))?;
-    let callable_from_outside = class.is_some() && PROTOCOL_METHODS.contains(&name);
-    (may_be_dead(name) && !decorated && !callable_from_outside).then(|| Function {
-        name: name.to_string(),
-        class: class.map(str::to_string),
-        first: i + 1,
-        last: i + 1,
-        body: String::new(),
-    })
-}
-
-/// Line `i` of the open function, if any: a line of code extends it.
-fn extend(open: &mut Option<Function>, line: &str, i: usize) {
-    if let Some(f) = open.as_mut() {
-        if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
-            f.last = i + 1;
-        }
-    }
-}
-
-/// Methods that Python or the standard library call on any object that has
-/// them, without a special name: a file-like object's (`sys.stdout =
-/// Logger()`), an iterator's, a mapping's (`**obj`), a logging filter's.
-const PROTOCOL_METHODS: &[&str] =
-    &["write", "flush", "close", "read", "readline", "fileno", "isatty", "seek", "tell", "keys", "next", "filter"];
-
-/// Classes without a base that a framework finds by their name and whose
-/// methods it calls: Triton's Python backend loads `TritonPythonModel` and
-/// calls its `initialize`, `execute` and `finalize`.
-const FRAMEWORK_CLASSES: &[&str] = &["TritonPythonModel"];
-
-/// The name of the class that `line` starts, if it has no base
-/// (`class Meter:`, `class Meter():`, `class Meter(object):`) and is
-/// neither a test class (`Test*`, run by pytest), a mixin (which another
-/// file may mix into a library's class), nor one of [`FRAMEWORK_CLASSES`].
-fn plain_class(line: &str) -> Option<&str> {
-    let rest = line.strip_prefix("class ")?.trim_start();
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
-    let (name, after) = rest.split_at(end);
-    let after: String = after.chars().filter(|c| !c.is_whitespace()).collect();
-    let no_base = [":", "():", "(object):"].iter().any(|b| after.starts_with(b));
-    let framework = FRAMEWORK_CLASSES.contains(&name);
-    (no_base && !name.is_empty() && !name.starts_with("Test") && !name.ends_with("Mixin") && !framework).then_some(name)
-}
-
-/// The body of a class whose methods are read.
-struct ClassBody<'t> {
-    name: String,
-    /// The indentation of its members, from its first line of code.
-    margin: Option<usize>,
-    /// Its last line at that margin, without the indentation.
-    previous: Option<&'t str>,
-}
-
-/// What a line inside a class body is.
-enum Statement<'t> {
-    /// A statement at the members' margin (a `def`, a decorator, an attribute), without the indentation.
-    Member(&'t str),
-    /// A line below that margin that is not at the file's margin either.
-    Below,
-    /// Anything else: a line of a member, a blank line or a comment.
-    Inside,
-}
-
-impl<'t> ClassBody<'t> {
-    fn new(name: &str) -> Self {
-        ClassBody { name: name.to_string(), margin: None, previous: None }
-    }
-
-    fn statement(&mut self, line: &'t str) -> Statement<'t> {
-        let code = line.trim_start_matches([' ', '\t']);
-        if code.is_empty() || code.starts_with('#') || code.starts_with([')', ']', '}']) {
-            return Statement::Inside;
-        }
-        let depth = line.len() - code.len();
-        let margin = *self.margin.get_or_insert(depth);
-        match depth.cmp(&margin) {
-            std::cmp::Ordering::Equal => Statement::Member(code),
-            std::cmp::Ordering::Less => Statement::Below,
-            std::cmp::Ordering::Greater => Statement::Inside,
-        }
-    }
-}
-
-/// How often `text` mentions `name` as a whole word.
-fn mentions(text: &str, name: &str) -> usize {
-    text.match_indices(name).filter(|(at, _)| is_whole_word(text, *at, at + name.len())).count()
-}
-
-/// Names that something outside the project's text runs: `main` (a console
-/// script), test functions (pytest), special names.
-fn may_be_dead(name: &str) -> bool {
-    !name.is_empty() && name != "main" && !name.starts_with("test") && !name.starts_with("__")
-}
+pub(crate) use units::functions_and_methods;
+use units::is_whole_word;
+pub(crate) use units::Function;
 
 /// The names of some functions, searched in a project's texts one at a time
 /// (the texts are not all held at once).
@@ -325,8 +150,8 @@ impl<'f> Callers<'f> {
                 }
             }
         }
-        // A method may be what a lookup by a computed name finds: undecided, so called.
-        let method = |i: usize| by_name[i].iter().any(|(_, f)| f.class.is_some());
+        // A method or class may be what a lookup by a computed name finds: undecided, so called.
+        let method = |i: usize| by_name[i].iter().any(|(_, f)| f.class.is_some() || f.is_class);
         let undecided: Vec<bool> = (0..self.names.len()).map(|i| total.computed_attribute && method(i)).collect();
         // Mentions not yet known to sit in dead functions.
         let mut live = total.mentions.clone();
@@ -427,47 +252,9 @@ fn starts_string_literal(text: &str) -> bool {
     text.len() - rest.len() <= 2 && rest.starts_with(['"', '\''])
 }
 
-/// Whether `text[start..end]` is not part of a longer identifier.
-fn is_whole_word(text: &str, start: usize, end: usize) -> bool {
-    let b = text.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let before = start > 0 && ident(b[start - 1]);
-    let after = b.get(end).is_some_and(|&c| ident(c));
-    !before && !after
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn names(text: &str) -> Vec<(String, usize, usize)> {
-        functions_and_methods(text).into_iter().map(|f| (f.name, f.first, f.last)).collect()
-    }
-
-    #[test]
-    fn module_level_functions_are_read_from_the_lines() {
-        let text = "import torch\n\n\
-                    def helper(x,\n        y):\n    return x.cuda()\n\n\
-                    # a comment at the margin\n\
-                    def wrapped(\n    a,\n):\n    return a\n\n\
-                    @register\ndef registered():\n    pass\n\n\
-                    @register(\n    \"x\",\n)\ndef registered_too():\n    pass\n\n\
-                    def first[T](xs: list[T]) -> T:\n    return xs[0]\n\n\
-                    async def fetch():\n    pass\n\
-                    class Model(nn.Module):\n    def forward(self):\n        pass\n\n\
-                    def main():\n    helper(1, 2)\n\
-                    def test_it():\n    pass\n\
-                    if __name__ == '__main__':\n    main()\n";
-        assert_eq!(
-            names(text),
-            [
-                ("helper".to_string(), 3, 5),
-                ("wrapped".to_string(), 8, 11),
-                ("first".to_string(), 23, 24),
-                ("fetch".to_string(), 26, 27)
-            ]
-        );
-    }
 
     #[test]
     fn methods_are_read_from_classes_without_a_base_only() {
