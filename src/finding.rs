@@ -358,6 +358,11 @@ pub struct Finding {
     /// The project of its file: an index into the scan's projects.
     #[serde(skip)]
     pub project: usize,
+    /// It lies outside every `def` and `class` of a Python file, so it runs
+    /// when the module is imported or the script starts (set by the project
+    /// layer; a run meets it before code in functions).
+    #[serde(skip)]
+    pub at_module_level: bool,
 }
 
 impl Finding {

@@ -33,6 +33,7 @@ def main(model):
     torch.set_default_tensor_type('torch.cuda.FloatTensor')
     os.environ['CUDA_VISIBLE_DEVICES'] = '0'
     return model
+torch.npu.set_memory_strategy()
 ";
     std::fs::write(dir.join("train.py"), code).unwrap();
     let run = npu_mem_in(&dir, &["scan", ".", "--color", "never", "--no-cache"]);
@@ -45,8 +46,15 @@ def main(model):
     };
     // The environment picks the device before the process group's wrapper is built.
     assert_eq!(listed("Automatic migration"), ["train.py:7:16 TX009", "train.py:5:13 TX011"], "{}", run.stdout);
-    // The default tensor type is set at start-up; an unknown API fails where it is called.
-    assert_eq!(listed("- Fix 2 errors first"), ["train.py:6:5 TX017", "train.py:4:5 API003"], "{}", run.stdout);
+    // The default tensor type is set at start-up; an unknown API fails where
+    // it is called: at the top level when the module loads, before any call
+    // of the function above it.
+    assert_eq!(
+        listed("- Fix 3 errors first"),
+        ["train.py:6:5 TX017", "train.py:9:1 API003", "train.py:4:5 API003"],
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

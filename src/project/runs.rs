@@ -245,6 +245,7 @@ impl Runs {
             .and_then(|n| n.unselected.get(f.path.as_str()))
             .is_some_and(|ls| ls.iter().any(in_class));
         f.reached = unreached.map(|u| !u && !unselected);
+        f.at_module_level = self.at_module_level(f);
         let unlaunched = if unreached == Some(true) {
             Some(Advice::Unreached)
         } else if unselected {
@@ -272,10 +273,15 @@ impl Runs {
     /// process imports it only inside a function.
     fn runs_before_migration(&self, f: &Finding) -> bool {
         let path = f.path.as_str();
-        let Some(defs) = self.definitions.get(path).filter(|_| f.cell.is_none()) else { return false };
-        let at_module_level = !defs.iter().any(|(first, last)| (*first..=*last).contains(&f.line));
         let above_import = self.import_lines.get(path).is_some_and(|&line| f.line < line);
-        at_module_level && (above_import || self.late_files.contains(path))
+        f.at_module_level && (above_import || self.late_files.contains(path))
+    }
+
+    /// Whether `f` lies outside every module-level `def` and `class` of its
+    /// Python file (a notebook's cells, a shell script: no).
+    fn at_module_level(&self, f: &Finding) -> bool {
+        let Some(defs) = self.definitions.get(f.path.as_str()).filter(|_| f.cell.is_none()) else { return false };
+        !defs.iter().any(|(first, last)| (*first..=*last).contains(&f.line))
     }
 
     /// The test around `f` that an NPU host skips, by the line of its `def`:

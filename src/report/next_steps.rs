@@ -472,11 +472,13 @@ fn turn_on<'a>(step: &str, which: &str, entries: impl Iterator<Item = &'a str>) 
 
 /// `findings` (in report order) in the order a run meets them: first where
 /// their rules stop a run (imports, device, process group, then the rest;
-/// each rule's `breaks_at`), then in report order.
+/// each rule's `breaks_at`); within that, code at a module's top level,
+/// which runs when it is imported or started, before code in functions;
+/// then in report order.
 fn in_run_order<'f>(report: &Report, findings: impl Iterator<Item = &'f Finding>) -> Vec<&'f Finding> {
     let breaks_at = |f: &Finding| report.engine.set.rule(&f.code).map_or(BreaksAt::Step, |r| r.breaks_at);
     let mut ordered: Vec<&Finding> = findings.collect();
-    ordered.sort_by_key(|f| breaks_at(f));
+    ordered.sort_by_key(|f| (breaks_at(f), !f.at_module_level));
     ordered
 }
 

@@ -598,6 +598,7 @@ impl Rule {
             source_line: String::new(),
             file_region: None,
             project: 0,
+            at_module_level: false,
         }
     }
 }
