@@ -57,9 +57,10 @@ pub(crate) const LAUNCHER_OPTIONS: &[&str] = &["local_rank"];
 
 /// The Python scripts that the commands of a shell script (`text`, read as
 /// `script`) start, with their arguments; a script named anywhere else in
-/// it (an assignment's value, a command that is not Python, unless it only
-/// handles files: [`FILE_TOOLS`]) is an opaque launch, with options not known, and a part the parser could not read may
-/// start any script with any options.
+/// it (an assignment's value, a command that is not Python and does more
+/// than handle files, see [`only_handles_files`]) is an opaque launch, with
+/// options not known, and a part the parser could not read may start any
+/// script with any options.
 pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     let line_of = |at: usize| text[..at.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1;
     let opaque = |words: Vec<String>, line: usize| {
@@ -116,17 +117,24 @@ pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     out
 }
 
-/// Commands that read, edit, copy, move or list files and run none of them.
-const FILE_TOOLS: &[&str] = &[
-    "cat", "chmod", "cp", "diff", "dos2unix", "grep", "head", "ln", "ls", "mkdir", "mv", "rm", "sed", "tail", "touch",
-    "wc",
-];
+/// Commands that run none of the files they name, print none of them (which
+/// `| python` could run) and copy none (which a later launch could run
+/// under another name).
+const FILE_TOOLS: &[&str] = &["chmod", "diff", "dos2unix", "ls", "mkdir", "rm", "touch", "wc"];
 
-/// Whether a command only handles the files it names: a script it names is
-/// not started (Huawei's test scripts `sed -i "s|pass|break|g"
-/// $cur_path/utils.py` before a run, and back after it).
+/// Whether a command only handles the files it names: one of [`FILE_TOOLS`],
+/// or `sed` editing them in place (Huawei's test scripts `sed -i
+/// "s|pass|break|g" $cur_path/utils.py` before a run, and back after it). A
+/// script it names is not started. `cat`, `sed` without `-i`, `cp` and `mv`
+/// may hand a script to a launch, so the script stays an opaque one.
 fn only_handles_files(words: &[String]) -> bool {
-    words.first().is_some_and(|w| FILE_TOOLS.contains(&w.rsplit('/').next().unwrap_or(w)))
+    let Some(command) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { return false };
+    let in_place = |w: &String| {
+        w == "--in-place"
+            || w.starts_with("--in-place=")
+            || (w.starts_with('-') && !w.starts_with("--") && w.contains('i'))
+    };
+    FILE_TOOLS.contains(&command) || command == "sed" && words[1..].iter().any(in_place)
 }
 
 /// The script of a launch whose command is not known: it may be any.
@@ -212,7 +220,8 @@ mod tests {
     fn launches_are_read_from_commands_and_named_scripts_are_opaque() {
         let script = "export X=1\nnohup taskset -c 0-23 python3 ${dir}/../main.py --a 1 &\n\
             torchrun --nproc_per_node 8 tools/train.py --b\npython -m tools.train --c\n\
-            CMD=\"python3 eval.py \"\ncp run.py /tmp\r\nsed -i \"s|pass|break|g\" $cur_path/utils.py\nif [[ $1 == -h || $1 == --help ]]; then exit; fi\nRUN=$1\n$RUN\nt=$(( $RUN - 1 ))\nif ((${PIPESTATUS[0]} != 0)); then exit; fi\npython a.py \\\r\n  --d 1\neval \"${BERT_CMD} --seed=1\"\n$CMD\n";
+            CMD=\"python3 eval.py \"\ncp run.py /tmp\r\nsed -i \"s|pass|break|g\" $cur_path/utils.py\nrm -f old.py\n\
+            cat job.py | python -\nsed -n 1,5p show.py\nif [[ $1 == -h || $1 == --help ]]; then exit; fi\nRUN=$1\n$RUN\nt=$(( $RUN - 1 ))\nif ((${PIPESTATUS[0]} != 0)); then exit; fi\npython a.py \\\r\n  --d 1\neval \"${BERT_CMD} --seed=1\"\n$CMD\n";
         let found = launches_in(script, &crate::parse::shell::read(script));
         let got: Vec<(&str, Vec<&str>, bool, bool)> =
             found.iter().map(|l| (l.script.as_str(), l.words().collect(), l.via_launcher, l.opaque)).collect();
@@ -223,7 +232,11 @@ mod tests {
                 ("train.py", vec!["--b"], true, false),
                 ("tools.train", vec!["--c"], false, false),
                 ("eval.py", vec![], false, true),
-                // `cp` and `sed` handle the scripts they name; they start none.
+                // A copy may be run under another name.
+                ("run.py", vec![], false, true),
+                // `sed -i` and `rm` start none of the scripts they name; `cat` may feed one to Python.
+                ("job.py", vec![], false, true),
+                ("show.py", vec![], false, true),
                 ("*", vec![], false, true),
                 ("a.py", vec!["--d", "1"], false, false),
                 ("*", vec![], false, true),
