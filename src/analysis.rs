@@ -191,37 +191,29 @@ pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>)
     if file.kind == FileKind::PathOnly {
         return analyse_text(file, "", engine, None);
     }
-    let Some(cache) = cache else {
-        return match read_file(file) {
-            Ok(source) => analyse_text(file, &source.text, engine, None),
-            Err(e) => FileOutcome::new(file).skipped(e.to_string()),
-        };
-    };
     // Taken before the read: a write after it shows in the next run's stamp.
-    // A text given in place of the file's (an editor's buffer) has none.
-    let stamp = if file.text().is_none() { Stamp::of(&file.path()) } else { None };
+    // Only worth taking when there is a cache to ask; a text given in place
+    // of the file's (an editor's buffer) has none.
+    let stamp = cache.filter(|_| file.text().is_none()).and_then(|_| Stamp::of(&file.path()));
     // A notebook is read anyway, to place its findings in cells.
-    let unchanged = stamp.filter(|_| file.kind == FileKind::Python).and_then(|s| cache.unchanged(&file.display(), s));
-    let mut outcome = match unchanged {
-        Some(stored) => {
-            let mut outcome = from_cache(file, "", stored);
-            outcome.content = Some(stored.content());
-            outcome
-        }
-        None => match read_file(file) {
-            Ok(source) => {
-                let content = ContentId::of(&source.text);
-                let mut outcome = match cache.get(&file.display(), content) {
-                    Some(stored) => from_cache(file, &source.text, stored),
-                    None => analyse_text(file, &source.text, engine, None),
-                };
-                outcome.content = Some(content);
-                outcome
-            }
-            Err(e) => return FileOutcome::new(file).skipped(e.to_string()),
-        },
+    let python = stamp.filter(|_| file.kind == FileKind::Python);
+    if let Some(stored) = python.zip(cache).and_then(|(s, c)| c.unchanged(&file.display(), s)) {
+        let mut outcome = from_cache(file, "", stored);
+        (outcome.content, outcome.stamp) = (Some(stored.content()), stamp);
+        return outcome;
+    }
+    let source = match read_file(file) {
+        Ok(source) => source,
+        Err(e) => return FileOutcome::new(file).skipped(e.to_string()),
     };
-    outcome.stamp = stamp;
+    // Hashing is only worth its time when there is a cache to ask.
+    let Some(cache) = cache else { return analyse_text(file, &source.text, engine, None) };
+    let content = ContentId::of(&source.text);
+    let mut outcome = match cache.get(&file.display(), content) {
+        Some(stored) => from_cache(file, &source.text, stored),
+        None => analyse_text(file, &source.text, engine, None),
+    };
+    (outcome.content, outcome.stamp) = (Some(content), stamp);
     outcome
 }
 

@@ -80,8 +80,10 @@ impl Stamp {
             }
             let fields =
                 [m.len(), m.mtime() as u64, m.mtime_nsec() as u64, m.ctime() as u64, m.ctime_nsec() as u64, m.ino()];
-            let bytes: Vec<u8> = fields.iter().flat_map(|f| f.to_le_bytes()).collect();
-            std::num::NonZeroU64::new(crate::hash::fnv1a(&bytes)).map(Stamp)
+            // The hash of the fields' bytes one after another, without collecting them.
+            let hash =
+                fields.iter().fold(crate::hash::fnv1a(&[]), |h, f| crate::hash::fnv1a_extend(h, &f.to_le_bytes()));
+            std::num::NonZeroU64::new(hash).map(Stamp)
         }
         #[cfg(not(unix))]
         {
@@ -340,9 +342,10 @@ impl Cache {
     }
 
     /// Whether saving `entries` at `now` changes what is stored: an analysis
-    /// the cache did not hold, or a stamp for an entry that had none, an entry last used more than a day
-    /// ago, or one due to expire. Otherwise the file stays as it is: rewriting it
-    /// on every warm run cost more than the analyses it saved.
+    /// the cache did not hold, a stamp for an entry that had none, an entry
+    /// last used more than a day ago, or one due to expire. Otherwise the
+    /// file stays as it is: rewriting it on every warm run cost more than the
+    /// analyses it saved.
     fn has_news(&self, entries: &BTreeMap<String, StoredOutcome>, now: u64) -> bool {
         let expiring = self.oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
         let stale = |path: &str| self.seen.get(path).is_none_or(|&s| s.saturating_add(SEEN_REFRESH_SECS) < now);

@@ -256,8 +256,10 @@ fn starts_string_literal(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// (`Head.fuse` is left out because libraries call a module's `fuse` by
+    /// name; the other kinds of class are read in [`units`]'s tests.)
     #[test]
-    fn methods_are_read_from_classes_without_a_base_only() {
+    fn methods_are_read_from_plain_classes_and_are_called_by_their_name() {
         let text = "class SmoothedValue(object):\n    \"\"\"Tracks a series.\"\"\"\n\n    def __init__(self):\n        self.total = 0\n\n\
                     \x20   def synchronize_between_processes(self):\n        t = torch.tensor([self.total], dtype=torch.float64)\n\
                     \x20       dist.all_reduce(t)\n\n\
