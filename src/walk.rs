@@ -499,7 +499,9 @@ const PROJECT_MARKERS: [&str; 4] = ["pyproject.toml", "setup.py", "setup.cfg", "
 
 /// The file in `dir` that makes it a project, if any (one listing of the
 /// directory); with several, the first of [`PROJECT_MARKERS`], then the first
-/// requirements file by name, whatever order the directory lists them in.
+/// requirements file by name, whatever order the directory lists them in,
+/// then one in a `requirements/` directory (GPT-NeoX keeps
+/// `requirements/requirements.txt` and no other marker).
 /// A `setup.py` beside an `__init__.py` is a module of a package (as
 /// `pytorch_lightning/trainer/setup.py` is), not a project's.
 fn project_marker(dir: &Path) -> Option<String> {
@@ -515,7 +517,16 @@ fn project_marker(dir: &Path) -> Option<String> {
             .position(|m| *m == name)
             .or_else(|| is_requirements_file(name).then_some(PROJECT_MARKERS.len()))
     };
-    names.into_iter().filter_map(|name| Some((rank(&name)?, name))).min().map(|(_, name)| name)
+    let marker = names.iter().filter_map(|name| Some((rank(name)?, name))).min().map(|(_, name)| name.clone());
+    marker.or_else(|| {
+        names.iter().any(|n| n == "requirements").then(|| requirements_in(&dir.join("requirements"))).flatten()
+    })
+}
+
+/// The first requirements file by name in the directory `dir`, as `requirements/<name>`.
+fn requirements_in(dir: &Path) -> Option<String> {
+    let names = std::fs::read_dir(dir).ok()?.flatten().filter_map(|entry| entry.file_name().into_string().ok());
+    names.filter(|n| is_requirements_file(n)).min().map(|n| format!("requirements/{n}"))
 }
 
 /// Whether a file name is a project's requirements file: `requirements*.txt`,
@@ -617,7 +628,7 @@ mod tests {
     #[test]
     fn a_requirements_file_or_a_versioned_one_makes_a_project() {
         let dir = std::env::temp_dir().join(format!("npu-mem-markers-{}", std::process::id()));
-        let cases: [(&[&str], Option<&str>); 8] = [
+        let cases: [(&[&str], Option<&str>); 11] = [
             (&["1.8_requirements.txt", "README.md"], Some("1.8_requirements.txt")),
             (&["requirements-dev.txt"], Some("requirements-dev.txt")),
             (&["pip-requirements.txt"], Some("pip-requirements.txt")),
@@ -626,10 +637,16 @@ mod tests {
             (&["2.1_requirements.txt", "setup.py"], Some("setup.py")),
             (&["requirements.md", "notes.txt"], None),
             (&["__init__.py", "setup.py"], None),
+            (
+                &["requirements/requirements-dev.txt", "requirements/requirements.txt"],
+                Some("requirements/requirements-dev.txt"),
+            ),
+            (&["requirements/notes.md", "train.py"], None),
+            (&["requirements/requirements.txt", "setup.cfg"], Some("setup.cfg")),
         ];
         for (names, marker) in cases {
             let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::create_dir_all(dir.join("requirements")).unwrap();
             names.iter().for_each(|n| std::fs::write(dir.join(n), "").unwrap());
             assert_eq!(project_marker(&dir).as_deref(), marker, "{names:?}");
         }
