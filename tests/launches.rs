@@ -299,7 +299,9 @@ fn the_entry_points_of_a_hubconf_are_called_by_torch_hub() {
 /// called only by `MetricLogger`'s method of the same name, which nothing
 /// calls; `Scale.forward_fused` and `FusedScale` by nothing. A module's
 /// `extra_repr` (torch calls it), another library's subclass and Triton's
-/// `TritonPythonModel` are left alone.
+/// `TritonPythonModel` are left alone. `Settings.block_size`, a static
+/// method, is read too; the lookups by computed names in `Settings.check`
+/// and the trainer read values only, so they call nothing.
 #[test]
 fn methods_and_autograd_functions_that_nothing_calls_are_advice() {
     let fixture = repo().join("fixtures/uncalled-methods");
@@ -323,12 +325,23 @@ fn methods_and_autograd_functions_that_nothing_calls_are_advice() {
             row(53, "TX001", false),
             row(59, "TX001", true),
             row(66, "TX001", true),
+            row(80, "TX001", true),
         ]
     );
     let report = common::scan_json(&["--no-cache", fixture.to_str().unwrap()]);
     let uncalled = report["projects"][0]["uncalled_functions"].as_array().unwrap().iter();
     let names: Vec<&str> = uncalled.map(|u| u["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["SmoothedValue.synchronize_between_processes", "Scale.forward_fused", "FusedScale"]);
+    assert_eq!(
+        names,
+        ["SmoothedValue.synchronize_between_processes", "Scale.forward_fused", "FusedScale", "Settings.block_size"]
+    );
+    // Once the trainer calls what its lookup by a computed name finds, any method may be called.
+    let dir = temp_dir("uncalled-methods-looked-up");
+    copy_dir(&fixture, &dir);
+    let train = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    std::fs::write(dir.join("train.py"), train.replace("if getattr(args, name) is None:", "if getattr(args, name)():"))
+        .unwrap();
+    assert!(scan(&dir).iter().all(|(_, _, unlaunched)| !unlaunched), "{:?}", scan(&dir));
     // Once the trainer synchronises its logger, both methods are called.
     let dir = temp_dir("uncalled-methods-called");
     copy_dir(&fixture, &dir);

@@ -175,7 +175,8 @@ pub(crate) fn find(
         .collect();
     candidates.extend(tests.iter().cloned());
     let functions = functions_with_findings(files, finding_lines);
-    let callers = crate::project::uncalled::Callers::new(&functions);
+    let python = files.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display());
+    let callers = crate::project::uncalled::Callers::new(&functions, python);
     // The project's texts are read only when there is something to decide.
     let texts = match candidates.is_empty() && functions.is_empty() {
         true => ProjectTexts::default(),
@@ -363,7 +364,7 @@ fn read_project(
             main_blocks.extend(main_block(text).filter(|_| kind == Some(FileKind::Python)).map(|b| (i, b)));
         }
         let started = started.into_iter().collect::<BTreeSet<usize>>();
-        (started, main_blocks, commands && TEST_RUNNER.is_match(text), callers.seen_in(text))
+        (started, main_blocks, commands && TEST_RUNNER.is_match(text), callers.seen_in(path, text))
     };
     let scanned = files
         .par_iter()

@@ -19,8 +19,9 @@
 //! run only through their name (`ScaledMaskedSoftmax.apply`). A class that
 //! derives from anything else may be called by that one's library
 //! (`training_step`, a hook), so its methods are not. A lookup by a
-//! computed name (`getattr(obj, name)`) anywhere in the project may find any
-//! method or class: then none of them is dead.
+//! computed name (`getattr(obj, name)`) may find any method or class, and
+//! on a module that module's functions, unless its object or its use
+//! narrows it ([`lookups`]).
 //!
 //! Only the function's own project is read (a nested project with its own
 //! marker that calls it is not). Mentioned means anywhere, as a whole word: a call, a
@@ -34,15 +35,18 @@
 //! `"darknet%d" % depth`); a whole string such as `"model"` is no such start
 //! of `model_device`. Decorated
 //! functions (registered, wrapped, exported), `main`, `test*` functions and
-//! special names are left out. The functions are read from the lines,
+//! special names are left out; `@staticmethod` and `@classmethod` register
+//! nothing, so methods decorated only with them are read. The functions are read from the lines,
 //! without a parse: a `def` at the start of a line up to the next line that
 //! starts at the margin with code; a line of a string that starts there ends
 //! the function early, which only keeps more findings as they are.
 
+mod lookups;
 mod units;
 
 use aho_corasick::AhoCorasick;
-use std::collections::HashMap;
+use lookups::{Lookups, ANY_MODULE};
+use std::collections::{HashMap, HashSet};
 pub(crate) use units::functions_and_methods;
 use units::is_whole_word;
 pub(crate) use units::Function;
@@ -59,6 +63,9 @@ pub(crate) struct Callers<'f> {
     /// name each belongs to (an index into `names`).
     starts: Option<AhoCorasick>,
     start_owner: Vec<usize>,
+    /// The names of the project's directories and modules: a library of one
+    /// of these names is the project's own.
+    modules: HashSet<String>,
 }
 
 /// What one text says of the functions' names: how often it mentions each
@@ -67,13 +74,27 @@ pub(crate) struct Callers<'f> {
 pub(crate) struct Seen {
     mentions: Vec<usize>,
     built: Vec<bool>,
-    /// Whether an attribute is looked up by a computed name ([`looks_up_computed_attribute`]).
-    computed_attribute: bool,
+    /// Whether a lookup by a computed name in its own file may find each.
+    looked_up_here: Vec<bool>,
+    /// What the lookups by a computed name may find elsewhere.
+    lookups: Lookups,
+    /// The files that import some of the names under their own (a
+    /// package's `__init__.py` re-exporting them), and those names.
+    imported: Vec<(String, Vec<usize>)>,
 }
 
 impl<'f> Callers<'f> {
-    /// Prepares the search for the names of `functions` (by file).
-    pub(crate) fn new(functions: &'f HashMap<String, Vec<Function>>) -> Self {
+    /// Prepares the search for the names of `functions` (by file), in the
+    /// project whose Python files are at `paths`.
+    pub(crate) fn new<P: AsRef<str>>(
+        functions: &'f HashMap<String, Vec<Function>>,
+        paths: impl Iterator<Item = P>,
+    ) -> Self {
+        let mut modules = HashSet::new();
+        for path in paths {
+            let parts = path.as_ref().split('/').map(|part| part.strip_suffix(".py").unwrap_or(part));
+            modules.extend(parts.map(str::to_string));
+        }
         let mut names: Vec<&str> = functions.values().flatten().map(|f| f.name.as_str()).collect();
         names.sort_unstable();
         names.dedup();
@@ -91,19 +112,36 @@ impl<'f> Callers<'f> {
             starts: AhoCorasick::new(&starts).ok(),
             names,
             start_owner,
+            modules,
         }
     }
 
     /// Nothing said of the names yet: what [`Seen::and`] adds to.
     pub(crate) fn nothing_seen(&self) -> Seen {
-        Seen { mentions: vec![0; self.names.len()], built: vec![false; self.names.len()], computed_attribute: false }
+        let n = self.names.len();
+        Seen {
+            mentions: vec![0; n],
+            built: vec![false; n],
+            looked_up_here: vec![false; n],
+            lookups: Lookups::default(),
+            imported: Vec::new(),
+        }
     }
 
-    /// What `text` says of the names.
-    pub(crate) fn seen_in(&self, text: &str) -> Seen {
+    /// What the text of the file at `path` says of the names.
+    pub(crate) fn seen_in(&self, path: &str, text: &str) -> Seen {
         let mut seen = self.nothing_seen();
-        for i in self.mentions_in(text) {
-            seen.mentions[i] += 1;
+        let mut imported = Vec::new();
+        for m in self.words.iter().flat_map(|words| words.find_overlapping_iter(text)) {
+            let (i, start, end) = (m.pattern().as_usize(), m.start(), m.end());
+            match is_whole_word(text, start, end) && only_imports(text, start, end) {
+                true => imported.push(i),
+                false if is_whole_word(text, start, end) => seen.mentions[i] += 1,
+                false => {}
+            }
+        }
+        if !imported.is_empty() && !path.is_empty() {
+            seen.imported.push((path.to_string(), imported));
         }
         if let Some(starts) = &self.starts {
             for m in starts.find_overlapping_iter(text) {
@@ -112,7 +150,14 @@ impl<'f> Callers<'f> {
                 }
             }
         }
-        seen.computed_attribute = looks_up_computed_attribute(text);
+        seen.lookups = lookups::lookups_in(text, &|root| self.modules.contains(root));
+        if std::mem::take(&mut seen.lookups.own_file) {
+            for f in self.functions.get(path).into_iter().flatten() {
+                if let Ok(i) = self.names.binary_search(&f.name.as_str()) {
+                    seen.looked_up_here[i] = true;
+                }
+            }
+        }
         seen
     }
 
@@ -150,9 +195,30 @@ impl<'f> Callers<'f> {
                 }
             }
         }
-        // A method or class may be what a lookup by a computed name finds: undecided, so called.
-        let method = |i: usize| by_name[i].iter().any(|(_, f)| f.class.is_some() || f.is_class);
-        let undecided: Vec<bool> = (0..self.names.len()).map(|i| total.computed_attribute && method(i)).collect();
+        // What a lookup by a computed name may find is undecided, so called.
+        let lookups = &total.lookups;
+        let bases: HashSet<&str> = lookups.bases.iter().map(String::as_str).collect();
+        let inherited = |f: &Function| {
+            lookups.inherited && f.class.as_deref().is_some_and(|c| lookups.unread_base || bases.contains(c))
+        };
+        // A module looked up may hold any of its files' functions, and those they import (re-exports).
+        let modules: HashSet<&str> = lookups.modules.iter().map(String::as_str).collect();
+        let in_module = |path: &str| {
+            modules.contains(ANY_MODULE)
+                || path.split('/').any(|p| modules.contains(p.strip_suffix(".py").unwrap_or(p)))
+        };
+        let mut reexported = vec![false; self.names.len()];
+        for (_, names) in total.imported.iter().filter(|(path, _)| in_module(path)) {
+            names.iter().for_each(|&i| reexported[i] = true);
+        }
+        let undecided: Vec<bool> = (0..self.names.len())
+            .map(|i| {
+                let found = |path: &str, f: &Function| {
+                    lookups.methods && (f.class.is_some() || f.is_class) || f.class.is_none() && in_module(path)
+                };
+                total.looked_up_here[i] || reexported[i] || by_name[i].iter().any(|(p, f)| found(p, f) || inherited(f))
+            })
+            .collect();
         // Mentions not yet known to sit in dead functions.
         let mut live = total.mentions.clone();
         let called = |i: usize, live: &[usize]| live[i] > defined[i] || total.built[i] || undecided[i];
@@ -187,7 +253,9 @@ impl Seen {
     pub(crate) fn and(mut self, other: Seen) -> Seen {
         self.mentions.iter_mut().zip(other.mentions).for_each(|(t, n)| *t += n);
         self.built.iter_mut().zip(other.built).for_each(|(t, b)| *t |= b);
-        self.computed_attribute |= other.computed_attribute;
+        self.looked_up_here.iter_mut().zip(other.looked_up_here).for_each(|(t, b)| *t |= b);
+        self.lookups.and(other.lookups);
+        self.imported.extend(other.imported);
         self
     }
 }
@@ -214,42 +282,6 @@ fn only_imports(text: &str, start: usize, end: usize) -> bool {
     let line_start = crate::source::line_start_at(text, start);
     let renamed = text[end..].trim_start_matches([' ', '\t']).starts_with("as ");
     crate::semantic::import_lines::is_import_line(&text[line_start..]) && !renamed
-}
-
-/// Whether `text` calls `getattr` with a name that is no string literal
-/// (`getattr(model, cfg.method)`): what it finds cannot be read, and may be
-/// any method. A literal name is a mention, and an f-string's start a name
-/// built at run time ([`builds_name`]).
-fn looks_up_computed_attribute(text: &str) -> bool {
-    text.match_indices("getattr(").any(|(at, call)| {
-        let whole = is_whole_word(text, at, at + call.len() - 1);
-        whole && second_argument(&text[at + call.len()..]).is_some_and(|arg| !starts_string_literal(arg))
-    })
-}
-
-/// The text of a call's second argument onwards, from the text after its
-/// `(`: what follows the first comma outside brackets and strings.
-fn second_argument(args: &str) -> Option<&str> {
-    let (mut depth, mut quote) = (0usize, None::<char>);
-    for (at, c) in args.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') if depth == 0 => return None,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, ',') if depth == 0 => return Some(args[at + 1..].trim_start()),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Whether `text` starts with a string literal, prefixes (`f`, `rb`) included.
-fn starts_string_literal(text: &str) -> bool {
-    let rest = text.trim_start_matches(['r', 'b', 'f', 'u', 'R', 'B', 'F', 'U']);
-    text.len() - rest.len() <= 2 && rest.starts_with(['"', '\''])
 }
 
 #[cfg(test)]
@@ -304,18 +336,79 @@ mod tests {
         let trainer = "metric_logger.synchronize_between_processes()\n";
         assert!(uncalled(&functions, &[text, logger, train, trainer]).is_empty(), "called");
         // A lookup by a computed name may find any method: none is decided dead.
-        for lookup in ["getattr(logger, args.action)()\n", "fn = getattr(self.meters[k], name, None)\n"] {
+        for lookup in ["getattr(logger, args.action)()\n", "fn = getattr(self.meters[k], name, None)\nfn()\n"] {
             assert!(uncalled(&functions, &[text, logger, train, lookup]).is_empty(), "{lookup}");
         }
-        for literal in ["getattr(logger, 'update')()\n", "getattr(m, f\"update_{k}\")\n", "hasattr(x, y)\n"] {
+        // Unless its name is read, or what it finds is only read as a value.
+        for literal in [
+            "getattr(logger, 'update')()\n",
+            "getattr(m, f\"update_{k}\")\n",
+            "hasattr(x, y)\n",
+            "if getattr(args, key) is None:\n    pass\n",
+        ] {
             assert_eq!(uncalled(&functions, &[text, logger, train, literal]).len(), 2, "{literal}");
         }
     }
 
+    #[test]
+    fn a_lookup_on_self_finds_its_own_files_methods_and_inherited_ones() {
+        let meter = "class Meter:\n    def reset(self):\n        pass\n";
+        let timer = "class Timer:\n    def stop(self):\n        pass\n";
+        let mut functions = HashMap::new();
+        functions.insert("meter.py".to_string(), functions_and_methods(meter));
+        functions.insert("timer.py".to_string(), functions_and_methods(timer));
+        let dead = |lookup: (&str, &str)| {
+            let callers = Callers::new(&functions, functions.keys());
+            let seen = [("meter.py", meter), ("timer.py", timer), lookup]
+                .iter()
+                .fold(callers.nothing_seen(), |total, (p, t)| total.and(callers.seen_in(p, t)));
+            let mut dead: Vec<String> = callers.uncalled(&seen).into_values().flatten().map(|f| f.name).collect();
+            dead.sort();
+            dead
+        };
+        let runner = "class Runner:\n    def run(self, k):\n        return getattr(self, k)()\n";
+        assert_eq!(dead(("runner.py", runner)), ["reset", "stop"], "another file's class");
+        assert_eq!(dead(("meter.py", &format!("{meter}{runner}"))), ["stop"], "its own file's classes");
+        let derived = runner.replace("Runner:", "Runner(Meter):");
+        assert_eq!(dead(("runner.py", &derived)), ["stop"], "a class it derives from");
+        let unread = runner.replace("Runner:", "Runner(make_base()):");
+        assert!(dead(("runner.py", &unread)).is_empty(), "bases that cannot be read");
+    }
+
+    #[test]
+    fn a_lookup_on_a_module_finds_its_files_functions_and_what_they_import() {
+        let resnet = "def resnet50():\n    return 1\n";
+        let blocks = "def make_block():\n    return 2\n";
+        let debug = "def dump_state():\n    return 3\n";
+        let init = "from .resnet import *\nfrom ..layers.blocks import make_block\n";
+        let mut functions = HashMap::new();
+        for (path, text) in
+            [("pkg/models/resnet.py", resnet), ("pkg/layers/blocks.py", blocks), ("tools/debug.py", debug)]
+        {
+            functions.insert(path.to_string(), functions_and_methods(text));
+        }
+        let dead = |train: &str| {
+            let callers = Callers::new(&functions, functions.keys());
+            let texts = [("pkg/models/__init__.py", init), ("train.py", train)];
+            let seen = texts.iter().fold(callers.nothing_seen(), |total, (p, t)| total.and(callers.seen_in(p, t)));
+            let mut dead: Vec<String> = callers.uncalled(&seen).into_values().flatten().map(|f| f.name).collect();
+            dead.sort();
+            dead
+        };
+        assert_eq!(dead("print(1)\n"), ["dump_state", "make_block", "resnet50"]);
+        let by_arch = "from pkg import models as M\nnet = getattr(M, args.arch)()\n";
+        assert_eq!(dead(by_arch), ["dump_state"], "the package's own and what its __init__ imports");
+        let loaded = "m = importlib.import_module(args.module)\nnet = getattr(m, args.arch)()\n";
+        assert!(dead(loaded).is_empty(), "a module a loader gives may be any");
+    }
+
     /// By file, the functions that nothing in `texts` calls.
-    fn uncalled(functions: &HashMap<String, Vec<Function>>, texts: &[&str]) -> HashMap<String, Vec<Function>> {
-        let callers = Callers::new(functions);
-        let total = texts.iter().fold(callers.nothing_seen(), |total, t| total.and(callers.seen_in(t)));
+    pub(super) fn uncalled(
+        functions: &HashMap<String, Vec<Function>>,
+        texts: &[&str],
+    ) -> HashMap<String, Vec<Function>> {
+        let callers = Callers::new(functions, functions.keys());
+        let total = texts.iter().fold(callers.nothing_seen(), |total, t| total.and(callers.seen_in("", t)));
         callers.uncalled(&total)
     }
 
@@ -354,5 +447,10 @@ mod tests {
         for text in joined {
             assert_eq!(dead(&[ops, train, text]), ["walk"], "{text}");
         }
+        // A lookup on a module by a computed name may find any function; on an object, none.
+        let on_module = "import ops\nfn = getattr(ops, name)\nfn(w)\n";
+        assert_eq!(dead(&[ops, train, on_module]), Vec::<String>::new());
+        let on_object = "fn = getattr(meter, name)\nfn(w)\n";
+        assert_eq!(dead(&[ops, train, on_object]), ["pres_check", "walk"]);
     }
 }

@@ -95,11 +95,17 @@ pub(crate) fn functions_and_methods(text: &str) -> Vec<Function> {
             previous_margin = Some(line);
         } else if let Some(body) = class.as_mut() {
             match body.statement(line) {
+                Statement::Member(member) if member.starts_with('@') => {
+                    out.extend(open.take());
+                    body.decorators.push(member);
+                }
                 Statement::Member(member) => {
                     out.extend(open.take());
-                    let decorated = body.previous.is_some_and(|p| p.starts_with('@'));
+                    // `@staticmethod` and `@classmethod` register nothing: callers still name the method.
+                    let plain = |d: &&str| matches!(d.trim_end(), "@staticmethod" | "@classmethod");
+                    let decorated = !body.decorators.iter().all(plain);
                     open = function_at(member, i, Some((&body.name, body.kind)), decorated);
-                    body.previous = Some(member);
+                    body.decorators.clear();
                 }
                 // A line of a string or of a bracket below the members' margin: the method ends early.
                 Statement::Below => out.extend(open.take()),
@@ -275,8 +281,8 @@ struct ClassBody<'t> {
     kind: ClassKind,
     /// The indentation of its members, from its first line of code.
     margin: Option<usize>,
-    /// Its last line at that margin, without the indentation.
-    previous: Option<&'t str>,
+    /// The decorators above the member to come, without the indentation.
+    decorators: Vec<&'t str>,
 }
 
 /// What a line inside a class body is.
@@ -291,7 +297,7 @@ enum Statement<'t> {
 
 impl<'t> ClassBody<'t> {
     fn new(name: &str, kind: ClassKind) -> Self {
-        ClassBody { name: name.to_string(), kind, margin: None, previous: None }
+        ClassBody { name: name.to_string(), kind, margin: None, decorators: Vec::new() }
     }
 
     fn statement(&mut self, line: &'t str) -> Statement<'t> {
@@ -358,6 +364,9 @@ mod tests {
                     \x20   def forward_fused(self, x):\n        return FusedSoftmax.apply(x)\n\n\
                     \x20   def forward_torch(self, x):\n        return x.softmax(-1)\n\n\
                     \x20   def extra_repr(self):\n        return ''\n\n\
+                    \x20   @staticmethod\n    def batch_per_block(sq):\n        import softmax_cuda\n\
+                    \x20       return softmax_cuda.batch(sq)\n\n\
+                    \x20   @lru_cache\n    @staticmethod\n    def cached(x):\n        return x\n\n\
                     class Head(Base):\n    def helper(self):\n        pass\n";
         let found: Vec<(String, usize, usize, bool)> = functions_and_methods(text)
             .into_iter()
@@ -371,6 +380,7 @@ mod tests {
                 row("DeformFn", 10, 13, true),
                 row("Softmax.forward_fused", 19, 20, false),
                 row("Softmax.forward_torch", 22, 23, false),
+                row("Softmax.batch_per_block", 29, 31, false),
             ]
         );
         // Without the import, `Function` may be any class.
@@ -379,18 +389,21 @@ mod tests {
         let mut functions = std::collections::HashMap::new();
         functions.insert("softmax.py".to_string(), functions_and_methods(text));
         let dead = |texts: &[&str]| -> Vec<String> {
-            let callers = super::super::Callers::new(&functions);
-            let total = texts.iter().fold(callers.nothing_seen(), |total, t| total.and(callers.seen_in(t)));
-            let mut names: Vec<String> =
-                callers.uncalled(&total).into_values().flatten().map(|f| f.qualified_name()).collect();
+            let mut names: Vec<String> = super::super::tests::uncalled(&functions, texts)
+                .into_values()
+                .flatten()
+                .map(|f| f.qualified_name())
+                .collect();
             names.sort();
             names
         };
         let train = "model = Softmax()\n";
         // A class whose only user is a dead method is dead too.
-        assert_eq!(dead(&[text, train]), ["DeformFn", "FusedSoftmax", "Softmax.forward_fused"]);
-        assert_eq!(dead(&[text, train, "y = model.forward_fused(x)\n"]), ["DeformFn"]);
+        let all = ["DeformFn", "FusedSoftmax", "Softmax.batch_per_block", "Softmax.forward_fused"];
+        assert_eq!(dead(&[text, train]), all);
+        let called = "y = model.forward_fused(x)\nn = Softmax.batch_per_block(4)\n";
+        assert_eq!(dead(&[text, train, called]), ["DeformFn"]);
         // A lookup by a computed name may find a class.
-        assert!(dead(&[text, train, "op = getattr(ops, cfg.op)\n"]).is_empty());
+        assert!(dead(&[text, train, "op = getattr(ops, cfg.op)\ny = op.apply(x)\n"]).is_empty());
     }
 }
