@@ -523,10 +523,12 @@ fn project_marker(dir: &Path) -> Option<String> {
     })
 }
 
-/// The first requirements file by name in the directory `dir`, as `requirements/<name>`.
+/// The requirements file of the directory `dir`, as `requirements/<name>`:
+/// `requirements.txt`, else the first by name.
 fn requirements_in(dir: &Path) -> Option<String> {
     let names = std::fs::read_dir(dir).ok()?.flatten().filter_map(|entry| entry.file_name().into_string().ok());
-    names.filter(|n| is_requirements_file(n)).min().map(|n| format!("requirements/{n}"))
+    let first = names.filter(|n| is_requirements_file(n)).min_by_key(|n| (n != "requirements.txt", n.clone()));
+    first.map(|n| format!("requirements/{n}"))
 }
 
 /// Whether a file name is a project's requirements file: `requirements*.txt`,
@@ -628,7 +630,7 @@ mod tests {
     #[test]
     fn a_requirements_file_or_a_versioned_one_makes_a_project() {
         let dir = std::env::temp_dir().join(format!("npu-mem-markers-{}", std::process::id()));
-        let cases: [(&[&str], Option<&str>); 11] = [
+        let cases: [(&[&str], Option<&str>); 12] = [
             (&["1.8_requirements.txt", "README.md"], Some("1.8_requirements.txt")),
             (&["requirements-dev.txt"], Some("requirements-dev.txt")),
             (&["pip-requirements.txt"], Some("pip-requirements.txt")),
@@ -639,8 +641,9 @@ mod tests {
             (&["__init__.py", "setup.py"], None),
             (
                 &["requirements/requirements-dev.txt", "requirements/requirements.txt"],
-                Some("requirements/requirements-dev.txt"),
+                Some("requirements/requirements.txt"),
             ),
+            (&["requirements/requirements-dev.txt"], Some("requirements/requirements-dev.txt")),
             (&["requirements/notes.md", "train.py"], None),
             (&["requirements/requirements.txt", "setup.cfg"], Some("setup.cfg")),
         ];

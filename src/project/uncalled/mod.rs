@@ -132,14 +132,13 @@ impl<'f> Callers<'f> {
     pub(crate) fn seen_in(&self, path: &str, text: &str) -> Seen {
         let mut seen = self.nothing_seen();
         let mut imported = Vec::new();
-        for m in self.words.iter().flat_map(|words| words.find_overlapping_iter(text)) {
-            let (i, start, end) = (m.pattern().as_usize(), m.start(), m.end());
-            match is_whole_word(text, start, end) && only_imports(text, start, end) {
+        for (i, only_imported) in self.words_in(text) {
+            match only_imported {
                 true => imported.push(i),
-                false if is_whole_word(text, start, end) => seen.mentions[i] += 1,
-                false => {}
+                false => seen.mentions[i] += 1,
             }
         }
+        let imported_here = imported.clone();
         if !imported.is_empty() && !path.is_empty() {
             seen.imported.push((path.to_string(), imported));
         }
@@ -151,12 +150,14 @@ impl<'f> Callers<'f> {
             }
         }
         seen.lookups = lookups::lookups_in(text, &|root| self.modules.contains(root));
+        // What the file defines, and what it imports (`globals()` holds both).
         if std::mem::take(&mut seen.lookups.own_file) {
             for f in self.functions.get(path).into_iter().flatten() {
                 if let Ok(i) = self.names.binary_search(&f.name.as_str()) {
                     seen.looked_up_here[i] = true;
                 }
             }
+            imported_here.into_iter().for_each(|i| seen.looked_up_here[i] = true);
         }
         seen
     }
@@ -164,11 +165,18 @@ impl<'f> Callers<'f> {
     /// The names (indexes into `names`) that `text` mentions as whole
     /// words, once per mention; an import under the name's own is none.
     fn mentions_in(&self, text: &str) -> Vec<usize> {
+        self.words_in(text).into_iter().filter(|&(_, only_imported)| !only_imported).map(|(i, _)| i).collect()
+    }
+
+    /// The names (indexes into `names`) that `text` holds as whole words,
+    /// once per occurrence, each with whether it is only imported there
+    /// ([`only_imports`]).
+    fn words_in(&self, text: &str) -> Vec<(usize, bool)> {
         let Some(words) = &self.words else { return Vec::new() };
         words
             .find_overlapping_iter(text)
-            .filter(|m| is_whole_word(text, m.start(), m.end()) && !only_imports(text, m.start(), m.end()))
-            .map(|m| m.pattern().as_usize())
+            .filter(|m| is_whole_word(text, m.start(), m.end()))
+            .map(|m| (m.pattern().as_usize(), only_imports(text, m.start(), m.end())))
             .collect()
     }
 
@@ -400,6 +408,8 @@ mod tests {
         assert_eq!(dead(by_arch), ["dump_state"], "the package's own and what its __init__ imports");
         let loaded = "m = importlib.import_module(args.module)\nnet = getattr(m, args.arch)()\n";
         assert!(dead(loaded).is_empty(), "a module a loader gives may be any");
+        let namespace = "from tools.debug import dump_state\n\ndef run(name):\n    return globals()[name]()\n";
+        assert_eq!(dead(namespace), ["make_block", "resnet50"], "globals() holds what the file imports");
     }
 
     /// By file, the functions that nothing in `texts` calls.

@@ -160,10 +160,13 @@ const PROTOCOL_METHODS: &[&str] =
 /// state-dict hooks), that code elsewhere calls on any module (`train`,
 /// `to`), or that libraries look for by convention (timm's
 /// `no_weight_decay`, transformers' `_init_weights`, mmcv's `init_weights`,
-/// RepVGG's `switch_to_deploy`): such a method may run with nothing in the
-/// project naming it.
+/// RepVGG's `switch_to_deploy`; detectron2's `@configurable` calls a
+/// class's `from_config`, torch's quantization `convert` a module's
+/// `from_float`): such a method may run with nothing in the project naming it.
 const MODULE_METHODS: &[&str] = &[
     "forward",
+    "from_config",
+    "from_float",
     "extra_repr",
     "reset_parameters",
     "_reset_parameters",
