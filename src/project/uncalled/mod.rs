@@ -138,10 +138,6 @@ impl<'f> Callers<'f> {
                 false => seen.mentions[i] += 1,
             }
         }
-        let imported_here = imported.clone();
-        if !imported.is_empty() && !path.is_empty() {
-            seen.imported.push((path.to_string(), imported));
-        }
         if let Some(starts) = &self.starts {
             for m in starts.find_overlapping_iter(text) {
                 if builds_name(text, m.start(), m.end()) {
@@ -157,7 +153,10 @@ impl<'f> Callers<'f> {
                     seen.looked_up_here[i] = true;
                 }
             }
-            imported_here.into_iter().for_each(|i| seen.looked_up_here[i] = true);
+            imported.iter().for_each(|&i| seen.looked_up_here[i] = true);
+        }
+        if !imported.is_empty() && !path.is_empty() {
+            seen.imported.push((path.to_string(), imported));
         }
         seen
     }
