@@ -357,6 +357,25 @@ fn a_comparison_on_a_plain_string_is_advice_and_one_on_a_device_type_blocks() {
 }
 
 #[test]
+fn a_load_without_map_location_is_advice_under_automatic_migration_and_a_cuda_one_is_not() {
+    // transfer_to_npu answers torch.cuda's questions for the NPU and builds
+    // the storages of a CUDA checkpoint there; a CUDA `map_location` still
+    // puts the whole checkpoint in device memory.
+    let tx014 = |report: &serde_json::Value| -> Vec<(u64, bool)> {
+        let all = report["findings"].as_array().unwrap().iter().filter(|f| f["code"] == "TX014");
+        all.map(|f| (f["line"].as_u64().unwrap(), f["advisory"].as_bool().unwrap())).collect()
+    };
+    let auto = tx014(&json(&["fixtures/rules/TX014.py", "--migration", "auto"]));
+    let cuda_map_location = [20, 22, 24, 30];
+    assert_eq!(auto.len(), 15, "{auto:?}");
+    for (line, advisory) in &auto {
+        assert_eq!(*advisory, !cuda_map_location.contains(line), "line {line}: {auto:?}");
+    }
+    let manual = tx014(&json(&["fixtures/rules/TX014.py", "--migration", "manual"]));
+    assert!(manual.iter().all(|(_, advisory)| !advisory), "{manual:?}");
+}
+
+#[test]
 fn a_scripted_function_that_only_runs_eagerly_blocks_nothing() {
     // transfer_to_npu turns torch.jit.script into the identity: the code runs
     // eagerly and gives the same results, unless the file needs a real
