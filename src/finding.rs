@@ -251,6 +251,9 @@ pub enum Advice {
     /// Its file is the source another file says it was generated from: what
     /// runs is the generated copy, which carries the same finding.
     GeneratorSource,
+    /// Its file lies in a directory for another platform (`runtime/gpu/`,
+    /// `tensorrt/`) that no started run imports.
+    OtherPlatform,
 }
 
 impl Advice {
@@ -266,6 +269,7 @@ impl Advice {
             Advice::Unreached => "unreached",
             Advice::UnselectedClass => "unselected-class",
             Advice::GeneratorSource => "generator-source",
+            Advice::OtherPlatform => "other-platform",
         }
     }
 
@@ -281,6 +285,7 @@ impl Advice {
             Advice::Unreached => "in a file that no named run reaches",
             Advice::UnselectedClass => "in a registered class that no configuration of the named runs selects",
             Advice::GeneratorSource => "in the source of a generated file: the generated copy is what runs",
+            Advice::OtherPlatform => "in a directory for another platform that no launch script starts or imports",
         }
     }
 }

@@ -297,7 +297,8 @@ fn the_entry_points_of_a_hubconf_are_called_by_torch_hub() {
 /// based on `nn.Module`, are read as functions are, and an autograd
 /// function as a whole. `SmoothedValue.synchronize_between_processes` is
 /// called only by `MetricLogger`'s method of the same name, which nothing
-/// calls; `Scale.forward_fused` and `FusedScale` by nothing. A module's
+/// calls; `Scale.forward_fused` and `FusedScale` by nothing (the trainer
+/// builds `Scale`, so torch may call its `forward`). A module's
 /// `extra_repr` (torch calls it), another library's subclass and Triton's
 /// `TritonPythonModel` are left alone. `Settings.block_size`, a static
 /// method, is read too; the lookups by computed names in `Settings.check`
@@ -335,6 +336,16 @@ fn methods_and_autograd_functions_that_nothing_calls_are_advice() {
         names,
         ["SmoothedValue.synchronize_between_processes", "Scale.forward_fused", "FusedScale", "Settings.block_size"]
     );
+    // A module class that nothing builds is dead as a whole, its `forward` included.
+    let dir = temp_dir("uncalled-methods-unbuilt");
+    copy_dir(&fixture, &dir);
+    let train = std::fs::read_to_string(dir.join("train.py")).unwrap();
+    std::fs::write(dir.join("train.py"), train.replace("    scale = Scale()\n", "    scale = torch.nn.Identity()\n"))
+        .unwrap();
+    let report = common::scan_json(&["--no-cache", dir.to_str().unwrap()]);
+    let uncalled = report["projects"][0]["uncalled_functions"].as_array().unwrap().iter();
+    let names: Vec<&str> = uncalled.map(|u| u["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"Scale"), "{names:?}");
     // Once the trainer calls what its lookup by a computed name finds, any method may be called.
     let dir = temp_dir("uncalled-methods-looked-up");
     copy_dir(&fixture, &dir);

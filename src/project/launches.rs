@@ -43,6 +43,7 @@
 //! ([`crate::project::uncalled`]).
 
 use crate::project::named_files::NamedFiles;
+use crate::project::other_platforms;
 use crate::project::processes::LazyGraph;
 use crate::source::{read_file, LineSet};
 use crate::walk::{Excluded, FileKind, ScanFile};
@@ -73,6 +74,10 @@ pub struct Launches {
     pub unlaunched: Vec<String>,
     /// Those scripts and the files only they import (display paths).
     pub files: HashSet<String>,
+    /// The files in directories for another platform that no started run
+    /// imports, and the shell scripts there (display paths; see
+    /// [`crate::project::other_platforms`]).
+    pub other_platform: HashSet<String>,
     /// By display path, the module-level functions that nothing in the
     /// project calls, among those that hold findings, in line order.
     pub uncalled: HashMap<String, Vec<crate::project::uncalled::Function>>,
@@ -145,7 +150,8 @@ pub(crate) fn find(
         !ignored.contains(path)
             && match &by_npu_launchers {
                 Some(named) => named.contains(path),
-                None => shell_names.names(path),
+                // Another platform's script: only a text outside such directories starts it (read below).
+                None => shell_names.names(path) && !other_platforms::holds(path, dir),
             }
     };
     let guessed = |e: &str| entries.named.is_none() && platform_started(e);
@@ -198,12 +204,17 @@ pub(crate) fn find(
     }
     let unlaunched: BTreeSet<String> = candidates.into_iter().filter(|c| !started.contains(c)).collect();
     main_blocks.retain(|path, _| unlaunched.contains(path));
+    let others: BTreeSet<String> =
+        scripts.iter().chain(&tests).chain(&launched).filter(|e| !unlaunched.contains(*e)).cloned().collect();
+    // Named runs decide reach themselves.
+    let other_platform = match entries.named {
+        Some(_) => HashSet::new(),
+        None => other_platform_files(files, dir, &others, graph),
+    };
     let mut files = match unlaunched.is_empty() || entries.named.is_some() {
         true => HashSet::new(),
         false => {
             let graph = graph.get();
-            let others: BTreeSet<String> =
-                scripts.iter().chain(&tests).chain(&launched).filter(|e| !unlaunched.contains(*e)).cloned().collect();
             graph.only_reached_from(&graph.ids(&unlaunched), &graph.ids(&others))
         }
     };
@@ -212,12 +223,35 @@ pub(crate) fn find(
         launched: launched.into_iter().collect(),
         unlaunched: unlaunched.into_iter().collect(),
         files,
+        other_platform,
         uncalled,
         main_blocks,
         untaken: Vec::new(),
         cuda_only_tests: Vec::new(),
         ignored: Vec::new(),
     }
+}
+
+/// The files of `files` (one project's, displayed under `dir`) in its
+/// directories for another platform that none of the `started` scripts
+/// imports, with the Python files only those import, and the shell scripts
+/// there ([`crate::project::other_platforms`]).
+fn other_platform_files(
+    files: &[&ScanFile],
+    dir: &str,
+    started: &BTreeSet<String>,
+    graph: &mut LazyGraph,
+) -> HashSet<String> {
+    let there: Vec<&ScanFile> = files.iter().copied().filter(|f| other_platforms::holds(&f.display(), dir)).collect();
+    if there.is_empty() {
+        return HashSet::new();
+    }
+    let python: BTreeSet<String> =
+        there.iter().filter(|f| f.kind == FileKind::Python).map(|f| f.display().into_owned()).collect();
+    let graph = graph.get();
+    let mut found = graph.only_reached_from(&graph.ids(&python), &graph.ids(started));
+    found.extend(there.iter().filter(|f| f.kind == FileKind::Shell).map(|f| f.display().into_owned()));
+    found
 }
 
 /// Where the project's NPU launch scripts start some of `entries`
@@ -350,6 +384,10 @@ fn read_project(
     // What one text says: the candidates it starts, whether it runs a test runner, what it calls.
     let read = |path: &str, kind: Option<FileKind>, commands: bool, text: &str| {
         let mut started = names.named_in(text, TextKind::of(kind));
+        if other_platforms::holds(path, dir) {
+            // Another platform's steps: no NPU run follows them.
+            started.clear();
+        }
         if kind == Some(FileKind::Shell) {
             // Their only launch lines there stop at a usage error.
             started.retain(|&j| !shell.ignored.contains(by_index[j]));
@@ -374,7 +412,8 @@ fn read_project(
             let text = read_file(f).ok()?.text;
             Some(read(&f.display(), Some(f.kind), f.kind == FileKind::Shell, &text))
         });
-    let docs = documents(dir, excluded).into_par_iter().filter_map(|p| {
+    let here = |p: &Path| !other_platforms::holds(&p.to_string_lossy().replace('\\', "/"), dir);
+    let docs = documents(dir, excluded).into_par_iter().filter(|p| here(p)).filter_map(|p| {
         let commands = p.file_name().is_some_and(|n| n == "Makefile")
             || p.extension().and_then(|e| e.to_str()).is_some_and(|e| COMMAND_EXTENSIONS.contains(&e));
         // A document in another encoding (a GBK README) still names scripts in ASCII.

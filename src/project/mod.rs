@@ -25,6 +25,7 @@ pub(crate) mod migration;
 pub(crate) mod named_files;
 pub mod named_runs;
 pub(crate) mod npu_launchers;
+mod other_platforms;
 mod outcome;
 mod outer_launches;
 pub(crate) mod processes;

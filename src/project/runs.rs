@@ -14,6 +14,7 @@ use super::launches::{self, EntryScripts};
 use super::migration::{Assumed, Style};
 use super::named_files::NamedFiles;
 use super::named_runs::{self, RunSummary};
+use super::other_platforms;
 use super::outcome::ProjectOutcome;
 use super::outer_launches;
 use super::processes;
@@ -57,6 +58,8 @@ pub(super) struct Runs {
     definitions: HashMap<String, Vec<(usize, usize)>>,
     /// Files that no started process runs.
     unlaunched_files: HashSet<String>,
+    /// Files in a directory for another platform that no started run imports.
+    other_platform_files: HashSet<String>,
     /// By display path, the tests that run only where CUDA is.
     cuda_only_tests: HashMap<String, Vec<(usize, usize)>>,
     /// Files another file says it was generated from ([`generated`]).
@@ -143,6 +146,7 @@ impl Runs {
             files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
         }
         let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
+        let mut other_platform_files = HashSet::new();
         let (mut late_files, mut import_lines) = (HashSet::new(), HashMap::new());
         let no_scripts = BTreeSet::new();
         for (i, p) in per_project.iter_mut().enumerate() {
@@ -190,6 +194,7 @@ impl Runs {
                 };
                 p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
                 unlaunched_files.extend(std::mem::take(&mut p.launches.files));
+                other_platform_files.extend(std::mem::take(&mut p.launches.other_platform));
                 // A script nothing starts needs no `transfer_to_npu` either.
                 let unlaunched = &p.launches.unlaunched;
                 p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
@@ -197,6 +202,12 @@ impl Runs {
         }
         for (p, ignored) in per_project.iter_mut().zip(ignored) {
             p.launches.ignored = ignored.lines;
+        }
+        if guessing {
+            let launching: Vec<bool> = per_project.iter().map(|p| !p.launches.launched.is_empty()).collect();
+            let nested = other_platforms::nested(walked, &launching);
+            let deployed = walked.files.iter().filter(|f| nested.get(f.project) == Some(&true));
+            other_platform_files.extend(deployed.map(|f| f.display().into_owned()));
         }
         let named = named.map(|started| {
             let reach = named_runs::reach(started, walked, rereads);
@@ -214,6 +225,7 @@ impl Runs {
             import_lines,
             definitions,
             unlaunched_files,
+            other_platform_files,
             cuda_only_tests,
             generator_sources: generated::sources(walked, outcomes),
             untaken: BTreeSet::new(),
@@ -252,6 +264,8 @@ impl Runs {
             Some(Advice::UnselectedClass)
         } else if self.unlaunched_files.contains(f.path.as_str()) {
             Some(Advice::UnlaunchedFile)
+        } else if self.other_platform_files.contains(f.path.as_str()) {
+            Some(Advice::OtherPlatform)
         } else if unreached.is_none() && self.generator_sources.contains(f.path.as_str()) {
             // (A named run that reaches the source imports it: then it runs.)
             Some(Advice::GeneratorSource)

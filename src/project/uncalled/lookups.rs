@@ -1,10 +1,11 @@
 //! Lookups by a computed name (`getattr(obj, name)`, `globals()[name]`,
 //! `module.__dict__[name]`), read from a text without a parse: what they
 //! may find. What such a lookup finds cannot be read, so it may be any
-//! method or class of the project, and, on a module the text imports
-//! (`getattr(models, args.arch)`), any function of that module: of the files
-//! under a directory or named like it, and what they import under its own
-//! name (a package's `__init__.py` re-exporting it). On a module a loader
+//! method or class of the project; on a module of the project that the
+//! text imports (`getattr(models, args.arch)`), any function or class of
+//! that module, but no method: of the files under a directory or named
+//! like it, and what they import under its own name (a package's
+//! `__init__.py` re-exporting it). On a module a loader
 //! gives (`importlib.import_module(name)`, `sys.modules[name]`), it may be any
 //! function. None of those is decided dead. Three forms narrow it, each by
 //! what Python does:
@@ -194,8 +195,14 @@ fn look_up(
         found.own_file = true;
         found.inherited = true;
     } else {
-        found.methods = true;
-        found.modules.extend(module_named(source, object));
+        match module_named(source, object) {
+            // A module of the project holds functions and classes, not methods.
+            Some(module) if module != ANY_MODULE && is_project(&module) => found.modules.push(module),
+            module => {
+                found.methods = true;
+                found.modules.extend(module);
+            }
+        }
     }
 }
 

@@ -16,7 +16,10 @@
 //! `nn.Module` but `forward` and the others torch or a library calls by
 //! name (GPT-NeoX's port keeps `forward_fused_softmax`, which its `forward`
 //! no longer calls), and `torch.autograd.Function` classes as a whole: they
-//! run only through their name (`ScaledMaskedSoftmax.apply`). A class that
+//! run only through their name (`ScaledMaskedSoftmax.apply`). An `nn.Module`
+//! class is also read as a whole, by its name: its `forward` runs only on a
+//! module something built (GLIP's port keeps EfficientDet's `FocalLoss`,
+//! which nothing builds). A class that
 //! derives from anything else may be called by that one's library
 //! (`training_step`, a hook), so its methods are not. A lookup by a
 //! computed name (`getattr(obj, name)`) may find any method or class, and
@@ -319,6 +322,7 @@ mod tests {
                 ("SmoothedValue.synchronize_between_processes".to_string(), 7, 9),
                 ("SmoothedValue.update".to_string(), 15, 18),
                 ("Meter.reset".to_string(), 24, 25),
+                ("Head".to_string(), 26, 28),
                 ("helper".to_string(), 39, 40),
             ]
         );
@@ -327,7 +331,7 @@ mod tests {
         let logger = "class MetricLogger:\n    def synchronize_between_processes(self):\n\
                       \x20       for meter in self.meters:\n            meter.synchronize_between_processes()\n";
         functions.insert("logger.py".to_string(), functions_and_methods(logger));
-        let train = "meter.update(1)\nmeter.reset()\nhelper()\n";
+        let train = "meter.update(1)\nmeter.reset()\nhelper()\nhead = Head()\n";
         let dead: Vec<String> = uncalled(&functions, &[text, logger, train])
             .into_values()
             .flatten()
@@ -409,6 +413,34 @@ mod tests {
         assert!(dead(loaded).is_empty(), "a module a loader gives may be any");
         let namespace = "from tools.debug import dump_state\n\ndef run(name):\n    return globals()[name]()\n";
         assert_eq!(dead(namespace), ["make_block", "resnet50"], "globals() holds what the file imports");
+    }
+
+    #[test]
+    fn a_module_class_runs_once_something_builds_it_and_a_module_lookup_finds_no_method() {
+        let losses =
+            "class FocalLoss(nn.Module):\n    def __init__(self):\n        super(FocalLoss, self).__init__()\n\n\
+                      \x20   def forward(self, x):\n        return x.cuda()\n\n\
+                      class DiceLoss(nn.Module):\n    def forward(self, x):\n        return x\n";
+        let meter = "class Meter:\n    def reset(self):\n        pass\n";
+        let mut functions = HashMap::new();
+        functions.insert("pkg/losses.py".to_string(), functions_and_methods(losses));
+        functions.insert("pkg/meter.py".to_string(), functions_and_methods(meter));
+        let dead = |train: &str| {
+            let callers = Callers::new(&functions, functions.keys());
+            let texts = [("pkg/losses.py", losses), ("pkg/meter.py", meter), ("train.py", train)];
+            let seen = texts.iter().fold(callers.nothing_seen(), |total, (p, t)| total.and(callers.seen_in(p, t)));
+            let mut dead: Vec<String> = callers.uncalled(&seen).into_values().flatten().map(|f| f.name).collect();
+            dead.sort();
+            dead
+        };
+        assert_eq!(dead("loss = DiceLoss()\n"), ["FocalLoss", "reset"], "its own `super(FocalLoss, ...)` is no use");
+        let configured = "loss = {'focal': FocalLoss, 'dice': DiceLoss}[cfg.loss]()\n";
+        assert_eq!(dead(configured), ["reset"]);
+        // A module of the project holds classes and functions: no method is found there.
+        let by_name = "from pkg import losses\nloss = getattr(losses, cfg.loss)()\n";
+        assert_eq!(dead(by_name), ["reset"]);
+        let on_object = "loss = getattr(registry, cfg.loss)()\n";
+        assert!(dead(on_object).is_empty(), "an object's lookup may find any method or class");
     }
 
     /// By file, the functions that nothing in `texts` calls.

@@ -69,8 +69,10 @@ pub(super) fn is_whole_word(text: &str, start: usize, end: usize) -> bool {
 /// The module-level, undecorated functions of a Python file's text that
 /// may be dead (not `main`, not a test, not a special name); the undecorated
 /// methods of its classes without a base, or based on `nn.Module` but those
-/// torch or a library calls by name; and its `torch.autograd.Function`
-/// classes, run only through their name (`Op.apply`), as a whole ([`class_at`]).
+/// torch or a library calls by name; its `torch.autograd.Function`
+/// classes, run only through their name (`Op.apply`), as a whole
+/// ([`class_at`]); and its `nn.Module` classes as a whole too: `forward`
+/// and the hooks run only on a module that something built by its name.
 pub(crate) fn functions_and_methods(text: &str) -> Vec<Function> {
     let lines: Vec<&str> = crate::source::python_lines(text).collect();
     let function_imported = lines.iter().any(|l| imports_autograd_function(l));
@@ -80,20 +82,30 @@ pub(crate) fn functions_and_methods(text: &str) -> Vec<Function> {
     // arguments run over several lines (their closing `)` is not at the margin).
     let mut previous_margin: Option<&str> = None;
     let mut class: Option<ClassBody> = None;
+    // An `nn.Module` class as a whole: what torch calls on it (`forward`)
+    // runs only once something names the class.
+    let mut module_class: Option<Function> = None;
     for (i, line) in lines.iter().enumerate() {
         let at_margin = !line.is_empty() && !line.starts_with([' ', '\t', '#', ')', ']', '}']);
         if at_margin {
             out.extend(open.take());
+            out.extend(module_class.take());
             let decorated = previous_margin.is_some_and(|p| p.starts_with('@'));
             open = function_at(line, i, None, decorated);
             class = None;
             match class_at(line, function_imported).filter(|_| !decorated) {
                 Some((name, ClassKind::AutogradFunction)) => open = Some(Function::new(name, None, i, true)),
-                Some((name, kind)) => class = Some(ClassBody::new(name, kind)),
+                Some((name, kind)) => {
+                    if kind == ClassKind::Module {
+                        module_class = Some(Function::new(name, None, i, true));
+                    }
+                    class = Some(ClassBody::new(name, kind));
+                }
                 None => {}
             }
             previous_margin = Some(line);
         } else if let Some(body) = class.as_mut() {
+            extend(&mut module_class, line, i);
             match body.statement(line) {
                 Statement::Member(member) if member.starts_with('@') => {
                     out.extend(open.take());
@@ -116,6 +128,7 @@ pub(crate) fn functions_and_methods(text: &str) -> Vec<Function> {
         }
     }
     out.extend(open);
+    out.extend(module_class);
     for f in &mut out {
         f.body = lines[f.first - 1..f.last].join("\n");
     }
@@ -352,7 +365,8 @@ mod tests {
                 ("helper".to_string(), 3, 5),
                 ("wrapped".to_string(), 8, 11),
                 ("first".to_string(), 23, 24),
-                ("fetch".to_string(), 26, 27)
+                ("fetch".to_string(), 26, 27),
+                ("Model".to_string(), 28, 30)
             ]
         );
     }
@@ -384,6 +398,8 @@ mod tests {
                 row("Softmax.forward_fused", 19, 20, false),
                 row("Softmax.forward_torch", 22, 23, false),
                 row("Softmax.batch_per_block", 29, 31, false),
+                // The module as a whole: its `forward` runs once something builds it by name.
+                row("Softmax", 15, 36, true),
             ]
         );
         // Without the import, `Function` may be any class.
