@@ -141,6 +141,10 @@ impl Compiler {
             let m = self.matcher(d).map_err(within("callee_definition"))?;
             preds.push(Pred::CalleeDefinition(Box::new(m)));
         }
+        if let Some(d) = &s.class_definition {
+            let m = self.matcher(d).map_err(within("class_definition"))?;
+            preds.push(Pred::ClassDefinition(Box::new(m)));
+        }
         if let Some(c) = &s.from_callers {
             preds.push(Pred::FromCallers(Box::new(self.matcher(c).map_err(within("from_callers"))?)));
         }
@@ -503,6 +507,7 @@ fn cost(p: &Pred) -> u8 {
         | Pred::Binding(_) => 2,
         Pred::Contains(_)
         | Pred::CalleeDefinition(_)
+        | Pred::ClassDefinition(_)
         | Pred::FromCallers(_)
         | Pred::FlowsInto(_)
         | Pred::FunctionHas(_)

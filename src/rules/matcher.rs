@@ -448,6 +448,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         }
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::CalleeDefinition(m) => cx.model.definitions_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
+        Pred::ClassDefinition(m) => cx.model.classes_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
         Pred::FromCallers(m) => {
             let passed = (node.kind_name() == "identifier")
                 .then(|| cx.function_of(node))

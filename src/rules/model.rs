@@ -296,6 +296,8 @@ pub enum Pred {
     Binding(Box<Matcher>),
     /// The call's function, defined in the same file, matches.
     CalleeDefinition(Box<Matcher>),
+    /// The call builds a class defined at the file's module level, whose definition matches.
+    ClassDefinition(Box<Matcher>),
     /// The name is a parameter of its function, and every value the file's calls pass for it matches.
     FromCallers(Box<Matcher>),
     /// An enclosing node matches.
@@ -347,6 +349,7 @@ impl Pred {
             Pred::Contains(m) => ("contains", m),
             Pred::Binding(m) => ("binding", m),
             Pred::CalleeDefinition(m) => ("callee_definition", m),
+            Pred::ClassDefinition(m) => ("class_definition", m),
             Pred::FromCallers(m) => ("from_callers", m),
             Pred::Ancestor(m) => ("ancestor", m),
             Pred::FunctionHas(m) => ("function_has", m),

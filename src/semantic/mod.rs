@@ -89,6 +89,8 @@ pub struct FileModel<'t> {
     pub per_step_functions: FastSet<usize>,
     /// The `function_definition` nodes of the file, by name.
     definitions: FastMap<&'t str, Vec<Node<'t>>>,
+    /// The module-level `class_definition` nodes of the file, by name.
+    classes: FastMap<&'t str, Vec<Node<'t>>>,
     /// The calls of names the file may define (`f(...)`, `self.f(...)`), in order.
     local_calls: Vec<steps::LocalCall<'t>>,
     /// Node ids of docstrings.
@@ -316,6 +318,13 @@ impl<'t> FileModel<'t> {
     /// file; which class is not checked). Empty for anything else.
     pub fn definitions_called(&self, call: Node<'t>, src: &str) -> &[Node<'t>] {
         calls::own_function_name(call, src).and_then(|n| self.definitions.get(n)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The module-level classes of this file that `call` builds by their
+    /// name (`Dataset(...)`). Empty for anything else.
+    pub fn classes_called(&self, call: Node<'t>, src: &str) -> &[Node<'t>] {
+        let name = call.field(Field::Function).filter(|f| f.kind_name() == "identifier").map(|f| text(f, src));
+        name.and_then(|n| self.classes.get(n)).map_or(&[], Vec::as_slice)
     }
 
     /// Whether `value` is the default of a parameter of a function that this
@@ -553,6 +562,9 @@ impl<'t> Visitor<'t> for Builder<'t> {
                     }
                     if self.at_module_level() {
                         self.model.defined.insert(name);
+                        if node.kind_name() == "class_definition" {
+                            self.model.classes.entry(name).or_default().push(node);
+                        }
                         if let Some(class) = subclasses::LocalClass::of(node, src) {
                             self.classes.insert(name, class);
                         }
