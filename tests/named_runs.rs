@@ -312,3 +312,24 @@ fn a_launch_after_the_scripts_own_cd_starts_the_script_under_that_directory() {
     std::fs::write(dir.join("nested/requirements.txt"), "torch\n").unwrap();
     assert_eq!(started(modelzoo), ["nested/tools/train.py"]);
 }
+
+/// A shell script that the named command runs with no arguments has empty
+/// positional parameters, so the options its launches pass are known; with
+/// arguments they are not read, and nothing is decided by them.
+#[test]
+fn a_script_run_without_arguments_passes_no_positional_ones() {
+    let dir = temp_dir("positional");
+    std::fs::write(dir.join("requirements.txt"), "torch\n").unwrap();
+    std::fs::write(
+        dir.join("train.py"),
+        "import argparse\nimport torch\n\np = argparse.ArgumentParser()\np.add_argument(\"--fast\", action=\"store_true\")\n\
+         args = p.parse_args()\nif args.fast:\n    x = torch.zeros(1).cuda()\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("test")).unwrap();
+    let script = "if [[ $# == 1 ]]; then\n    extra=$1\nelse\n    extra=\"\"\nfi\nPY=\"python train.py\"\n$PY --lr 1 $extra \"$@\"\n";
+    std::fs::write(dir.join("test/run.sh"), script).unwrap();
+    let advice = |entry: &str| in_file(&json_in(&dir, &["--entry", entry]), "train.py");
+    assert_eq!(advice("bash test/run.sh"), [row(8, "TX001", "untaken-branch")]);
+    assert_eq!(advice("bash test/run.sh --fast"), [row(8, "TX001", "-")], "its arguments may be any");
+}

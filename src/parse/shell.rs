@@ -98,6 +98,50 @@ pub struct EnvMention {
 /// nest a few levels, and the limit keeps the reading shallow.
 pub(crate) const MAX_NESTING: usize = 8;
 
+/// `text`, a shell script run with no arguments, with its positional
+/// parameters spelled out: `$1` to `$9`, `${1}` to `${9}`, `$@` and `$*`
+/// are empty (`""` outside double quotes, so that `[[ $1 == x ]]` and
+/// `for a in $*` stay sound), and `$#` is `0`. Single-quoted text, escaped
+/// `\$` and other forms (`${1:-default}`) are left as they are.
+pub(crate) fn without_positional_parameters(text: &str) -> String {
+    let digit = |t: Option<&str>| t.and_then(|t| t.bytes().next()).is_some_and(|b| (b'1'..=b'9').contains(&b));
+    let mut out = String::with_capacity(text.len());
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let empty = if double { "" } else { "\"\"" };
+        let parameter = match (c, single || escaped) {
+            ('$', false) if rest.starts_with("$#") || rest.starts_with("${#}") => {
+                Some(("0", if rest.starts_with("$#") { 2 } else { 4 }))
+            }
+            ('$', false) if ["$@", "$*"].iter().any(|p| rest.starts_with(p)) => Some((empty, 2)),
+            ('$', false) if ["${@}", "${*}"].iter().any(|p| rest.starts_with(p)) => Some((empty, 4)),
+            ('$', false) if digit(rest.get(1..)) => Some((empty, 2)),
+            ('$', false) if rest.get(1..2) == Some("{") && digit(rest.get(2..)) && rest.get(3..4) == Some("}") => {
+                Some((empty, 4))
+            }
+            _ => None,
+        };
+        if let Some((value, len)) = parameter {
+            out.push_str(value);
+            rest = &rest[len..];
+            continue;
+        }
+        match c {
+            '\\' if !single => escaped = !escaped,
+            '\'' if !double && !escaped => single = !single,
+            '"' if !single && !escaped => double = !double,
+            _ => {}
+        }
+        if c != '\\' {
+            escaped = false;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// Reads `text`, a shell script.
 pub(crate) fn read(text: &str) -> Script {
     let mut script = Script::default();

@@ -46,6 +46,9 @@ pub struct Started {
     pub by_run: Vec<(String, BTreeSet<usize>)>,
     /// The shell scripts they run, by index into the walked files.
     pub shell: BTreeSet<usize>,
+    /// Those of them that a named command runs with no arguments: their
+    /// positional parameters (`$1`, `$@`) are empty.
+    pub without_arguments: BTreeSet<usize>,
     /// Their launch lines: the options each started script is given.
     pub launches: Vec<Launch>,
     /// The directories their launch lines may run in, which the
@@ -216,8 +219,12 @@ fn start_one(files: &Files, run: &NamedRun) -> Result<Started, EntryError> {
     started.dirs.insert(run.base.clone());
     let (text, bare) = as_command(&run.command);
     let words = split_words(&text);
-    for word in words.iter().filter(|w| w.ends_with(".sh")) {
-        started.shell.insert(files.at(&run.base, word).map_err(error)?);
+    for (i, word) in words.iter().enumerate().filter(|(_, w)| w.ends_with(".sh")) {
+        let script = files.at(&run.base, word).map_err(error)?;
+        started.shell.insert(script);
+        if i + 1 == words.len() {
+            started.without_arguments.insert(script);
+        }
     }
     for launch in launches_in(&text, &shell::read(&text)).into_iter().filter(|l| l.script != ANY_SCRIPT) {
         if launch.script.ends_with(".py") {
@@ -266,9 +273,14 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
             started.any_script.insert(caller.project);
             continue;
         };
-        let script = shell::read(&source.text);
+        let text = match started.without_arguments.contains(&s) {
+            true => shell::without_positional_parameters(&source.text),
+            false => source.text.to_string(),
+        };
+        let text = text.as_str();
+        let script = shell::read(text);
         let words: Vec<String> = script.commands.iter().flat_map(|c| c.words()).collect();
-        let line_of = |at: usize| source.text[..at.min(source.text.len())].matches('\n').count() + 1;
+        let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
         // A part the shell parser cannot read starts a script only if it names
         // Python or a launcher. A part around other such parts is the parser's
         // recovery, whose commands were read: only the innermost ones count.
@@ -277,10 +289,10 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
             |(from, to): &(usize, usize)| unreadable.iter().any(|(f, t)| (f, t) != (from, to) && from <= f && t <= to);
         let harmless: BTreeSet<usize> = unreadable
             .iter()
-            .filter(|r| around(r) || !may_start_python(source.text.get(r.0..r.1).unwrap_or("python")))
+            .filter(|r| around(r) || !may_start_python(text.get(r.0..r.1).unwrap_or("python")))
             .map(|(from, _)| line_of(*from))
             .collect();
-        for launch in launches_in(&source.text, &script) {
+        for launch in launches_in(text, &script) {
             if launch.script == ANY_SCRIPT {
                 if !harmless.contains(&launch.line) {
                     // It may start any script with any options: no branch is decided by the others.
@@ -295,7 +307,7 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
             let own_command = |c: &&shell::ShellCommand| {
                 line_of(c.range.0) == launch.line && c.words().iter().any(|w| written.contains(&w.as_str()))
             };
-            let dir = script.commands.iter().find(own_command).and_then(|c| dir_at(&source.text, &script, c));
+            let dir = script.commands.iter().find(own_command).and_then(|c| dir_at(text, &script, c));
             started.scripts.extend(files.started_by(caller, &launch, &written, dir.as_deref()));
             started.launches.push(launch);
         }

@@ -106,8 +106,19 @@ pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
             None => out.extend(opaque(words, line)),
         }
     }
+    // A variable of one literal value that every read of which lies in a
+    // command read as a launch (`PY="python train.py"; $PY --lr 1`): those
+    // commands were read with it expanded, so its value names no other launch.
+    let read_in_launches = |name: &str| {
+        let values = mentions.iter().filter(|m| m.name == name && m.value.is_some()).count();
+        let mut reads = mentions.iter().filter(|m| m.name == name && m.value.is_none()).peekable();
+        let in_launch = |(at, end): (usize, usize)| {
+            script.commands.iter().any(|c| c.range.0 <= at && end <= c.range.1 && launch_of(&c.words(), 0).is_some())
+        };
+        values == 1 && assigned.contains(&name) && reads.peek().is_some() && reads.all(|r| in_launch(r.range))
+    };
     for m in mentions {
-        if let Some(value) = &m.value {
+        if let Some(value) = m.value.as_ref().filter(|_| !read_in_launches(&m.name)) {
             out.extend(opaque(split_words(value), line_of(m.range.0)));
         }
     }
@@ -231,7 +242,6 @@ mod tests {
                 ("main.py", vec!["--a", "1"], false, false),
                 ("train.py", vec!["--b"], true, false),
                 ("tools.train", vec!["--c"], false, false),
-                ("eval.py", vec![], false, true),
                 // A copy may be run under another name.
                 ("run.py", vec![], false, true),
                 // `sed -i` and `rm` start none of the scripts they name; `cat` may feed one to Python.
@@ -240,9 +250,15 @@ mod tests {
                 ("*", vec![], false, true),
                 ("a.py", vec!["--d", "1"], false, false),
                 ("*", vec![], false, true),
-                // `CMD` holds one literal value: `$CMD` runs it.
+                // `CMD` holds one literal value and is only run (`$CMD`): that
+                // launch is read as it is, and the assignment names no other.
                 ("eval.py", vec![], false, false),
             ]
         );
+        // Read anywhere else too (`CMD="$PY --fast"`), the value may run with any options.
+        let script = "PY=\"python t.py\"\n$PY --lr 1\nCMD=\"$PY --fast\"\n";
+        let found = launches_in(script, &crate::parse::shell::read(script));
+        let got: Vec<(&str, bool)> = found.iter().map(|l| (l.script.as_str(), l.opaque)).collect();
+        assert_eq!(got, [("t.py", true), ("t.py", false)]);
     }
 }

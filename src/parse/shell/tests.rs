@@ -204,3 +204,14 @@ fn a_trailing_backslash_and_empty_backquotes_are_read() {
         commands("stamp=``\npython3 train.py --epochs 1 \\\n").iter().map(|c| c.words().join(" ")).collect();
     assert_eq!(texts, ["python3 train.py --epochs 1"]);
 }
+
+#[test]
+fn positional_parameters_of_a_run_without_arguments_are_empty() {
+    let text = "if [[ $# == 1 && $1 == x ]]; then opt=$1; fi\nfor p in $*; do echo \"$p\"; done\n\
+                python t.py --data \"$1\" ${2} $opt \"$@\" x$10 ${1:-def} \\$1 '$1' ${#name}\n";
+    assert_eq!(
+        without_positional_parameters(text),
+        "if [[ 0 == 1 && \"\" == x ]]; then opt=\"\"; fi\nfor p in \"\"; do echo \"$p\"; done\n\
+         python t.py --data \"\" \"\" $opt \"\" x\"\"0 ${1:-def} \\$1 '$1' ${#name}\n"
+    );
+}
