@@ -183,7 +183,7 @@ fn the_markdown_report_names_the_scripts_too() {
     );
     assert!(
         run.stdout.contains(
-            "Functions that nothing in the project calls (their findings are advice): \
+            "Functions and classes that nothing in the project calls (their findings are advice): \
              `dump_for_comparison` (`fixtures/launches/common.py:10`)."
         ),
         "{}",

@@ -43,7 +43,7 @@ pub fn render(report: &Report) -> String {
                 .into_iter()
                 .map(|(path, f)| format!("`{}` (`{}:{}`)", cell(&f.name), cell(path), f.first))
                 .collect();
-            advice(&mut out, "Functions that nothing in the project calls", functions);
+            advice(&mut out, "Functions and classes that nothing in the project calls", functions);
             let branches =
                 p.launches.untaken.iter().map(|(path, b)| format!("`{}` (`{}:{}`)", cell(&b.test), cell(path), b.line));
             advice(&mut out, "Branches that no run of the launch scripts takes", branches.collect());

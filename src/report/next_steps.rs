@@ -367,12 +367,19 @@ fn render_uncalled(out: &mut String, project: &ProjectOutcome, indent: &str, pai
     }
     let named = first_few(functions.iter().map(|(path, f)| format!("{} at {path}:{}", f.qualified_name(), f.first)));
     let (holds, is, its) = if functions.len() == 1 { ("holds", "is", "its") } else { ("hold", "are", "their") };
+    // Autograd functions and modules are whole classes, named like functions.
+    let classes = functions.iter().filter(|(_, f)| f.is_class).count();
+    let what = match (classes, functions.len()) {
+        (0, n) => plural(n, "function"),
+        (1, 1) => "1 class".to_string(),
+        (c, n) if c == n => format!("{n} classes"),
+        (_, n) => format!("{n} functions and classes"),
+    };
     let _ = writeln!(
         out,
-        "{indent}{} {} that {holds} findings {is} called by nothing in the project ({}), so {its} findings are advice \
-         too (`--entries all` keeps their severity).",
+        "{indent}{} {what} that {holds} findings {is} called by nothing in the project ({}), so {its} findings are \
+         advice too (`--entries all` keeps their severity).",
         paint.bold("Functions:"),
-        plural(functions.len(), "function"),
         visible(&named)
     );
 }
