@@ -104,24 +104,11 @@ pub(crate) const MAX_NESTING: usize = 8;
 /// `for a in $*` stay sound), and `$#` is `0`. Single-quoted text, escaped
 /// `\$` and other forms (`${1:-default}`) are left as they are.
 pub(crate) fn without_positional_parameters(text: &str) -> String {
-    let digit = |t: Option<&str>| t.and_then(|t| t.bytes().next()).is_some_and(|b| (b'1'..=b'9').contains(&b));
     let mut out = String::with_capacity(text.len());
     let (mut single, mut double, mut escaped) = (false, false, false);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        let empty = if double { "" } else { "\"\"" };
-        let parameter = match (c, single || escaped) {
-            ('$', false) if rest.starts_with("$#") || rest.starts_with("${#}") => {
-                Some(("0", if rest.starts_with("$#") { 2 } else { 4 }))
-            }
-            ('$', false) if ["$@", "$*"].iter().any(|p| rest.starts_with(p)) => Some((empty, 2)),
-            ('$', false) if ["${@}", "${*}"].iter().any(|p| rest.starts_with(p)) => Some((empty, 4)),
-            ('$', false) if digit(rest.get(1..)) => Some((empty, 2)),
-            ('$', false) if rest.get(1..2) == Some("{") && digit(rest.get(2..)) && rest.get(3..4) == Some("}") => {
-                Some((empty, 4))
-            }
-            _ => None,
-        };
+        let parameter = (c == '$' && !single && !escaped).then(|| positional_parameter(rest, double)).flatten();
         if let Some((value, len)) = parameter {
             out.push_str(value);
             rest = &rest[len..];
@@ -140,6 +127,22 @@ pub(crate) fn without_positional_parameters(text: &str) -> String {
         rest = &rest[c.len_utf8()..];
     }
     out
+}
+
+/// The positional parameter that `rest` starts with (`$1`, `${2}`, `$@`,
+/// `$#`), as its value in a run without arguments, and its length.
+fn positional_parameter(rest: &str, in_double_quotes: bool) -> Option<(&'static str, usize)> {
+    let empty = if in_double_quotes { "" } else { "\"\"" };
+    let forms = [("$#", "0"), ("${#}", "0"), ("$@", empty), ("$*", empty), ("${@}", empty), ("${*}", empty)];
+    if let Some((form, value)) = forms.iter().find(|(form, _)| rest.starts_with(form)) {
+        return Some((value, form.len()));
+    }
+    let digit = |at: usize| rest.as_bytes().get(at).is_some_and(|b| (b'1'..=b'9').contains(b));
+    match (digit(1), rest.get(1..2) == Some("{") && digit(2) && rest.get(3..4) == Some("}")) {
+        (true, _) => Some((empty, 2)),
+        (_, true) => Some((empty, 4)),
+        _ => None,
+    }
 }
 
 /// Reads `text`, a shell script.

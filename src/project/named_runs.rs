@@ -275,7 +275,7 @@ fn follow_shell_scripts(files: &Files, started: &mut Started) {
         };
         let text = match started.without_arguments.contains(&s) {
             true => shell::without_positional_parameters(&source.text),
-            false => source.text.to_string(),
+            false => source.text,
         };
         let text = text.as_str();
         let script = shell::read(text);

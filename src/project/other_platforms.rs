@@ -12,6 +12,7 @@
 //! A project nested in such a directory (with a marker of its own) is that
 //! platform's deployment as a whole.
 
+use crate::project::vendored::{enclosing_projects, inside};
 use crate::walk::WalkResult;
 
 /// Directory names (compared without case) that name another accelerator,
@@ -42,7 +43,7 @@ const OTHER_PLATFORMS: &[&str] = &[
 /// the directories below the project count: a project that itself sits in
 /// a `gpu/` directory is not one.
 pub(crate) fn holds(path: &str, dir: &str) -> bool {
-    let parent = below(path, dir).and_then(|r| r.rsplit_once('/')).map_or("", |(d, _)| d);
+    let parent = inside(dir, path).and_then(|r| r.rsplit_once('/')).map_or("", |(d, _)| d);
     names_another(parent)
 }
 
@@ -53,25 +54,17 @@ pub(crate) fn holds(path: &str, dir: &str) -> bool {
 /// which none of those runs starts. Only a project with a marker of its own
 /// counts as around another (a scan root of unrelated ports does not).
 pub(crate) fn nested(walked: &WalkResult, launching: &[bool]) -> Vec<bool> {
-    let enclosing = crate::project::vendored::enclosing_projects(walked);
+    let enclosing = enclosing_projects(walked);
     let dirs: Vec<&str> = walked.projects.iter().map(|p| p.display.as_str()).collect();
     let marked = |q: usize| walked.projects[q].marker.is_some();
     (0..dirs.len())
         .map(|p| {
             let mut around = std::iter::successors(enclosing[p], |&q| enclosing[q]);
             around.any(|q| {
-                marked(q) && launching.get(q) == Some(&true) && below(dirs[p], dirs[q]).is_some_and(names_another)
+                marked(q) && launching.get(q) == Some(&true) && inside(dirs[q], dirs[p]).is_some_and(names_another)
             })
         })
         .collect()
-}
-
-/// `path` relative to the directory `dir` (both as displayed), if it lies in it.
-fn below<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
-    match dir {
-        "." => Some(path),
-        _ => path.strip_prefix(dir)?.strip_prefix('/'),
-    }
 }
 
 /// Whether one of the `/`-separated directory names `dirs` names another platform.

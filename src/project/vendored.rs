@@ -100,7 +100,7 @@ fn enclosing(dirs: &[&str], p: usize) -> Option<usize> {
 }
 
 /// `path` relative to the directory `dir` (both as displayed), if it lies in it.
-fn inside<'p>(dir: &str, path: &'p str) -> Option<&'p str> {
+pub(crate) fn inside<'p>(dir: &str, path: &'p str) -> Option<&'p str> {
     if dir == "." {
         return (!path.starts_with("../") && !path.starts_with('/')).then_some(path);
     }

@@ -92,6 +92,8 @@ pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     };
     let assigned: Vec<&str> =
         mentions.iter().filter(|m| m.value.is_some() && !unknown(&m.name)).map(|m| m.name.as_str()).collect();
+    // Where the commands read as launches lie (byte ranges).
+    let mut launch_ranges: Vec<(usize, usize)> = Vec::new();
     for c in &script.commands {
         let (words, line) = (c.words(), line_of(c.range.0));
         // What precedes the command on its line: after an assignment or in
@@ -100,7 +102,10 @@ pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
         let line_start = text[..c.range.0].rfind('\n').map_or(0, |i| i + 1);
         let a_command = !text[line_start..c.range.0].contains(['=', '(', '[']);
         match launch_of(&words, line) {
-            Some(launch) => out.push(launch),
+            Some(launch) => {
+                launch_ranges.push(c.range);
+                out.push(launch);
+            }
             None if a_command && runs_unknown_command(&words, &assigned) => out.push(any_script(line)),
             None if a_command && only_handles_files(&words) => {}
             None => out.extend(opaque(words, line)),
@@ -112,9 +117,7 @@ pub(crate) fn launches_in(text: &str, script: &Script) -> Vec<Launch> {
     let read_in_launches = |name: &str| {
         let values = mentions.iter().filter(|m| m.name == name && m.value.is_some()).count();
         let mut reads = mentions.iter().filter(|m| m.name == name && m.value.is_none()).peekable();
-        let in_launch = |(at, end): (usize, usize)| {
-            script.commands.iter().any(|c| c.range.0 <= at && end <= c.range.1 && launch_of(&c.words(), 0).is_some())
-        };
+        let in_launch = |(at, end): (usize, usize)| launch_ranges.iter().any(|&(from, to)| from <= at && end <= to);
         values == 1 && assigned.contains(&name) && reads.peek().is_some() && reads.all(|r| in_launch(r.range))
     };
     for m in mentions {
