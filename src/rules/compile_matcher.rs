@@ -145,6 +145,9 @@ impl Compiler {
             let m = self.matcher(d).map_err(within("class_definition"))?;
             preds.push(Pred::ClassDefinition(Box::new(m)));
         }
+        if let Some(e) = &s.else_branch {
+            preds.push(Pred::ElseBranch(Box::new(self.matcher(e).map_err(within("else_branch"))?)));
+        }
         if let Some(c) = &s.from_callers {
             preds.push(Pred::FromCallers(Box::new(self.matcher(c).map_err(within("from_callers"))?)));
         }
@@ -508,6 +511,7 @@ fn cost(p: &Pred) -> u8 {
         Pred::Contains(_)
         | Pred::CalleeDefinition(_)
         | Pred::ClassDefinition(_)
+        | Pred::ElseBranch(_)
         | Pred::FromCallers(_)
         | Pred::FlowsInto(_)
         | Pred::FunctionHas(_)

@@ -288,7 +288,8 @@ fn enclosing_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'
 /// The tests of every `if` chain and conditional expression that `node` is
 /// (or is part of, in a test or in a branch), out to the enclosing function,
 /// the other `else` of a chain that tests for CUDA (see
-/// [`other_else_of_cuda_test`]), and the tests of the separate `if`
+/// [`other_else_of_cuda_test`]) or the other value of such a conditional
+/// expression, and the tests of the separate `if`
 /// statements that make a dispatch with its statements (see
 /// [`crate::semantic::dispatch::sibling_dispatch_tests`]).
 fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node<'t>> {
@@ -300,7 +301,10 @@ fn surrounding_chain_tests<'t>(node: Node<'t>, cx: &Context<'_, 't>) -> Vec<Node
                 tests.extend(chain_tests(n));
                 tests.extend(other_else_of_cuda_test(n, statement, cx.src));
             }
-            "conditional_expression" => tests.extend(chain_tests(n)),
+            "conditional_expression" => {
+                tests.extend(chain_tests(n));
+                tests.extend(crate::semantic::dispatch::other_value_of_cuda_test(n, statement, cx.src));
+            }
             "function_definition" | "lambda" | "class_definition" => break,
             "block" | "module" => {
                 if let Some(s) = statement {
@@ -321,6 +325,16 @@ fn has_else(node: Node) -> bool {
         "conditional_expression" => true,
         "if_statement" => crate::semantic::dispatch::else_of(node).is_some(),
         _ => false,
+    }
+}
+
+/// What runs when every test of a chain fails: the block of an `if`
+/// statement's `else`, or a conditional expression's last value.
+fn else_branch(node: Node) -> Option<Node> {
+    match node.kind_name() {
+        "conditional_expression" => crate::parse::conditional_parts(node).map(|[_, _, otherwise]| otherwise),
+        "if_statement" => crate::semantic::dispatch::else_of(node)?.field(Field::Body),
+        _ => None,
     }
 }
 
@@ -449,6 +463,7 @@ fn pred<'t>(p: &Pred, node: Node<'t>, cx: &Context<'_, 't>, st: &mut MatchState<
         Pred::Ancestor(m) => cx.self_and_ancestors(node).skip(1).any(|a| eval(m, a, cx, st)),
         Pred::CalleeDefinition(m) => cx.model.definitions_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
         Pred::ClassDefinition(m) => cx.model.classes_called(node, cx.src).iter().any(|&d| eval(m, d, cx, st)),
+        Pred::ElseBranch(m) => else_branch(node).is_some_and(|e| eval(m, e, cx, st)),
         Pred::FromCallers(m) => {
             let passed = (node.kind_name() == "identifier")
                 .then(|| cx.function_of(node))

@@ -298,6 +298,8 @@ pub enum Pred {
     CalleeDefinition(Box<Matcher>),
     /// The call builds a class defined at the file's module level, whose definition matches.
     ClassDefinition(Box<Matcher>),
+    /// The `else` of an `if` chain or conditional expression matches.
+    ElseBranch(Box<Matcher>),
     /// The name is a parameter of its function, and every value the file's calls pass for it matches.
     FromCallers(Box<Matcher>),
     /// An enclosing node matches.
@@ -350,6 +352,7 @@ impl Pred {
             Pred::Binding(m) => ("binding", m),
             Pred::CalleeDefinition(m) => ("callee_definition", m),
             Pred::ClassDefinition(m) => ("class_definition", m),
+            Pred::ElseBranch(m) => ("else_branch", m),
             Pred::FromCallers(m) => ("from_callers", m),
             Pred::Ancestor(m) => ("ancestor", m),
             Pred::FunctionHas(m) => ("function_has", m),

@@ -256,6 +256,8 @@ pub struct MatcherSpec {
     pub callee_definition: Option<Box<MatcherSpec>>,
     /// The node builds a class the file defines at module level, and its definition matches.
     pub class_definition: Option<Box<MatcherSpec>>,
+    /// The `else` of the node's `if` chain (its block) or conditional expression (its last value) matches.
+    pub else_branch: Option<Box<MatcherSpec>>,
     /// The node is a parameter of its function, and what every call in the file passes for it matches.
     pub from_callers: Option<Box<MatcherSpec>>,
     /// The nearest enclosing node that matches (searching up to the module).

@@ -38,6 +38,22 @@ pub(crate) fn other_else_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>
     last.field(Field::Body)
 }
 
+/// The other value of the conditional expression `chain` when its test names
+/// CUDA and `from` (the child of `chain` the code is in) is its first value:
+/// in `"nccl" if is_cuda_available else "hccl"` the `"hccl"` is the other arm
+/// of the dispatch, so it counts as a test, as [`other_else_of_cuda_test`]
+/// does for an `if` chain.
+pub(crate) fn other_value_of_cuda_test<'t>(chain: Node<'t>, from: Option<Node<'t>>, src: &str) -> Option<Node<'t>> {
+    let [if_true, test, otherwise] = crate::parse::conditional_parts(chain)?;
+    (from == Some(if_true) && names_cuda(text(test, src))).then_some(otherwise)
+}
+
+/// Whether a test's text names CUDA (`cuda`, `gpu`, `nccl`), in any case.
+fn names_cuda(test: &str) -> bool {
+    let t = test.to_ascii_lowercase();
+    ["cuda", "gpu", "nccl"].iter().any(|w| t.contains(w))
+}
+
 /// The `else` clause of the `if` statement `chain`, if it has one.
 pub(crate) fn else_of(chain: Node) -> Option<Node> {
     let mut cursor = chain.walk();
@@ -133,10 +149,7 @@ pub(crate) fn sibling_dispatch_tests<'t>(ifs: &[BlockIf<'t>], statement: Node<'t
 /// Whether `statement` is an `if` whose test names CUDA (`cuda`, `gpu` or `nccl`).
 fn tests_cuda(statement: Node, src: &str) -> bool {
     statement.kind_name() == "if_statement"
-        && statement.field(Field::Condition).is_some_and(|t| {
-            let t = text(t, src).to_ascii_lowercase();
-            ["cuda", "gpu", "nccl"].iter().any(|w| t.contains(w))
-        })
+        && statement.field(Field::Condition).is_some_and(|t| names_cuda(text(t, src)))
 }
 
 /// The statement after `statement` in its block, skipping comments.
