@@ -254,6 +254,9 @@ pub enum Advice {
     /// Its file lies in a directory for another platform (`runtime/gpu/`,
     /// `tensorrt/`) that no started run imports.
     OtherPlatform,
+    /// Its file is a CUDA backend (`cuda_accelerator.py`) with an NPU twin
+    /// (`npu_accelerator.py`) that an Ascend host uses instead.
+    CudaBackendFile,
 }
 
 impl Advice {
@@ -270,6 +273,7 @@ impl Advice {
             Advice::UnselectedClass => "unselected-class",
             Advice::GeneratorSource => "generator-source",
             Advice::OtherPlatform => "other-platform",
+            Advice::CudaBackendFile => "cuda-backend-file",
         }
     }
 
@@ -286,6 +290,7 @@ impl Advice {
             Advice::UnselectedClass => "in a registered class that no configuration of the named runs selects",
             Advice::GeneratorSource => "in the source of a generated file: the generated copy is what runs",
             Advice::OtherPlatform => "in a directory for another platform that no launch script starts or imports",
+            Advice::CudaBackendFile => "in a CUDA backend file whose NPU twin an Ascend host uses instead",
         }
     }
 }

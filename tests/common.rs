@@ -54,6 +54,26 @@ pub fn scan_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("invalid JSON ({e}):\n{}", run.stdout))
 }
 
+/// One finding as `(file, code, severity, advice)`; `-` for no advice.
+pub type AdviceRow = (String, String, String, String);
+
+/// The [`AdviceRow`] of every finding of a JSON scan of the fixture
+/// directory `fixture` (relative to the crate), run inside it with `args`.
+pub fn advice_rows(fixture: &str, args: &[&str]) -> Vec<AdviceRow> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
+    let out = npu_mem_in(&dir, &[&["scan", ".", "--no-cache", "--format", "json"], args].concat());
+    let report: Value =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("a JSON report ({e}): {}", out.stderr));
+    let text = |f: &Value, key: &str| f[key].as_str().unwrap_or("-").to_string();
+    let all = report["findings"].as_array().unwrap().iter();
+    all.map(|f| (text(f, "path"), text(f, "code"), text(f, "severity"), text(f, "advice"))).collect()
+}
+
+/// An [`AdviceRow`] from its parts.
+pub fn advice_row(file: &str, code: &str, severity: &str, advice: &str) -> AdviceRow {
+    (file.to_string(), code.to_string(), severity.to_string(), advice.to_string())
+}
+
 /// Scans `code`, written as `t.py` in a fresh directory `name`, with the rule
 /// pack `pack_text` (as `p.toml`) and only the rules whose codes start with
 /// `select`, as JSON; the directory is removed afterwards.

@@ -9,26 +9,12 @@
 
 mod common;
 
-use common::npu_mem_in;
-use serde_json::Value;
-use std::path::Path;
+use common::{advice_row as row, advice_rows, AdviceRow};
 
 const FIXTURE: &str = "fixtures/other-platforms";
 
-/// `(file, code, severity, advice)` of every finding of a JSON scan of the
-/// fixture, run inside it with `args`.
-fn findings(args: &[&str]) -> Vec<(String, String, String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
-    let out = npu_mem_in(&dir, &[&["scan", ".", "--no-cache", "--format", "json"], args].concat());
-    let report: Value =
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("a JSON report ({e}): {}", out.stderr));
-    let text = |f: &Value, key: &str| f[key].as_str().unwrap_or("-").to_string();
-    let all = report["findings"].as_array().unwrap().iter();
-    all.map(|f| (text(f, "path"), text(f, "code"), text(f, "severity"), text(f, "advice"))).collect()
-}
-
-fn row(file: &str, code: &str, severity: &str, advice: &str) -> (String, String, String, String) {
-    (file.to_string(), code.to_string(), severity.to_string(), advice.to_string())
+fn findings(args: &[&str]) -> Vec<AdviceRow> {
+    advice_rows(FIXTURE, args)
 }
 
 #[test]

@@ -13,6 +13,7 @@
 //! than a few lines), and the per-file observations it needs are fields of
 //! [`crate::rules::engine::FileFacts`].
 
+mod backend_files;
 pub(crate) mod configurations;
 pub(crate) mod console_scripts;
 pub(crate) mod facts;

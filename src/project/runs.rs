@@ -6,6 +6,7 @@
 //! ([`super::generated`]), and, per file, whether
 //! `transfer_to_npu` runs in its process ([`super::processes`]).
 
+use super::backend_files;
 use super::configurations::{self, Untaken};
 use super::facts::ScanFacts;
 use super::generated;
@@ -60,6 +61,8 @@ pub(super) struct Runs {
     unlaunched_files: HashSet<String>,
     /// Files in a directory for another platform that no started run imports.
     other_platform_files: HashSet<String>,
+    /// CUDA backend files with an NPU twin ([`backend_files`]).
+    cuda_backend_files: HashSet<String>,
     /// By display path, the tests that run only where CUDA is.
     cuda_only_tests: HashMap<String, Vec<(usize, usize)>>,
     /// Files another file says it was generated from ([`generated`]).
@@ -226,6 +229,9 @@ impl Runs {
             definitions,
             unlaunched_files,
             other_platform_files,
+            // Like directories for another platform: the automatic guess only
+            // (named runs decide by reach, `--entries all` runs everything).
+            cuda_backend_files: if guessing { backend_files::cuda_files_with_npu_twin(walked) } else { HashSet::new() },
             cuda_only_tests,
             generator_sources: generated::sources(walked, outcomes),
             untaken: BTreeSet::new(),
@@ -266,6 +272,8 @@ impl Runs {
             Some(Advice::UnlaunchedFile)
         } else if self.other_platform_files.contains(f.path.as_str()) {
             Some(Advice::OtherPlatform)
+        } else if self.cuda_backend_files.contains(f.path.as_str()) {
+            Some(Advice::CudaBackendFile)
         } else if unreached.is_none() && self.generator_sources.contains(f.path.as_str()) {
             // (A named run that reaches the source imports it: then it runs.)
             Some(Advice::GeneratorSource)
