@@ -6,7 +6,7 @@
 //! advice, as a CUDA arm of an `if` chain beside an NPU arm is.
 
 use crate::source::read_file;
-use crate::walk::WalkResult;
+use crate::walk::{FileKind, WalkResult};
 use std::collections::{HashMap, HashSet};
 
 /// The display paths of the Python files whose path names CUDA as a word
@@ -16,19 +16,13 @@ use std::collections::{HashMap, HashSet};
 /// module (`cuda_accelerator`) may import it, so then the CUDA file may run
 /// on the NPU as well, and it is left out.
 pub(super) fn cuda_files_with_npu_twin(walked: &WalkResult) -> HashSet<String> {
-    let python = |f: &&crate::walk::ScanFile| f.display().ends_with(".py");
-    let by_path: HashMap<(usize, String), usize> = walked
-        .files
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| python(f))
-        .map(|(i, f)| ((f.project, f.display().into_owned()), i))
-        .collect();
+    let python = walked.files.iter().enumerate().filter(|(_, f)| f.kind == FileKind::Python);
+    let by_path: HashMap<String, usize> = python.map(|(i, f)| (f.display().into_owned(), i)).collect();
     let mut found = HashSet::new();
-    for ((project, path), _) in by_path.iter().filter(|((_, p), _)| names_cuda(p)) {
-        let twins = npu_twins(path);
-        let twin = twins.iter().find_map(|t| by_path.get(&(*project, t.clone())));
-        let Some(&twin) = twin else { continue };
+    for (path, &i) in by_path.iter().filter(|(p, _)| names_cuda(p)) {
+        let project = walked.files[i].project;
+        let same_project = |t: &&usize| walked.files[**t].project == project;
+        let Some(&twin) = npu_twins(path).iter().find_map(|t| by_path.get(t).filter(same_project)) else { continue };
         let stem = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".py");
         // Unreadable counts as naming it: the findings then stay.
         let twin_stands_alone = read_file(&walked.files[twin]).is_ok_and(|t| !t.text.contains(stem));
