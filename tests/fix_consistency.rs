@@ -312,25 +312,30 @@ fn a_renamed_cuda_test_is_safe_only_when_its_branch_names_no_other_device() {
     let (dir, found) = fixes_of("fix-safety", "fix-safety-renames");
     let fix_of = |code: &str, line: u64| fix_at(&found, code, line).2.clone();
     // The exporter's branch sets device "0", and `move` passes a device no fix migrates.
-    assert_eq!(fix_of("API001", 16).as_deref(), Some("unsafe"));
-    assert_eq!(fix_of("API001", 24).as_deref(), Some("unsafe"));
+    assert_eq!(fix_of("API001", 19).as_deref(), Some("unsafe"));
+    assert_eq!(fix_of("API001", 27).as_deref(), Some("unsafe"));
     // A branch that names no device, and one whose device code migrates with the test.
-    assert_eq!(fix_of("API001", 31).as_deref(), Some("safe"));
-    assert_eq!(fix_of("API001", 37).as_deref(), Some("safe"));
-    assert_eq!(fix_of("API001", 38).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 34).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 40).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 41).as_deref(), Some("safe"));
     // A device number: fine for a call the fix migrates, not for the project's own picker.
-    assert_eq!(fix_of("API001", 81).as_deref(), Some("safe"));
-    assert_eq!(fix_of("API001", 82).as_deref(), Some("safe"));
-    assert_eq!(fix_of("API001", 87).as_deref(), Some("unsafe"));
+    assert_eq!(fix_of("API001", 84).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 85).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 90).as_deref(), Some("unsafe"));
+    // An index assigned under the test (DINO's `args.gpu = 0`): fine when only a
+    // migrated call reads it, not when `torch.device` does; a port string is no index.
+    assert_eq!(fix_of("API001", 99).as_deref(), Some("safe"));
+    assert_eq!(fix_of("API001", 109).as_deref(), Some("unsafe"));
 
     let text = npu_mem_in(&dir, &["scan", ".", "--fail-on", "never"]).stdout;
     assert!(
         text.contains(
-            "unsafe: the renamed test runs line 18 on the NPU, where `\"0\"` names a device that no fix here migrates"
+            "unsafe: the renamed test runs line 21 on the NPU, where `\"0\"` names a device that no fix here migrates"
         ),
         "{text}"
     );
-    assert!(text.contains("runs line 25 on the NPU, where `device` names a device"), "{text}");
+    assert!(text.contains("runs line 28 on the NPU, where `device` names a device"), "{text}");
+    assert!(text.contains("runs line 110 on the NPU, where `gpu_id` names a device"), "{text}");
 
     // The safe --fix renames only the tests whose branches stay correct.
     let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--fail-on", "never"]);
@@ -345,6 +350,8 @@ fn a_renamed_cuda_test_is_safe_only_when_its_branch_names_no_other_device() {
     assert!(fixed.contains("    if torch.cuda.is_available():\n        model.to(device)"), "{fixed}");
     assert!(fixed.contains("    if torch.npu.is_available():\n        print(\"seeding\", seed_value)"), "{fixed}");
     assert!(fixed.contains("    if torch.npu.is_available():\n        torch.npu.synchronize()"), "{fixed}");
+    assert!(fixed.contains("    elif torch.npu.is_available():\n        args.rank, args.gpu"), "{fixed}");
+    assert!(fixed.contains("    torch.npu.set_device(args.gpu)"), "{fixed}");
 }
 
 #[test]
@@ -354,8 +361,8 @@ fn a_device_comparison_beside_npu_handling_keeps_its_finding_without_a_fix() {
         found.iter().filter(|f| f.0 == "TX003").map(|f| (f.1, f.2.clone(), !f.3.is_empty())).collect();
     let unsafe_ = Some("unsafe".to_string());
     // `pick` tests `device == "npu"`; `Runner` does in another method; `plain` and the backend test do not.
-    assert_eq!(tx003, [(46, None, true), (54, None, true), (64, unsafe_.clone(), false), (74, unsafe_, false)]);
-    let why = &fix_at(&found, "TX003", 46).3;
+    assert_eq!(tx003, [(49, None, true), (57, None, true), (67, unsafe_.clone(), false), (77, unsafe_, false)]);
+    let why = &fix_at(&found, "TX003", 49).3;
     assert!(why.starts_with("its function or class already tests for the NPU"), "{why}");
     let run = npu_mem_in(&dir, &["scan", ".", "--fix", "--unsafe-fixes", "--fail-on", "never"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

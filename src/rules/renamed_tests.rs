@@ -13,11 +13,20 @@
 //! check is conservative and looks for code that names a device outside the
 //! fix's own edits and the findings that share the fix: a name holding
 //! `cuda` or `gpu`, a string that names CUDA (`"cuda:0"`, `"nccl"`) or is a
-//! bare device index (`"0"`, `"0,1"`), a name holding `device` passed to a
-//! call (`model.to(device)`), or a whole number passed to a call whose name
-//! holds `device` and that the fix does not migrate (`select_device(0)`, not
+//! bare device index (`"0"`, `"0,1"`; at most two digits each, so a port
+//! such as `"29500"` is none), a name holding `device` passed to a call
+//! (`model.to(device)`), or a whole number passed to a call whose name holds
+//! `device` and that the fix does not migrate (`select_device(0)`, not
 //! `torch.npu.set_device(0)`). Any of them makes the fix unsafe, with the
 //! line in its description.
+//!
+//! A whole number assigned to such a name (`args.gpu = 0`, DINO's
+//! `args.rank, args.gpu, args.world_size = 0, 0, 1`) is an index, valid on
+//! any device; it names CUDA only through what reads it. It does not count
+//! when every read of that name in the file is an argument of a call that a
+//! safe fix of the file migrates (`torch.cuda.set_device(args.gpu)`). Reads
+//! in other files are not seen: they run on the NPU through the other ways
+//! of setting the name too, and are reported there.
 
 use super::state::Clause;
 use crate::finding::{Applicability, Edit, Finding};
@@ -32,6 +41,12 @@ use tree_sitter::Node;
 pub(super) fn check(findings: &mut [(Finding, Vec<Clause>)], root: Node, src: &str) {
     // By fix (its edits, which the findings sharing one fix hold alike): why it is unsafe.
     let mut unsafe_: Vec<(Vec<Edit>, String)> = Vec::new();
+    // What every safe fix of the file changes, for the reads of a device index.
+    let migrated_anywhere: Vec<(usize, usize)> = findings
+        .iter()
+        .filter_map(|(f, _)| f.fix.as_ref().filter(|x| x.applicability == Applicability::Safe))
+        .flat_map(|fix| fix.edits.iter().map(|e| e.byte_range))
+        .collect();
     for (f, _) in findings.iter() {
         let Some(fix) = f.fix.as_ref().filter(|x| x.applicability == Applicability::Safe) else { continue };
         if unsafe_.iter().any(|(edits, _)| *edits == fix.edits) {
@@ -45,7 +60,7 @@ pub(super) fn check(findings: &mut [(Finding, Vec<Clause>)], root: Node, src: &s
         let sharing = findings.iter().filter(|(g, _)| g.fix.as_ref().is_some_and(|x| x.edits == fix.edits));
         let covered: Vec<(usize, usize)> =
             fix.edits.iter().map(|e| e.byte_range).chain(sharing.map(|(g, _)| g.byte_range)).collect();
-        let reason = device_named(guarded, &covered, src).map(|named| {
+        let reason = device_named(guarded, &covered, &migrated_anywhere, root, src).map(|named| {
             format!(
                 "the renamed test runs line {} on the NPU, where `{}` names a device that no fix here \
                  migrates",
@@ -94,15 +109,22 @@ fn renamed_test<'t>(root: Node<'t>, range: (usize, usize), src: &str) -> Option<
 }
 
 /// The first node of `code`, outside the `covered` byte ranges, that names a
-/// device (see the module documentation).
-fn device_named<'t>(code: Node<'t>, covered: &[(usize, usize)], src: &str) -> Option<Node<'t>> {
+/// device (see the module documentation); `migrated_anywhere` holds what
+/// every safe fix of the file (under `root`) changes.
+fn device_named<'t>(
+    code: Node<'t>,
+    covered: &[(usize, usize)],
+    migrated_anywhere: &[(usize, usize)],
+    root: Node,
+    src: &str,
+) -> Option<Node<'t>> {
     let inside = |n: Node| covered.iter().any(|&(a, b)| a <= n.start_byte() && n.end_byte() <= b);
     let mut stack = vec![code];
     while let Some(node) = stack.pop() {
         if inside(node) {
             continue;
         }
-        if names_device(node, src, &inside) {
+        if names_device(node, src, &inside) && !index_read_only_by_migrated_calls(node, migrated_anywhere, root, src) {
             return Some(node);
         }
         let mut cursor = node.walk();
@@ -134,10 +156,78 @@ fn names_device(node: Node, src: &str, migrated: &dyn Fn(Node) -> bool) -> bool 
     }
 }
 
-/// A string literal holding only a device index or a list of them (`"0"`, `'0,1'`).
+/// A string literal holding only a device index or a list of them (`"0"`,
+/// `'0,1'`), each of at most two digits.
 fn is_device_index(literal: &str) -> bool {
     let inner = literal.trim_start_matches(|c: char| c.is_ascii_alphabetic()).trim_matches(|c| c == '"' || c == '\'');
-    !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_digit() || b == b',')
+    !inner.is_empty()
+        && inner.split(',').all(|index| (1..=2).contains(&index.len()) && index.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether `name` is assigned a whole number (`args.gpu = 0`, also by
+/// position in `a, args.gpu = 1, 0`) and every read of that name in the
+/// file is an argument of a call whose callee a safe fix changes (see the
+/// module documentation).
+fn index_read_only_by_migrated_calls(name: Node, migrated: &[(usize, usize)], root: Node, src: &str) -> bool {
+    if name.kind_name() != "identifier" || assigned_value(name).is_none_or(|v| v.kind_name() != "integer") {
+        return false;
+    }
+    let overlaps = |n: Node| migrated.iter().any(|&(a, b)| a < n.end_byte() && n.start_byte() < b);
+    let wanted = text(name, src);
+    let mut reads = 0;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind_name() == "identifier" && text(node, src) == wanted && assigned_value(node).is_none() {
+            let callee = argument_of(node).and_then(|call| call.field(Field::Function));
+            if !callee.is_some_and(overlaps) {
+                return false;
+            }
+            reads += 1;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    reads > 0
+}
+
+/// The value assigned to `name` when it is (the last part of) an assignment's
+/// target, alone or in a tuple matched by position.
+fn assigned_value(name: Node) -> Option<Node> {
+    let mut target = name;
+    if let Some(attribute) = name.parent().filter(|p| p.kind_name() == "attribute") {
+        if attribute.field(Field::Attribute) != Some(name) {
+            return None;
+        }
+        target = attribute;
+    }
+    let parent = target.parent()?;
+    match parent.kind_name() {
+        "assignment" if parent.field(Field::Left) == Some(target) => parent.field(Field::Right),
+        "pattern_list" | "tuple_pattern" => {
+            let assignment = parent.parent().filter(|a| a.kind_name() == "assignment")?;
+            let mut cursor = parent.walk();
+            let position = parent.named_children(&mut cursor).position(|c| c == target)?;
+            let values = assignment.field(Field::Right).filter(|r| r.kind_name() == "expression_list")?;
+            let mut cursor = values.walk();
+            let value = values.named_children(&mut cursor).nth(position);
+            value
+        }
+        _ => None,
+    }
+}
+
+/// The call whose arguments hold `node` directly (seen through attributes,
+/// so `args.gpu` in `set_device(args.gpu)`), if any.
+fn argument_of(node: Node) -> Option<Node> {
+    let mut node = node;
+    loop {
+        let parent = node.parent()?;
+        match parent.kind_name() {
+            "attribute" => node = parent,
+            "argument_list" => return parent.parent(),
+            _ => return None,
+        }
+    }
 }
 
 /// Whether the name is (part of) a value passed to a call, positionally or
