@@ -217,3 +217,69 @@ def loaders(train_ds, val_ds, sampler, collate, opt):
     ];
     assert_eq!(found, expected.map(|(l, s, o)| (l, s.to_string(), o)));
 }
+
+#[test]
+fn a_comparison_in_the_branch_of_a_cuda_comparison_is_info_and_follows_it() {
+    let dir = temp_dir("tx003-nested");
+    let source = "\
+def step(target, state):
+    if target.type == \"cuda\":
+        assert state.device.type == \"cuda\", \"state stays on cuda\"
+    elif target.type != \"cuda\":
+        assert state.device.type == \"cuda\"
+";
+    std::fs::write(dir.join("m.py"), source).unwrap();
+    assert_eq!(
+        severities(&dir, "TX003"),
+        vec![
+            (2, "error".to_string(), true),
+            (3, "info".to_string(), false),
+            (4, "error".to_string(), true),
+            (5, "error".to_string(), true),
+        ],
+        "only the branch of an `==` test is a follow-on of it"
+    );
+}
+
+#[test]
+fn a_checkpoint_managers_own_load_is_info_and_a_load_without_its_save_is_not() {
+    let dir = temp_dir("checkpoint-manager-load");
+    let manager = "\
+import torch
+
+
+class CheckpointManager:
+    def save_checkpoint(self, state, path):
+        torch.save(state, path)
+
+    def load_checkpoint(self, path):
+        return torch.load(path)
+
+    def load_pretrained(self, path):
+        return torch.load(path)
+
+    def export(self, path):
+        return torch.load(path)
+
+    def load_weights(self, path):
+        return torch.load(path)
+";
+    let loader = "import torch\n\n\ndef load_checkpoint(path):\n    return torch.load(path)\n";
+    std::fs::write(dir.join("manager.py"), manager).unwrap();
+    std::fs::write(dir.join("loader.py"), loader).unwrap();
+    let got: Vec<(String, u64, String)> = findings(&dir, "TX014")
+        .iter()
+        .map(|f| {
+            let file = f["path"].as_str().unwrap().to_string();
+            (file, f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let expected = [
+        ("loader.py", 5, "warning"),
+        ("manager.py", 9, "info"),
+        ("manager.py", 12, "warning"),
+        ("manager.py", 15, "warning"),
+        ("manager.py", 18, "warning"),
+    ];
+    assert_eq!(got, expected.map(|(p, l, s)| (p.to_string(), l, s.to_string())));
+}
