@@ -34,3 +34,14 @@ fn every_entry_script_and_named_runs_keep_the_findings() {
         assert!(all.iter().all(|(_, _, _, advice)| advice == "-"), "{args:?}: {all:?}");
     }
 }
+
+#[test]
+fn the_next_steps_say_why_nothing_runs_that_code() {
+    let run = common::npu_mem(&["scan", "fixtures/backend-files", "--fail-on", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("2 findings are in code that nothing runs (it is a CUDA backend with an NPU twin): advice"),
+        "{}",
+        run.stdout
+    );
+}

@@ -161,11 +161,10 @@ pub fn render(out: &mut String, report: &Report, paint: Paint) -> PlannedFixes {
         if unlaunched > 0 {
             let are = if unlaunched == 1 { "is" } else { "are" };
             let step = format!(
-                "{} {are} in code that nothing runs (no launch script starts it or takes its branch, nothing calls it, \
-                 or it is a test an NPU host skips): \
-                 advice, one line per rule below \
+                "{} {are} in code that nothing runs ({}): advice, one line per rule below \
                  (`--entries all` lists each).",
-                plural(unlaunched, "finding")
+                plural(unlaunched, "finding"),
+                why_nothing_runs(findings)
             );
             steps.push((step, Vec::new()));
         }
@@ -496,5 +495,31 @@ fn list(out: &mut String, findings: &[&Finding], indent: &str, where_: &str) {
     }
     if findings.len() > LISTED {
         let _ = writeln!(out, "{indent}... and {} more, {where_}", findings.len() - LISTED);
+    }
+}
+
+/// Why the findings of code that nothing runs are advice, each reason that
+/// some of them have, in a fixed order: "nothing calls it, or it is a test an
+/// NPU host skips".
+fn why_nothing_runs(findings: &[Finding]) -> String {
+    let reasons: [(&[Advice], &str); 8] = [
+        (&[Advice::UnlaunchedFile, Advice::UnlaunchedMain], "no launch script starts it"),
+        (&[Advice::UntakenBranch], "no run takes its branch"),
+        (&[Advice::UncalledFunction], "nothing calls it"),
+        (&[Advice::UnselectedClass], "no configuration selects its class"),
+        (&[Advice::CudaOnlyTest], "it is a test an NPU host skips"),
+        (&[Advice::OtherPlatform], "it is code for another platform"),
+        (&[Advice::CudaBackendFile], "it is a CUDA backend with an NPU twin"),
+        (&[Advice::GeneratorSource], "it is the source of a generated file"),
+    ];
+    let said: Vec<&str> = reasons
+        .iter()
+        .filter(|(kinds, _)| findings.iter().any(|f| f.unlaunched && f.advice.is_some_and(|a| kinds.contains(&a))))
+        .map(|(_, text)| *text)
+        .collect();
+    match said.split_last() {
+        None => "no run reaches it".to_string(),
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{}, or {last}", rest.join(", ")),
     }
 }
