@@ -208,9 +208,7 @@ fn assigned_value(name: Node) -> Option<Node> {
             let mut cursor = parent.walk();
             let position = parent.named_children(&mut cursor).position(|c| c == target)?;
             let values = assignment.field(Field::Right).filter(|r| r.kind_name() == "expression_list")?;
-            let mut cursor = values.walk();
-            let value = values.named_children(&mut cursor).nth(position);
-            value
+            values.named_child(position)
         }
         _ => None,
     }
