@@ -318,11 +318,11 @@ fn analyse_into(
         None => generated::generated_from(text).map(str::to_owned),
         Some(_) => None,
     };
-    let rules = match imported {
-        Some(_) => Some(engine.rules_for_importer(text)),
-        None => engine.rules_for(text),
+    let active = match imported {
+        Some(_) => Some(engine.sinks_for_importer(text)),
+        None => engine.sinks_for(text),
     };
-    let Some(rules) = rules else {
+    let Some(active) = active else {
         // Nothing to analyse, but suppressions are still checked and the file
         // names it spells out collected (a build script may trigger no rule);
         // a Python file is parsed only if it has either.
@@ -353,7 +353,7 @@ fn analyse_into(
     if let Some(line) = first_error_line(&tree) {
         partial.push(format!("syntax error near {}; analysed where the syntax tree is sound", place(line)));
     }
-    let mut facts = engine.analyse(tree.root_node(), text, &lines, &out.path, &rules, imported);
+    let mut facts = engine.analyse(tree.root_node(), text, &lines, &out.path, &active, imported);
     facts.directives = suppress::in_python(tree.root_node(), text);
     facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
     // A notebook's cells are not started with options.

@@ -14,7 +14,8 @@ use crate::source::LineIndex;
 use tree_sitter::{Node, StreamingIterator};
 
 impl Engine<'_> {
-    /// Matches the rules `rules` against one parsed file, which imports the
+    /// Matches the sinks `active` says can match (rules, summaries and facts,
+    /// by [`super::engine::SinkSlots`]) against one parsed file, which imports the
     /// derived classes `imported` from other files (if the project layer found any).
     pub fn analyse(
         &self,
@@ -22,7 +23,7 @@ impl Engine<'_> {
         src: &str,
         lines: &LineIndex,
         display: &SharedText,
-        rules: &[bool],
+        active: &[bool],
         imported: Option<&ImportedClasses>,
     ) -> FileFacts {
         let mut model = FileModel::build(root, src);
@@ -43,7 +44,7 @@ impl Engine<'_> {
         let derived_classes = model.derived_classes(|base| self.follows_subclasses_of(base));
         let out = FileFacts { facts, counts: vec![0; self.set.counts.len()], derived_classes, ..FileFacts::default() };
         let dead = crate::semantic::version_gates::dead_branches(&model.tree, src, self.target);
-        let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, rules, out).skipping(dead);
+        let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, active, out).skipping(dead);
         model.tree.visit(&mut walker);
         let mut out = walker.finish();
         out.cut_at_line = model.tree.cut().map(|n| n.start_position().row + 1);

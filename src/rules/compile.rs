@@ -40,6 +40,12 @@ pub struct Compiler {
     /// The named matchers being expanded, innermost last (a name used inside
     /// its own expansion is a cycle).
     pub(super) expanding: Vec<String>,
+    /// How many packs have begun compiling: named matchers, and so what a
+    /// spec compiles to, are the pack's own.
+    pub(super) packs_begun: usize,
+    /// The spec of each `file_has`, `project_has` and `loaded_with` fact,
+    /// with its pack and scope, and the fact's index (see `has_fact`).
+    pub(super) fact_specs: Vec<((usize, Scope, MatcherSpec), usize)>,
 }
 
 /// Everything one pack contributes.
@@ -108,6 +114,7 @@ impl Compiler {
             // now on) and leaves the earlier ones where they are.
             self.tables.push((d.name.clone(), table));
         }
+        self.packs_begun += 1;
         self.named = std::mem::take(&mut spec.matchers).into_iter().map(|(k, m)| (k, Arc::new(m))).collect();
         if !self.trusted {
             self.check_named_matchers()

@@ -26,6 +26,24 @@ impl Compiler {
 
     /// A top-level matcher: each `any` branch becomes an alternative with its
     /// own anchor and the shared predicates of the parent.
+    /// The index of the fact "some node of the file matches `spec`", read
+    /// at `scope`. One written the same way again in the same pack (MEM007's
+    /// depth test is written ten times) is the same fact: the walk tries every
+    /// fact on every node of its kind until it holds, so each copy would cost
+    /// a test per node.
+    fn has_fact(&mut self, scope: Scope, spec: &MatcherSpec) -> Res<usize> {
+        let pack = self.packs_begun;
+        let same = |(p, sc, sp): &(usize, Scope, MatcherSpec)| *p == pack && *sc == scope && sp == spec;
+        if let Some(i) = self.fact_specs.iter().position(|(key, _)| same(key)).map(|at| self.fact_specs[at].1) {
+            return Ok(i);
+        }
+        let alts = self.alternatives(spec)?;
+        self.facts.push(Fact::Has(alts));
+        let i = self.facts.len() - 1;
+        self.fact_specs.push(((pack, scope, spec.clone()), i));
+        Ok(i)
+    }
+
     pub(super) fn alternatives(&mut self, spec: &MatcherSpec) -> Res<Vec<Matcher>> {
         if let Some(name) = &spec.uses {
             return self.expanded(spec, name, Self::alternatives);
@@ -161,19 +179,16 @@ impl Compiler {
             preds.push(Pred::Followed(Box::new(self.matcher(m).map_err(within("followed_in_function"))?)));
         }
         if let Some(m) = &s.file_has {
-            let alts = self.alternatives(m).map_err(within("file_has"))?;
-            self.facts.push(Fact::Has(alts));
-            preds.push(Pred::Fact(Scope::File, self.facts.len() - 1));
+            let fact = self.has_fact(Scope::File, m).map_err(within("file_has"))?;
+            preds.push(Pred::Fact(Scope::File, fact));
         }
         if let Some(m) = &s.project_has {
-            let alts = self.alternatives(m).map_err(within("project_has"))?;
-            self.facts.push(Fact::Has(alts));
-            preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
+            let fact = self.has_fact(Scope::Project, m).map_err(within("project_has"))?;
+            preds.push(Pred::Fact(Scope::Project, fact));
         }
         if let Some(m) = &s.loaded_with {
-            let alts = self.alternatives(m).map_err(within("loaded_with"))?;
-            self.facts.push(Fact::Has(alts));
-            preds.push(Pred::Fact(Scope::LoadedWith, self.facts.len() - 1));
+            let fact = self.has_fact(Scope::LoadedWith, m).map_err(within("loaded_with"))?;
+            preds.push(Pred::Fact(Scope::LoadedWith, fact));
         }
         if let Some(b) = s.training_loop {
             preds.push(Pred::TrainingLoop(b));

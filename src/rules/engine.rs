@@ -59,6 +59,16 @@ pub(super) enum Sink {
 pub(super) struct Entry {
     pub sink: Sink,
     pub alt: usize,
+    /// In [`Dispatch::call_by_root`]: the entry is also indexed by name,
+    /// under its other globs (a call may reach it both ways).
+    pub also_by_name: bool,
+}
+
+impl Entry {
+    /// Whether both are the same alternative of the same sink.
+    pub(super) fn same(&self, other: &Entry) -> bool {
+        self.sink == other.sink && self.alt == other.alt
+    }
 }
 
 /// Entries indexed by the kind of node they can match.
@@ -79,6 +89,42 @@ pub(super) struct Dispatch {
     pub kind: FastMap<String, Vec<Entry>>,
 }
 
+/// Where each kind of sink begins in a file's list of active sinks
+/// ([`Engine::sinks_for`]): rules first, then tables, counts, sites, groups
+/// and facts.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SinkSlots {
+    table: usize,
+    count: usize,
+    sites: usize,
+    group: usize,
+    fact: usize,
+    len: usize,
+}
+
+impl SinkSlots {
+    fn of(set: &RuleSet) -> Self {
+        let table = set.rules.len();
+        let count = table + set.tables.len();
+        let sites = count + set.counts.len();
+        let group = sites + set.sites.len();
+        let fact = group + set.groups.len();
+        SinkSlots { table, count, sites, group, fact, len: fact + set.compiler.facts.len() }
+    }
+
+    /// The place of `sink` in the list.
+    pub(super) fn of_sink(&self, sink: Sink) -> usize {
+        match sink {
+            Sink::Rule(i) => i,
+            Sink::Table(i) => self.table + i,
+            Sink::Count(i) => self.count + i,
+            Sink::Sites(i) => self.sites + i,
+            Sink::Group(i) => self.group + i,
+            Sink::Fact(i) => self.fact + i,
+        }
+    }
+}
+
 /// A rule set prepared for one target version.
 pub struct Engine<'r> {
     /// The rules.
@@ -94,6 +140,8 @@ pub struct Engine<'r> {
     pub(super) guard_only: Vec<String>,
     /// By rule index: whether the rule runs (it is active, or in `guard_only`).
     tried: Vec<bool>,
+    /// The places of the sinks in a file's list of active sinks.
+    pub(super) slots: SinkSlots,
     /// Whether files are skipped by the words their rules need
     /// ([`Self::skip_nothing`] turns it off).
     skip: bool,
@@ -110,9 +158,9 @@ pub struct Engine<'r> {
     /// The names of the `call` anchors that follow subclasses: a class
     /// derived from one is what a file tells the files that import it.
     subclass_bases: Vec<&'r NameGlobs>,
-    /// By rule: whether some `call` anchor of it follows subclasses (a call
-    /// of an imported subclass need not hold the rule's trigger words).
-    subclass_rules: Vec<bool>,
+    /// By sink slot: whether some `call` anchor of it follows subclasses (a
+    /// call of an imported subclass need not hold the sink's trigger words).
+    subclass_sinks: Vec<bool>,
 }
 
 impl<'r> Engine<'r> {
@@ -136,7 +184,7 @@ impl<'r> Engine<'r> {
         }
         let mut index = |sink: Sink, alts: &[Matcher]| {
             for (alt, m) in alts.iter().enumerate() {
-                index_anchor(&mut dispatch, Entry { sink, alt }, m.anchor.as_ref());
+                index_anchor(&mut dispatch, Entry { sink, alt, also_by_name: false }, m.anchor.as_ref());
             }
         };
         for (i, rule) in set.rules.iter().enumerate() {
@@ -153,19 +201,7 @@ impl<'r> Engine<'r> {
             tried[i] = true;
             index(Sink::Rule(i), &rule.alternatives);
         }
-        set.tables.iter().enumerate().for_each(|(i, t)| index(Sink::Table(i), &t.alternatives));
-        for (i, c) in set.counts.iter().enumerate() {
-            if let CountSource::Matches(alts) = &c.source {
-                index(Sink::Count(i), alts);
-            }
-        }
-        set.sites.iter().enumerate().for_each(|(i, x)| index(Sink::Sites(i), &x.alternatives));
-        set.groups.iter().enumerate().for_each(|(i, g)| index(Sink::Group(i), &g.alternatives));
-        for (i, fact) in set.compiler.facts.iter().enumerate() {
-            if let Fact::Has(alts) = fact {
-                index(Sink::Fact(i), alts);
-            }
-        }
+        summaries_and_facts(set).for_each(|(sink, alts)| index(sink, alts));
         let mut named_extensions: Vec<String> = active
             .iter()
             .flat_map(|&i| &set.rules[i].alternatives)
@@ -186,7 +222,12 @@ impl<'r> Engine<'r> {
             _ => None,
         };
         let subclass_bases = every_matcher(set).filter_map(follows).collect();
-        let subclass_rules = set.rules.iter().map(|r| r.alternatives.iter().any(|m| follows(m).is_some())).collect();
+        let slots = SinkSlots::of(set);
+        let mut subclass_sinks = vec![false; slots.len];
+        let rules = set.rules.iter().enumerate().map(|(i, r)| (Sink::Rule(i), r.alternatives.as_slice()));
+        for (sink, alts) in rules.chain(summaries_and_facts(set)) {
+            subclass_sinks[slots.of_sink(sink)] = alts.iter().any(|m| follows(m).is_some());
+        }
         Engine {
             set,
             target,
@@ -194,12 +235,13 @@ impl<'r> Engine<'r> {
             active,
             guard_only,
             tried,
+            slots,
             skip: true,
             triggers: OnceLock::new(),
             named_extensions,
             shell_named_extensions,
             subclass_bases,
-            subclass_rules,
+            subclass_sinks,
         }
     }
 
@@ -208,21 +250,24 @@ impl<'r> Engine<'r> {
         self.subclass_bases.iter().any(|g| g.is_match(base))
     }
 
-    /// [`Self::rules_for`] for a file that imports subclasses of matched
-    /// classes from other files: the rules that follow subclasses are tried too.
-    pub fn rules_for_importer(&self, text: &str) -> Vec<bool> {
-        let by_words = self.rules_for(text).unwrap_or_else(|| vec![false; self.subclass_rules.len()]);
-        by_words.iter().zip(&self.subclass_rules).map(|(a, b)| *a || *b).collect()
+    /// [`Self::sinks_for`] for a file that imports subclasses of matched
+    /// classes from other files: the sinks that follow subclasses are tried too.
+    pub fn sinks_for_importer(&self, text: &str) -> Vec<bool> {
+        let by_words = self.sinks_for(text).unwrap_or_else(|| vec![false; self.slots.len]);
+        by_words.iter().zip(&self.subclass_sinks).map(|(a, b)| *a || *b).collect()
     }
 
-    /// Which rules can match a file with this text, by the words they
-    /// require ([`super::prefilter`]); `None` when nothing can match (the
-    /// file need not be parsed).
-    pub fn rules_for(&self, text: &str) -> Option<Vec<bool>> {
+    /// Which sinks (rules, summaries, facts; by [`SinkSlots`]) can match a
+    /// file with this text, by the words they require
+    /// ([`super::prefilter`]); `None` when no rule or summary can match
+    /// and no project fact hold (the file need not be parsed).
+    pub fn sinks_for(&self, text: &str) -> Option<Vec<bool>> {
         if !self.skip {
-            return Some(self.tried.clone());
+            let mut all = vec![true; self.slots.len];
+            all[..self.tried.len()].copy_from_slice(&self.tried);
+            return Some(all);
         }
-        self.triggers.get_or_init(|| self.trigger_words()).rules_for(text)
+        self.triggers.get_or_init(|| self.trigger_words()).sinks_for(text)
     }
 
     /// Tries every rule on every file and parses every file: the same
@@ -245,18 +290,20 @@ impl<'r> Engine<'r> {
         let set = self.set;
         let needs = Needs::new(&set.compiler.facts, &set.compiler.tables);
         let of = |alts: &[Matcher]| -> Vec<Need> { alts.iter().map(|m| needs.of_matcher(m)).collect() };
-        let mut words = TriggerWords::new(set.rules.len());
+        let slot = |sink| self.slots.of_sink(sink);
+        let mut words = TriggerWords::new(self.slots.len);
         for (i, rule) in set.rules.iter().enumerate().filter(|(i, _)| self.tried[*i]) {
-            words.rule(i, with_triggers(of(&rule.alternatives), rule.triggers.as_deref()));
+            words.sink(i, with_triggers(of(&rule.alternatives), rule.triggers.as_deref()));
         }
-        set.tables.iter().for_each(|t| words.other(of(&t.alternatives)));
-        for c in &set.counts {
-            if let CountSource::Matches(alts) = &c.source {
-                words.other(of(alts));
+        for (sink, alts) in summaries_and_facts(set) {
+            match sink {
+                Sink::Group(i) => words.sink(slot(sink), with_triggers(of(alts), set.groups[i].triggers.as_deref())),
+                // A fact is tried where its words are, but it alone does not
+                // make a file worth parsing: a rule that reads it must match there too.
+                Sink::Fact(i) => words.fact(slot(sink), vec![needs.of_fact(i)]),
+                _ => words.sink(slot(sink), of(alts)),
             }
         }
-        set.sites.iter().for_each(|x| words.other(of(&x.alternatives)));
-        set.groups.iter().for_each(|g| words.other(with_triggers(of(&g.alternatives), g.triggers.as_deref())));
         // A file that only makes a project fact true (an import of
         // `transfer_to_npu`, a use of checkpointing) must still be analysed.
         let beyond_file = prefilter::facts_beyond_file(every_matcher(set), set.compiler.facts.len());
@@ -308,34 +355,36 @@ pub fn may_hold(clauses: &[Clause], facts: &[bool]) -> bool {
 
 /// Every matcher alternative of `set`: its rules', summaries' and facts'.
 fn every_matcher(set: &RuleSet) -> impl Iterator<Item = &Matcher> {
-    let counts = set.counts.iter().filter_map(|c| match &c.source {
-        CountSource::Matches(alts) => Some(alts),
+    set.rules.iter().flat_map(|r| &r.alternatives).chain(summaries_and_facts(set).flat_map(|(_, alts)| alts))
+}
+
+/// Every sink of `set` but its rules, with its matcher alternatives: the
+/// summaries and the facts that are matched in the walk.
+fn summaries_and_facts(set: &RuleSet) -> impl Iterator<Item = (Sink, &[Matcher])> {
+    let counts = set.counts.iter().enumerate().filter_map(|(i, c)| match &c.source {
+        CountSource::Matches(alts) => Some((Sink::Count(i), alts.as_slice())),
         CountSource::Rule(_) => None,
     });
-    let facts = set.compiler.facts.iter().filter_map(|f| match f {
-        Fact::Has(alts) => Some(alts),
+    let facts = set.compiler.facts.iter().enumerate().filter_map(|(i, f)| match f {
+        Fact::Has(alts) => Some((Sink::Fact(i), alts.as_slice())),
         Fact::Imports(_) => None,
     });
-    set.rules
-        .iter()
-        .map(|r| &r.alternatives)
-        .chain(set.tables.iter().map(|t| &t.alternatives))
-        .chain(set.sites.iter().map(|x| &x.alternatives))
-        .chain(set.groups.iter().map(|g| &g.alternatives))
-        .chain(counts)
-        .chain(facts)
-        .flatten()
+    let tables = set.tables.iter().enumerate().map(|(i, t)| (Sink::Table(i), t.alternatives.as_slice()));
+    let sites = set.sites.iter().enumerate().map(|(i, x)| (Sink::Sites(i), x.alternatives.as_slice()));
+    let groups = set.groups.iter().enumerate().map(|(i, g)| (Sink::Group(i), g.alternatives.as_slice()));
+    tables.chain(counts).chain(sites).chain(groups).chain(facts)
 }
 
 /// Adds an entry to the index for the kind of node its anchor matches.
 fn index_anchor(d: &mut Dispatch, e: Entry, anchor: Option<&Anchor>) {
     let Some(anchor) = anchor else { return };
     match anchor {
-        Anchor::Call(g, _) => match (&g.last_segments, &g.first_segments) {
-            (Some(keys), _) => keys.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e)),
-            (None, Some(roots)) => roots.iter().for_each(|r| d.call_by_root.entry(r.clone()).or_default().push(e)),
-            (None, None) => d.call_any.push(e),
-        },
+        Anchor::Call(g, _) if g.keys.any => d.call_any.push(e),
+        Anchor::Call(g, _) => {
+            g.keys.last.iter().for_each(|k| d.call_by_name.entry(k.clone()).or_default().push(e));
+            let rooted = Entry { also_by_name: !g.keys.last.is_empty(), ..e };
+            g.keys.first.iter().for_each(|r| d.call_by_root.entry(r.clone()).or_default().push(rooted));
+        }
         Anchor::Method(names) => names.iter().for_each(|n| d.method_by_name.entry(n.clone()).or_default().push(e)),
         Anchor::Attribute(_) => d.attribute.push(e),
         Anchor::Str(_) | Anchor::EnvVar(_) => d.string.push(e),

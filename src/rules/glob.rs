@@ -49,18 +49,49 @@ impl std::error::Error for GlobError {
 
 wraps_errors!(GlobError { Regex(RegexError) });
 
-/// A set of globs, plus the literal last segments usable as an index key.
+/// A set of globs, plus the literal segments usable as index keys.
 #[derive(Debug, Clone)]
 pub struct NameGlobs {
     regex: LazyRegex,
-    /// Literal last dotted segments of every glob, or `None` when some glob's
-    /// last segment is a wildcard (then it must be tried on every name).
-    pub last_segments: Option<Vec<String>>,
-    /// Literal first dotted segments of every glob (`torch` for
-    /// `torch.cuda.*`), or `None` when some glob's first segment is a wildcard.
-    pub first_segments: Option<Vec<String>>,
+    /// Where a name one of the globs matches can be looked up.
+    pub keys: IndexKeys,
     /// The globs as written, for messages.
     pub source: Vec<String>,
+}
+
+/// The index keys of a set of globs, glob by glob: the literal last dotted
+/// segment of a glob that has one (`zeros` for `torch.zeros`), else its
+/// literal first segment (`torch` for `torch.cuda.*`); a glob with neither
+/// (`*.cuda.*`) can match any name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexKeys {
+    /// Last segments, for globs that have a literal one.
+    pub last: Vec<String>,
+    /// First segments, for the other globs that have a literal one.
+    pub first: Vec<String>,
+    /// Whether some glob has neither: every name must be tried.
+    pub any: bool,
+}
+
+impl IndexKeys {
+    fn of(globs: &[String]) -> Self {
+        // A segment's words, if it is literal (braces within it expanded).
+        let literal = |segment: &str| {
+            let balanced = segment.contains('{') == segment.contains('}');
+            expand_braces(segment).filter(|ws| balanced && !ws.iter().any(|w| w.contains(['*', '?'])))
+        };
+        let mut keys = IndexKeys::default();
+        for glob in globs {
+            if let Some(words) = literal(glob.rsplit('.').next().unwrap_or(glob)) {
+                keys.last.extend(words);
+            } else if let Some(words) = literal(glob.split('.').next().unwrap_or(glob)) {
+                keys.first.extend(words);
+            } else {
+                keys.any = true;
+            }
+        }
+        keys
+    }
 }
 
 impl NameGlobs {
@@ -74,19 +105,9 @@ impl NameGlobs {
         for glob in globs {
             alternatives.push(glob_to_regex(glob)?);
         }
-        let literal = |segment: fn(&String) -> &str| -> Option<Vec<String>> {
-            let mut words = Vec::new();
-            for glob in globs {
-                let expanded = expand_braces(segment(glob)).filter(|ws| !ws.iter().any(|w| w.contains(['*', '?'])))?;
-                words.extend(expanded);
-            }
-            Some(words)
-        };
-        let last_segments = literal(|g| g.rsplit('.').next().unwrap_or(g));
-        let first_segments = literal(|g| g.split('.').next().unwrap_or(g));
         let pattern = format!("^(?:{})$", alternatives.join("|"));
         let regex = regex(&pattern)?;
-        Ok(NameGlobs { regex, last_segments, first_segments, source: globs.to_vec() })
+        Ok(NameGlobs { regex, keys: IndexKeys::of(globs), source: globs.to_vec() })
     }
 
     /// Whether `name` matches one of the globs.
@@ -159,20 +180,26 @@ mod tests {
         assert!(g.is_match("torch.ones"));
         assert!(!g.is_match("torch.cuda"));
         assert!(!g.is_match("torch.empty"));
-        assert_eq!(g.last_segments, None);
         let g = NameGlobs::new(&["torch.{zeros,ones}".into(), "a.b".into()], LazyRegex::compiled).unwrap();
-        assert_eq!(g.last_segments, Some(vec!["zeros".into(), "ones".into(), "b".into()]));
+        assert_eq!(g.keys, IndexKeys { last: vec!["zeros".into(), "ones".into(), "b".into()], ..IndexKeys::default() });
     }
 
     #[test]
-    fn first_segments_are_the_literal_roots() {
-        let g = NameGlobs::new(&["torch.cuda.*".into(), "{apex,amp}.x.*".into()], LazyRegex::compiled).unwrap();
-        assert_eq!(g.first_segments, Some(vec!["torch".into(), "apex".into(), "amp".into()]));
-        // A root a wildcard can reach, or braces across a dot: no literal root.
-        let g = NameGlobs::new(&["torch.cuda.*".into(), "*.cuda".into()], LazyRegex::compiled).unwrap();
-        assert_eq!(g.first_segments, None);
-        let g = NameGlobs::new(&["{torch.cuda,torch.npu}.*".into()], LazyRegex::compiled).unwrap();
-        assert_eq!(g.first_segments, None);
+    fn each_glob_is_indexed_by_its_last_literal_segment_else_its_first() {
+        let keys = |globs: &[&str]| IndexKeys::of(&globs.iter().map(|g| g.to_string()).collect::<Vec<_>>());
+        let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            keys(&["torch.cuda.*", "{apex,amp}.x.*", "torch.autocast"]),
+            IndexKeys { last: words(&["autocast"]), first: words(&["torch", "apex", "amp"]), any: false }
+        );
+        assert_eq!(
+            keys(&["*.cuda", "torch.cuda.*"]),
+            IndexKeys { last: words(&["cuda"]), first: words(&["torch"]), any: false }
+        );
+        // Braces across a dot make no literal segment of either part.
+        assert_eq!(keys(&["a.{b.c,d}"]), IndexKeys { first: words(&["a"]), ..IndexKeys::default() });
+        assert!(keys(&["{torch.cuda,torch.npu}.*"]).any);
+        assert!(keys(&["*.cuda.*"]).any);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The search, in a file's text, for the words the run's matchers require
-//! ([`super::prefilter`]): which rules can match the file, and whether
-//! anything at all can (if not, the file is not parsed).
+//! ([`super::prefilter`]): which rules, summaries and facts can match the
+//! file, and whether anything at all can (if not, the file is not parsed).
 
 use super::need::{Form, Need, Word};
 use crate::hash::FastMap;
@@ -17,19 +17,29 @@ type Requirement = Vec<Vec<Vec<usize>>>;
 pub(super) struct TriggerWords {
     index: FastMap<Word, usize>,
     words: Vec<Word>,
-    rules: Vec<Requirement>,
+    sinks: Vec<Requirement>,
+    /// By sink: whether it alone makes a file worth parsing.
+    parses: Vec<bool>,
     others: Vec<Requirement>,
 }
 
 impl TriggerWords {
-    /// Room for `n_rules` rules, none of which is tried until given a requirement.
-    pub(super) fn new(n_rules: usize) -> Self {
-        TriggerWords { rules: vec![Vec::new(); n_rules], ..TriggerWords::default() }
+    /// Room for `n_sinks` sinks, none of which is tried until given a requirement.
+    pub(super) fn new(n_sinks: usize) -> Self {
+        TriggerWords { sinks: vec![Vec::new(); n_sinks], parses: vec![false; n_sinks], ..TriggerWords::default() }
     }
 
-    /// Rule `i` is tried on a file where one of `alternatives` holds.
-    pub(super) fn rule(&mut self, i: usize, alternatives: Vec<Need>) {
-        self.rules[i] = self.requirement(alternatives);
+    /// Sink `i` (a rule or summary) is tried on a file where one of
+    /// `alternatives` holds, and the file is then parsed.
+    pub(super) fn sink(&mut self, i: usize, alternatives: Vec<Need>) {
+        self.sinks[i] = self.requirement(alternatives);
+        self.parses[i] = true;
+    }
+
+    /// Fact `i` (its sink) is tried on a file that is parsed and where one
+    /// of `alternatives` holds.
+    pub(super) fn fact(&mut self, i: usize, alternatives: Vec<Need>) {
+        self.sinks[i] = self.requirement(alternatives);
     }
 
     /// A summary, fact or other per-file result that needs the file parsed
@@ -72,7 +82,8 @@ impl TriggerWords {
         let builder = |kind| AhoCorasick::builder().ascii_case_insensitive(true).kind(kind).build(&patterns).ok();
         // A DFA searches fastest; a huge user pack may not fit one.
         let searcher = builder(Some(AhoCorasickKind::DFA)).or_else(|| builder(None));
-        Triggers { searcher, words_of, words: self.words, rules: self.rules, others: self.others }
+        let (sinks, parses, others) = (self.sinks, self.parses, self.others);
+        Triggers { searcher, words_of, words: self.words, sinks, parses, others }
     }
 }
 
@@ -83,16 +94,18 @@ pub(super) struct Triggers {
     /// By automaton pattern: the words it stands for.
     words_of: Vec<Vec<usize>>,
     words: Vec<Word>,
-    /// By rule index.
-    rules: Vec<Requirement>,
+    /// By sink slot.
+    sinks: Vec<Requirement>,
+    /// By sink slot: whether the sink alone makes a file worth parsing.
+    parses: Vec<bool>,
     others: Vec<Requirement>,
 }
 
 impl Triggers {
-    /// Which rules can match a file with this text; `None` when nothing
-    /// can (the file need not be parsed).
-    pub(super) fn rules_for(&self, text: &str) -> Option<Vec<bool>> {
-        let Some(searcher) = &self.searcher else { return Some(self.rules.iter().map(|r| !r.is_empty()).collect()) };
+    /// Which sinks can match a file with this text; `None` when nothing
+    /// that makes a file worth parsing can (the file need not be parsed).
+    pub(super) fn sinks_for(&self, text: &str) -> Option<Vec<bool>> {
+        let Some(searcher) = &self.searcher else { return Some(self.sinks.iter().map(|r| !r.is_empty()).collect()) };
         let bytes = text.as_bytes();
         let mut present = vec![false; self.words.len()];
         // Overlapping matches, so that a word inside another's match, or a
@@ -105,8 +118,9 @@ impl Triggers {
             }
         }
         let holds = |r: &Requirement| r.iter().any(|alt| alt.iter().all(|group| group.iter().any(|&w| present[w])));
-        let rules: Vec<bool> = self.rules.iter().map(holds).collect();
-        (rules.iter().any(|&r| r) || self.others.iter().any(holds)).then_some(rules)
+        let sinks: Vec<bool> = self.sinks.iter().map(holds).collect();
+        let parse = sinks.iter().zip(&self.parses).any(|(&active, &parses)| active && parses);
+        (parse || self.others.iter().any(holds)).then_some(sinks)
     }
 }
 
@@ -142,7 +156,7 @@ mod tests {
     fn triggers(needs: Vec<Need>) -> Triggers {
         let mut t = TriggerWords::new(needs.len());
         for (i, n) in needs.into_iter().enumerate() {
-            t.rule(i, vec![n]);
+            t.sink(i, vec![n]);
         }
         t.build()
     }
@@ -155,11 +169,22 @@ mod tests {
             word(Form::Exact, "NCCL_"),
             word(Form::AnyCase, "gpu"),
         ]);
-        assert_eq!(t.rules_for("x = y.to(0)"), Some(vec![true, false, false, false]));
-        assert_eq!(t.rules_for("x = y.\\\n    to(0)"), Some(vec![true, false, false, false]));
-        assert_eq!(t.rules_for("# go to the end\nlisten(total)"), None);
-        assert_eq!(t.rules_for("torch.cuda.foo"), Some(vec![false, true, false, false]));
-        assert_eq!(t.rules_for("use_cuda = 1; x = 'NCCL_X'"), Some(vec![false, false, true, false]));
-        assert_eq!(t.rules_for("nccl_x = 'multi-GPU'"), Some(vec![false, false, false, true]));
+        assert_eq!(t.sinks_for("x = y.to(0)"), Some(vec![true, false, false, false]));
+        assert_eq!(t.sinks_for("x = y.\\\n    to(0)"), Some(vec![true, false, false, false]));
+        assert_eq!(t.sinks_for("# go to the end\nlisten(total)"), None);
+        assert_eq!(t.sinks_for("torch.cuda.foo"), Some(vec![false, true, false, false]));
+        assert_eq!(t.sinks_for("use_cuda = 1; x = 'NCCL_X'"), Some(vec![false, false, true, false]));
+        assert_eq!(t.sinks_for("nccl_x = 'multi-GPU'"), Some(vec![false, false, false, true]));
+    }
+
+    #[test]
+    fn a_fact_is_tried_where_its_words_are_but_does_not_ask_for_a_parse() {
+        let mut t = TriggerWords::new(2);
+        t.sink(0, vec![word(Form::Identifier, "cuda")]);
+        t.fact(1, vec![word(Form::Identifier, "gloo")]);
+        let t = t.build();
+        assert_eq!(t.sinks_for("cuda(); gloo"), Some(vec![true, true]));
+        assert_eq!(t.sinks_for("cuda()"), Some(vec![true, false]));
+        assert_eq!(t.sinks_for("gloo"), None);
     }
 }

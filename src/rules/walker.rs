@@ -31,8 +31,8 @@ pub struct Walker<'a, 't> {
     lines: &'a LineIndex,
     display: &'a SharedText,
     query_hits: &'a [FastSet<usize>],
-    /// Rules whose trigger words occur in this file.
-    rule_active: &'a [bool],
+    /// By sink slot: whether the sink's trigger words occur in this file.
+    sink_active: &'a [bool],
     frames: Vec<Frame<'t>>,
     frame_ids: Vec<usize>,
     ancestors: Vec<Node<'t>>,
@@ -65,7 +65,7 @@ impl<'a, 't> Walker<'a, 't> {
         lines: &'a LineIndex,
         display: &'a SharedText,
         query_hits: &'a [FastSet<usize>],
-        rule_active: &'a [bool],
+        sink_active: &'a [bool],
         out: FileFacts,
     ) -> Self {
         Walker {
@@ -76,7 +76,7 @@ impl<'a, 't> Walker<'a, 't> {
             lines,
             display,
             query_hits,
-            rule_active,
+            sink_active,
             frames: Vec::new(),
             frame_ids: Vec::new(),
             ancestors: Vec::new(),
@@ -201,8 +201,14 @@ impl<'a, 't> Walker<'a, 't> {
                         let cx = self.context(node);
                         let root = cx.callee_name(node, f);
                         let root = root.as_deref().map(|q| q.split('.').next().unwrap_or(q));
+                        // An entry whose other globs are indexed by name may be here already.
                         if let Some(list) = root.and_then(|r| d.call_by_root.get(r)) {
-                            candidates.extend(list);
+                            let named = candidates.len();
+                            for e in list {
+                                if !e.also_by_name || !candidates[..named].iter().any(|c| c.same(e)) {
+                                    candidates.push(*e);
+                                }
+                            }
                         }
                     }
                     candidates.extend(&d.call_any);
@@ -272,7 +278,7 @@ impl<'a, 't> Walker<'a, 't> {
     fn try_entry(&mut self, entry: Entry, node: Node<'t>) {
         match entry.sink {
             Sink::Fact(i) if self.out.facts[i] => {}
-            Sink::Rule(i) if !self.rule_active[i] => {}
+            sink if !self.sink_active[self.engine.slots.of_sink(sink)] => {}
             _ => {
                 if let Some(outcome) = self.evaluate(entry, node) {
                     self.record(outcome, node);
