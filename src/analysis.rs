@@ -319,8 +319,8 @@ fn analyse_into(
         Some(_) => None,
     };
     let active = match imported {
-        Some(_) => Some(engine.sinks_for_importer(text)),
-        None => engine.sinks_for(text),
+        Some(_) => Some(engine.alternatives_for_importer(text)),
+        None => engine.alternatives_for(text),
     };
     let Some(active) = active else {
         // Nothing to analyse, but suppressions are still checked and the file

@@ -14,8 +14,8 @@ use crate::source::LineIndex;
 use tree_sitter::{Node, StreamingIterator};
 
 impl Engine<'_> {
-    /// Matches the sinks `active` says can match (rules, summaries and facts,
-    /// by [`super::engine::SinkSlots`]) against one parsed file, which imports the
+    /// Matches the matcher alternatives `active` says can match (of rules,
+    /// summaries and facts, by [`super::engine::AltNumbers`]) against one parsed file, which imports the
     /// derived classes `imported` from other files (if the project layer found any).
     pub fn analyse(
         &self,

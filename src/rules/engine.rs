@@ -54,6 +54,20 @@ pub(super) enum Sink {
     Fact(usize),
 }
 
+impl Sink {
+    /// The kind of sink, in the order of [`AltNumbers`], and its index.
+    fn kind_and_index(self) -> (usize, usize) {
+        match self {
+            Sink::Rule(i) => (0, i),
+            Sink::Table(i) => (1, i),
+            Sink::Count(i) => (2, i),
+            Sink::Sites(i) => (3, i),
+            Sink::Group(i) => (4, i),
+            Sink::Fact(i) => (5, i),
+        }
+    }
+}
+
 /// One matcher alternative and where its matches go.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Entry {
@@ -89,39 +103,42 @@ pub(super) struct Dispatch {
     pub kind: FastMap<String, Vec<Entry>>,
 }
 
-/// Where each kind of sink begins in a file's list of active sinks
-/// ([`Engine::sinks_for`]): rules first, then tables, counts, sites, groups
-/// and facts.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct SinkSlots {
-    table: usize,
-    count: usize,
-    sites: usize,
-    group: usize,
-    fact: usize,
+/// Every matcher alternative of the run's sinks, numbered: rules first, then
+/// tables, counts, sites, groups and facts, each sink's alternatives in order.
+/// A file's active alternatives ([`Engine::alternatives_for`]) are listed so.
+#[derive(Debug, Default)]
+pub(super) struct AltNumbers {
+    /// By kind of sink (in the order above), then by sink: the number of its
+    /// first alternative.
+    first: [Vec<usize>; 6],
     len: usize,
 }
 
-impl SinkSlots {
-    fn of(set: &RuleSet) -> Self {
-        let table = set.rules.len();
-        let count = table + set.tables.len();
-        let sites = count + set.counts.len();
-        let group = sites + set.sites.len();
-        let fact = group + set.groups.len();
-        SinkSlots { table, count, sites, group, fact, len: fact + set.compiler.facts.len() }
+impl AltNumbers {
+    fn new(set: &RuleSet) -> Self {
+        let sizes = [set.rules.len(), set.tables.len(), set.counts.len(), set.sites.len(), set.groups.len()];
+        let mut numbers = AltNumbers::default();
+        for (kind, size) in sizes.into_iter().chain([set.compiler.facts.len()]).enumerate() {
+            numbers.first[kind] = vec![0; size];
+        }
+        // Sinks without alternatives (counts of a rule's findings, import facts) take no number.
+        for (sink, alts) in every_sink(set) {
+            let (kind, i) = sink.kind_and_index();
+            numbers.first[kind][i] = numbers.len;
+            numbers.len += alts.len();
+        }
+        numbers
     }
 
-    /// The place of `sink` in the list.
-    pub(super) fn of_sink(&self, sink: Sink) -> usize {
-        match sink {
-            Sink::Rule(i) => i,
-            Sink::Table(i) => self.table + i,
-            Sink::Count(i) => self.count + i,
-            Sink::Sites(i) => self.sites + i,
-            Sink::Group(i) => self.group + i,
-            Sink::Fact(i) => self.fact + i,
-        }
+    /// The number of `entry`'s alternative.
+    pub(super) fn of(&self, entry: Entry) -> usize {
+        self.first(entry.sink) + entry.alt
+    }
+
+    /// The number of the first alternative of `sink`.
+    fn first(&self, sink: Sink) -> usize {
+        let (kind, i) = sink.kind_and_index();
+        self.first[kind][i]
     }
 }
 
@@ -140,8 +157,8 @@ pub struct Engine<'r> {
     pub(super) guard_only: Vec<String>,
     /// By rule index: whether the rule runs (it is active, or in `guard_only`).
     tried: Vec<bool>,
-    /// The places of the sinks in a file's list of active sinks.
-    pub(super) slots: SinkSlots,
+    /// The numbers of the alternatives in a file's list of active ones.
+    pub(super) numbers: AltNumbers,
     /// Whether files are skipped by the words their rules need
     /// ([`Self::skip_nothing`] turns it off).
     skip: bool,
@@ -158,9 +175,9 @@ pub struct Engine<'r> {
     /// The names of the `call` anchors that follow subclasses: a class
     /// derived from one is what a file tells the files that import it.
     subclass_bases: Vec<&'r NameGlobs>,
-    /// By sink slot: whether some `call` anchor of it follows subclasses (a
-    /// call of an imported subclass need not hold the sink's trigger words).
-    subclass_sinks: Vec<bool>,
+    /// By alternative number: whether its `call` anchor follows subclasses
+    /// (a call of an imported subclass need not hold the alternative's words).
+    subclass_alternatives: Vec<bool>,
 }
 
 impl<'r> Engine<'r> {
@@ -222,12 +239,8 @@ impl<'r> Engine<'r> {
             _ => None,
         };
         let subclass_bases = every_matcher(set).filter_map(follows).collect();
-        let slots = SinkSlots::of(set);
-        let mut subclass_sinks = vec![false; slots.len];
-        let rules = set.rules.iter().enumerate().map(|(i, r)| (Sink::Rule(i), r.alternatives.as_slice()));
-        for (sink, alts) in rules.chain(summaries_and_facts(set)) {
-            subclass_sinks[slots.of_sink(sink)] = alts.iter().any(|m| follows(m).is_some());
-        }
+        let numbers = AltNumbers::new(set);
+        let subclass_alternatives = every_sink(set).flat_map(|(_, alts)| alts).map(|m| follows(m).is_some()).collect();
         Engine {
             set,
             target,
@@ -235,13 +248,13 @@ impl<'r> Engine<'r> {
             active,
             guard_only,
             tried,
-            slots,
+            numbers,
             skip: true,
             triggers: OnceLock::new(),
             named_extensions,
             shell_named_extensions,
             subclass_bases,
-            subclass_sinks,
+            subclass_alternatives,
         }
     }
 
@@ -250,24 +263,28 @@ impl<'r> Engine<'r> {
         self.subclass_bases.iter().any(|g| g.is_match(base))
     }
 
-    /// [`Self::sinks_for`] for a file that imports subclasses of matched
-    /// classes from other files: the sinks that follow subclasses are tried too.
-    pub fn sinks_for_importer(&self, text: &str) -> Vec<bool> {
-        let by_words = self.sinks_for(text).unwrap_or_else(|| vec![false; self.slots.len]);
-        by_words.iter().zip(&self.subclass_sinks).map(|(a, b)| *a || *b).collect()
+    /// [`Self::alternatives_for`] for a file that imports subclasses of
+    /// matched classes from other files: the alternatives that follow
+    /// subclasses are tried too.
+    pub fn alternatives_for_importer(&self, text: &str) -> Vec<bool> {
+        let by_words = self.alternatives_for(text).unwrap_or_else(|| vec![false; self.numbers.len]);
+        by_words.iter().zip(&self.subclass_alternatives).map(|(a, b)| *a || *b).collect()
     }
 
-    /// Which sinks (rules, summaries, facts; by [`SinkSlots`]) can match a
-    /// file with this text, by the words they require
-    /// ([`super::prefilter`]); `None` when no rule or summary can match
-    /// and no project fact hold (the file need not be parsed).
-    pub fn sinks_for(&self, text: &str) -> Option<Vec<bool>> {
+    /// Which matcher alternatives (of rules, summaries and facts; by
+    /// [`AltNumbers`]) can match a file with this text, by the words they
+    /// require ([`super::prefilter`]); `None` when no rule or summary can
+    /// match and no project fact hold (the file need not be parsed).
+    pub fn alternatives_for(&self, text: &str) -> Option<Vec<bool>> {
         if !self.skip {
-            let mut all = vec![true; self.slots.len];
-            all[..self.tried.len()].copy_from_slice(&self.tried);
+            let mut all = vec![true; self.numbers.len];
+            for (i, rule) in self.set.rules.iter().enumerate().filter(|(i, _)| !self.tried[*i]) {
+                let first = self.numbers.first(Sink::Rule(i));
+                all[first..first + rule.alternatives.len()].fill(false);
+            }
             return Some(all);
         }
-        self.triggers.get_or_init(|| self.trigger_words()).sinks_for(text)
+        self.triggers.get_or_init(|| self.trigger_words()).alternatives_for(text)
     }
 
     /// Tries every rule on every file and parses every file: the same
@@ -290,18 +307,19 @@ impl<'r> Engine<'r> {
         let set = self.set;
         let needs = Needs::new(&set.compiler.facts, &set.compiler.tables);
         let of = |alts: &[Matcher]| -> Vec<Need> { alts.iter().map(|m| needs.of_matcher(m)).collect() };
-        let slot = |sink| self.slots.of_sink(sink);
-        let mut words = TriggerWords::new(self.slots.len);
-        for (i, rule) in set.rules.iter().enumerate().filter(|(i, _)| self.tried[*i]) {
-            words.sink(i, with_triggers(of(&rule.alternatives), rule.triggers.as_deref()));
-        }
-        for (sink, alts) in summaries_and_facts(set) {
+        let first = |sink| self.numbers.first(sink);
+        let mut words = TriggerWords::new(self.numbers.len);
+        for (sink, alts) in every_sink(set) {
             match sink {
-                Sink::Group(i) => words.sink(slot(sink), with_triggers(of(alts), set.groups[i].triggers.as_deref())),
+                Sink::Rule(i) if self.tried[i] => {
+                    words.sink(first(sink), with_triggers(of(alts), set.rules[i].triggers.as_deref()))
+                }
+                Sink::Rule(_) => {}
+                Sink::Group(i) => words.sink(first(sink), with_triggers(of(alts), set.groups[i].triggers.as_deref())),
                 // A fact is tried where its words are, but it alone does not
                 // make a file worth parsing: a rule that reads it must match there too.
-                Sink::Fact(i) => words.fact(slot(sink), vec![needs.of_fact(i)]),
-                _ => words.sink(slot(sink), of(alts)),
+                Sink::Fact(_) => words.fact(first(sink), of(alts)),
+                _ => words.sink(first(sink), of(alts)),
             }
         }
         // A file that only makes a project fact true (an import of
@@ -355,7 +373,13 @@ pub fn may_hold(clauses: &[Clause], facts: &[bool]) -> bool {
 
 /// Every matcher alternative of `set`: its rules', summaries' and facts'.
 fn every_matcher(set: &RuleSet) -> impl Iterator<Item = &Matcher> {
-    set.rules.iter().flat_map(|r| &r.alternatives).chain(summaries_and_facts(set).flat_map(|(_, alts)| alts))
+    every_sink(set).flat_map(|(_, alts)| alts)
+}
+
+/// Every sink of `set` with matcher alternatives, and them, in the order of [`AltNumbers`].
+fn every_sink(set: &RuleSet) -> impl Iterator<Item = (Sink, &[Matcher])> {
+    let rules = set.rules.iter().enumerate().map(|(i, r)| (Sink::Rule(i), r.alternatives.as_slice()));
+    rules.chain(summaries_and_facts(set))
 }
 
 /// Every sink of `set` but its rules, with its matcher alternatives: the

@@ -1,15 +1,16 @@
 //! The search, in a file's text, for the words the run's matchers require
-//! ([`super::prefilter`]): which rules, summaries and facts can match the
-//! file, and whether anything at all can (if not, the file is not parsed).
+//! ([`super::prefilter`]): which alternatives of the rules, summaries and
+//! facts can match the file, and whether anything at all can (if not, the
+//! file is not parsed).
 
 use super::need::{Form, Need, Word};
 use crate::hash::FastMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
-/// A sink's requirement as word indices: one of the alternatives must hold,
-/// and an alternative holds when each of its groups has a word in the file.
-/// No alternative: the sink never matches in Python; an alternative with no
-/// group: it can match in any file.
+/// A matcher alternative's requirement as word indices: one of the
+/// requirement's own alternatives must hold, and one holds when each of its
+/// groups has a word in the file. None: it never matches in Python; one
+/// with no group: it can match in any file.
 type Requirement = Vec<Vec<Vec<usize>>>;
 
 /// Collects the words of requirements, each once.
@@ -17,29 +18,33 @@ type Requirement = Vec<Vec<Vec<usize>>>;
 pub(super) struct TriggerWords {
     index: FastMap<Word, usize>,
     words: Vec<Word>,
-    sinks: Vec<Requirement>,
-    /// By sink: whether it alone makes a file worth parsing.
+    alternatives: Vec<Requirement>,
+    /// By alternative: whether it alone makes a file worth parsing.
     parses: Vec<bool>,
     others: Vec<Requirement>,
 }
 
 impl TriggerWords {
-    /// Room for `n_sinks` sinks, none of which is tried until given a requirement.
-    pub(super) fn new(n_sinks: usize) -> Self {
-        TriggerWords { sinks: vec![Vec::new(); n_sinks], parses: vec![false; n_sinks], ..TriggerWords::default() }
+    /// Room for `n` matcher alternatives, none of which is tried until given a requirement.
+    pub(super) fn new(n: usize) -> Self {
+        TriggerWords { alternatives: vec![Vec::new(); n], parses: vec![false; n], ..TriggerWords::default() }
     }
 
-    /// Sink `i` (a rule or summary) is tried on a file where one of
-    /// `alternatives` holds, and the file is then parsed.
-    pub(super) fn sink(&mut self, i: usize, alternatives: Vec<Need>) {
-        self.sinks[i] = self.requirement(alternatives);
-        self.parses[i] = true;
+    /// The alternatives of a rule or summary, numbered from `first`, each
+    /// with its need: each is tried on a file where its need holds, and the
+    /// file is then parsed.
+    pub(super) fn sink(&mut self, first: usize, needs: Vec<Need>) {
+        let n = needs.len();
+        self.fact(first, needs);
+        self.parses[first..first + n].fill(true);
     }
 
-    /// Fact `i` (its sink) is tried on a file that is parsed and where one
-    /// of `alternatives` holds.
-    pub(super) fn fact(&mut self, i: usize, alternatives: Vec<Need>) {
-        self.sinks[i] = self.requirement(alternatives);
+    /// The alternatives of a fact, numbered from `first`, each with its
+    /// need: each is tried on a file that is parsed and where its need holds.
+    pub(super) fn fact(&mut self, first: usize, needs: Vec<Need>) {
+        for (i, need) in needs.into_iter().enumerate() {
+            self.alternatives[first + i] = self.requirement(vec![need]);
+        }
     }
 
     /// A summary, fact or other per-file result that needs the file parsed
@@ -82,8 +87,8 @@ impl TriggerWords {
         let builder = |kind| AhoCorasick::builder().ascii_case_insensitive(true).kind(kind).build(&patterns).ok();
         // A DFA searches fastest; a huge user pack may not fit one.
         let searcher = builder(Some(AhoCorasickKind::DFA)).or_else(|| builder(None));
-        let (sinks, parses, others) = (self.sinks, self.parses, self.others);
-        Triggers { searcher, words_of, words: self.words, sinks, parses, others }
+        let (alternatives, parses, others) = (self.alternatives, self.parses, self.others);
+        Triggers { searcher, words_of, words: self.words, alternatives, parses, others }
     }
 }
 
@@ -94,18 +99,20 @@ pub(super) struct Triggers {
     /// By automaton pattern: the words it stands for.
     words_of: Vec<Vec<usize>>,
     words: Vec<Word>,
-    /// By sink slot.
-    sinks: Vec<Requirement>,
-    /// By sink slot: whether the sink alone makes a file worth parsing.
+    /// By alternative number.
+    alternatives: Vec<Requirement>,
+    /// By alternative number: whether it alone makes a file worth parsing.
     parses: Vec<bool>,
     others: Vec<Requirement>,
 }
 
 impl Triggers {
-    /// Which sinks can match a file with this text; `None` when nothing
-    /// that makes a file worth parsing can (the file need not be parsed).
-    pub(super) fn sinks_for(&self, text: &str) -> Option<Vec<bool>> {
-        let Some(searcher) = &self.searcher else { return Some(self.sinks.iter().map(|r| !r.is_empty()).collect()) };
+    /// Which alternatives can match a file with this text; `None` when
+    /// nothing that makes a file worth parsing can (the file need not be parsed).
+    pub(super) fn alternatives_for(&self, text: &str) -> Option<Vec<bool>> {
+        let Some(searcher) = &self.searcher else {
+            return Some(self.alternatives.iter().map(|r| !r.is_empty()).collect());
+        };
         let bytes = text.as_bytes();
         let mut present = vec![false; self.words.len()];
         // Overlapping matches, so that a word inside another's match, or a
@@ -118,9 +125,9 @@ impl Triggers {
             }
         }
         let holds = |r: &Requirement| r.iter().any(|alt| alt.iter().all(|group| group.iter().any(|&w| present[w])));
-        let sinks: Vec<bool> = self.sinks.iter().map(holds).collect();
-        let parse = sinks.iter().zip(&self.parses).any(|(&active, &parses)| active && parses);
-        (parse || self.others.iter().any(holds)).then_some(sinks)
+        let active: Vec<bool> = self.alternatives.iter().map(holds).collect();
+        let parse = active.iter().zip(&self.parses).any(|(&active, &parses)| active && parses);
+        (parse || self.others.iter().any(holds)).then_some(active)
     }
 }
 
@@ -155,9 +162,7 @@ mod tests {
 
     fn triggers(needs: Vec<Need>) -> Triggers {
         let mut t = TriggerWords::new(needs.len());
-        for (i, n) in needs.into_iter().enumerate() {
-            t.sink(i, vec![n]);
-        }
+        t.sink(0, needs);
         t.build()
     }
 
@@ -169,22 +174,23 @@ mod tests {
             word(Form::Exact, "NCCL_"),
             word(Form::AnyCase, "gpu"),
         ]);
-        assert_eq!(t.sinks_for("x = y.to(0)"), Some(vec![true, false, false, false]));
-        assert_eq!(t.sinks_for("x = y.\\\n    to(0)"), Some(vec![true, false, false, false]));
-        assert_eq!(t.sinks_for("# go to the end\nlisten(total)"), None);
-        assert_eq!(t.sinks_for("torch.cuda.foo"), Some(vec![false, true, false, false]));
-        assert_eq!(t.sinks_for("use_cuda = 1; x = 'NCCL_X'"), Some(vec![false, false, true, false]));
-        assert_eq!(t.sinks_for("nccl_x = 'multi-GPU'"), Some(vec![false, false, false, true]));
+        assert_eq!(t.alternatives_for("x = y.to(0)"), Some(vec![true, false, false, false]));
+        assert_eq!(t.alternatives_for("x = y.\\\n    to(0)"), Some(vec![true, false, false, false]));
+        assert_eq!(t.alternatives_for("# go to the end\nlisten(total)"), None);
+        assert_eq!(t.alternatives_for("torch.cuda.foo"), Some(vec![false, true, false, false]));
+        assert_eq!(t.alternatives_for("use_cuda = 1; x = 'NCCL_X'"), Some(vec![false, false, true, false]));
+        assert_eq!(t.alternatives_for("nccl_x = 'multi-GPU'"), Some(vec![false, false, false, true]));
     }
 
     #[test]
     fn a_fact_is_tried_where_its_words_are_but_does_not_ask_for_a_parse() {
-        let mut t = TriggerWords::new(2);
+        let mut t = TriggerWords::new(3);
         t.sink(0, vec![word(Form::Identifier, "cuda")]);
-        t.fact(1, vec![word(Form::Identifier, "gloo")]);
+        t.fact(1, vec![word(Form::Identifier, "gloo"), word(Form::Identifier, "nccl")]);
         let t = t.build();
-        assert_eq!(t.sinks_for("cuda(); gloo"), Some(vec![true, true]));
-        assert_eq!(t.sinks_for("cuda()"), Some(vec![true, false]));
-        assert_eq!(t.sinks_for("gloo"), None);
+        assert_eq!(t.alternatives_for("cuda(); gloo"), Some(vec![true, true, false]));
+        assert_eq!(t.alternatives_for("cuda(); nccl"), Some(vec![true, false, true]));
+        assert_eq!(t.alternatives_for("cuda()"), Some(vec![true, false, false]));
+        assert_eq!(t.alternatives_for("gloo"), None);
     }
 }

@@ -31,8 +31,8 @@ pub struct Walker<'a, 't> {
     lines: &'a LineIndex,
     display: &'a SharedText,
     query_hits: &'a [FastSet<usize>],
-    /// By sink slot: whether the sink's trigger words occur in this file.
-    sink_active: &'a [bool],
+    /// By alternative number: whether its trigger words occur in this file.
+    active: &'a [bool],
     frames: Vec<Frame<'t>>,
     frame_ids: Vec<usize>,
     ancestors: Vec<Node<'t>>,
@@ -65,7 +65,7 @@ impl<'a, 't> Walker<'a, 't> {
         lines: &'a LineIndex,
         display: &'a SharedText,
         query_hits: &'a [FastSet<usize>],
-        sink_active: &'a [bool],
+        active: &'a [bool],
         out: FileFacts,
     ) -> Self {
         Walker {
@@ -76,7 +76,7 @@ impl<'a, 't> Walker<'a, 't> {
             lines,
             display,
             query_hits,
-            sink_active,
+            active,
             frames: Vec::new(),
             frame_ids: Vec::new(),
             ancestors: Vec::new(),
@@ -278,7 +278,7 @@ impl<'a, 't> Walker<'a, 't> {
     fn try_entry(&mut self, entry: Entry, node: Node<'t>) {
         match entry.sink {
             Sink::Fact(i) if self.out.facts[i] => {}
-            sink if !self.sink_active[self.engine.slots.of_sink(sink)] => {}
+            _ if !self.active[self.engine.numbers.of(entry)] => {}
             _ => {
                 if let Some(outcome) = self.evaluate(entry, node) {
                     self.record(outcome, node);
