@@ -24,8 +24,6 @@ impl Compiler {
         self.regex(&words.unwrap_or_else(|| template.to_string())).map(|_| ())
     }
 
-    /// A top-level matcher: each `any` branch becomes an alternative with its
-    /// own anchor and the shared predicates of the parent.
     /// The index of the fact "some node of the file matches `spec`", read
     /// at `scope`. One written the same way again in the same pack (MEM007's
     /// depth test is written ten times) is the same fact: the walk tries every
@@ -34,8 +32,8 @@ impl Compiler {
     fn has_fact(&mut self, scope: Scope, spec: &MatcherSpec) -> Res<usize> {
         let pack = self.packs_begun;
         let same = |(p, sc, sp): &(usize, Scope, MatcherSpec)| *p == pack && *sc == scope && sp == spec;
-        if let Some(i) = self.fact_specs.iter().position(|(key, _)| same(key)).map(|at| self.fact_specs[at].1) {
-            return Ok(i);
+        if let Some((_, i)) = self.fact_specs.iter().find(|(key, _)| same(key)) {
+            return Ok(*i);
         }
         let alts = self.alternatives(spec)?;
         self.facts.push(Fact::Has(alts));
@@ -44,6 +42,8 @@ impl Compiler {
         Ok(i)
     }
 
+    /// A top-level matcher: each `any` branch becomes an alternative with its
+    /// own anchor and the shared predicates of the parent.
     pub(super) fn alternatives(&mut self, spec: &MatcherSpec) -> Res<Vec<Matcher>> {
         if let Some(name) = &spec.uses {
             return self.expanded(spec, name, Self::alternatives);

@@ -116,11 +116,15 @@ pub(super) struct AltNumbers {
 
 impl AltNumbers {
     fn new(set: &RuleSet) -> Self {
-        let sizes = [set.rules.len(), set.tables.len(), set.counts.len(), set.sites.len(), set.groups.len()];
-        let mut numbers = AltNumbers::default();
-        for (kind, size) in sizes.into_iter().chain([set.compiler.facts.len()]).enumerate() {
-            numbers.first[kind] = vec![0; size];
-        }
+        let sizes = [
+            set.rules.len(),
+            set.tables.len(),
+            set.counts.len(),
+            set.sites.len(),
+            set.groups.len(),
+            set.compiler.facts.len(),
+        ];
+        let mut numbers = AltNumbers { first: sizes.map(|size| vec![0; size]), len: 0 };
         // Sinks without alternatives (counts of a rule's findings, import facts) take no number.
         for (sink, alts) in every_sink(set) {
             let (kind, i) = sink.kind_and_index();

@@ -34,21 +34,24 @@ impl TriggerWords {
     /// with its need: each is tried on a file where its need holds, and the
     /// file is then parsed.
     pub(super) fn sink(&mut self, first: usize, needs: Vec<Need>) {
-        let n = needs.len();
-        self.fact(first, needs);
-        self.parses[first..first + n].fill(true);
+        self.number(first, needs, true);
     }
 
     /// The alternatives of a fact, numbered from `first`, each with its
     /// need: each is tried on a file that is parsed and where its need holds.
     pub(super) fn fact(&mut self, first: usize, needs: Vec<Need>) {
+        self.number(first, needs, false);
+    }
+
+    fn number(&mut self, first: usize, needs: Vec<Need>, parses: bool) {
         for (i, need) in needs.into_iter().enumerate() {
             self.alternatives[first + i] = self.requirement(vec![need]);
+            self.parses[first + i] = parses;
         }
     }
 
-    /// A summary, fact or other per-file result that needs the file parsed
-    /// where one of `alternatives` holds.
+    /// Something besides the sinks that needs the file parsed where one of
+    /// `alternatives` holds (a project fact, a followed subclass).
     pub(super) fn other(&mut self, alternatives: Vec<Need>) {
         let r = self.requirement(alternatives);
         self.others.push(r);
