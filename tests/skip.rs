@@ -59,3 +59,60 @@ fn a_scan_of_a_few_files_parses_every_file() {
     let dir = project_with_a_broken_file("skip-small", 2);
     assert_eq!(partial_paths(&report(&dir, ".", &[])), ["notes.py"]);
 }
+
+/// The `parsed` report's broken files (only a parse shows their syntax
+/// error), in a project of 40 quiet files and the broken `files`.
+fn broken_files_parsed(name: &str, files: &[(&str, &str)], extra: &[&str]) -> Vec<String> {
+    let dir = project_with_a_broken_file(name, 40);
+    std::fs::remove_file(dir.join("notes.py")).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    let skipped = report(&dir, ".", extra);
+    let every_rule = report(&dir, ".", &[extra, &["--no-skip"]].concat());
+    assert_eq!(skipped["findings"], every_rule["findings"]);
+    assert_eq!(partial_paths(&every_rule).len(), files.len(), "{every_rule}");
+    partial_paths(&skipped).into_iter().map(str::to_string).collect()
+}
+
+#[test]
+fn words_inside_longer_names_do_not_make_a_file_worth_parsing() {
+    // `input` holds `npu` (API005's trigger is the whole name `npu`), `model`
+    // holds `mode`; `x.to_mkldnn()` is no fallback tensor method (API016
+    // leaves it out), nor is a layer count under 24 MEM007's depth.
+    let quiet =
+        "import torch\ndef f(:\n    y = model(input).to_mkldnn()\n    return nn.Linear(8, 8), dict(num_layers=12)\n";
+    // `.lgamma()` is a fallback tensor method, `torch.nn.HuberLoss` a
+    // fallback module, `depth=32` a depth MEM007 reads in any file.
+    let method = "import torch\ndef f(:\n    return x.lgamma()\n";
+    let module = "import torch\ndef f(:\n    return torch.nn.HuberLoss()\n";
+    let depth = "def f(:\n    return dict(depth=32)\n";
+    let npu = "import torch\ndef f(:\n    return x.to('npu')\n";
+    let files =
+        [("quiet.py", quiet), ("method.py", method), ("module.py", module), ("depth.py", depth), ("npu.py", npu)];
+    let parsed = broken_files_parsed("skip-words", &files, &[]);
+    assert_eq!(parsed, ["depth.py", "method.py", "module.py", "npu.py"]);
+}
+
+#[test]
+fn a_pack_trigger_can_require_a_whole_name() {
+    let dir = common::temp_dir("skip-trigger-name");
+    for i in 0..40 {
+        std::fs::write(dir.join(format!("m{i}.py")), "x = 1\n").unwrap();
+    }
+    std::fs::write(dir.join("whole.py"), "run(device='gpu')\n").unwrap();
+    std::fs::write(dir.join("dotted.py"), "import gpu.tools\n").unwrap();
+    std::fs::write(dir.join("inside.py"), "gpus = gpu_count()\n").unwrap();
+    let pack = "[pack]\nname = \"org\"\n\n[[rule]]\ncode = \"ORG001\"\nname = \"mentions-gpu\"\nsection = \"transfer\"\n\
+                severity = \"info\"\nmessage = \"mentions the GPU\"\ntriggers = [{ name = \"gpu\" }]\n\
+                docs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }\n[rule.match]\nkind = \"module\"\n";
+    std::fs::write(dir.join("p.toml"), pack).unwrap();
+    let run =
+        npu_mem_in(&dir, &["scan", ".", "--rules", "p.toml", "--select", "ORG", "--format", "json", "--no-cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut paths: Vec<&str> =
+        report["findings"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    paths.sort();
+    assert_eq!(paths, ["dotted.py", "whole.py"]);
+}

@@ -119,6 +119,19 @@ fn accepted(l: &Lookup, st: &MatchState, cell: &str) -> bool {
     listed && l.matches.as_ref().is_none_or(|m| template_matches(m, st, cell))
 }
 
+/// Whether `lookup` can hold on a found `row`, whatever the matcher
+/// captured: its column's cell at `target` is accepted (a `matches`
+/// template, which reads the captures, is taken to accept it).
+pub(super) fn may_find(l: &Lookup, table: &DataTable, row: usize, target: Version) -> bool {
+    let Some(column) = &l.column else { return true };
+    let ok = |cell: &str| match (&l.is, &l.matches) {
+        (_, Some(_)) => true,
+        (Some(list), None) => list.iter().any(|a| a == cell),
+        (None, None) => present(cell),
+    };
+    cell_matches(table, row, column, target, ok)
+}
+
 /// `lookup`: the row for the key exists (or not); optionally a column's cell is accepted.
 pub fn lookup(l: &Lookup, cx: &Context, st: &mut MatchState) -> bool {
     let Some((_, table)) = cx.tables.get(l.table) else { return false };

@@ -8,6 +8,7 @@ use super::glob::NameGlobs;
 use super::model::*;
 use super::need::Need;
 use super::prefilter::{self, Needs};
+use super::schema::Trigger;
 use super::state::Clause;
 use super::trigger_words::{TriggerWords, Triggers};
 use crate::hash::FastMap;
@@ -309,7 +310,7 @@ impl<'r> Engine<'r> {
     /// The words each rule, summary and project fact needs in a file.
     fn trigger_words(&self) -> Triggers {
         let set = self.set;
-        let needs = Needs::new(&set.compiler.facts, &set.compiler.tables);
+        let needs = Needs::new(&set.compiler.facts, &set.compiler.tables, self.target, false);
         let of = |alts: &[Matcher]| -> Vec<Need> { alts.iter().map(|m| needs.of_matcher(m)).collect() };
         let first = |sink| self.numbers.first(sink);
         let mut words = TriggerWords::new(self.numbers.len);
@@ -328,8 +329,11 @@ impl<'r> Engine<'r> {
         }
         // A file that only makes a project fact true (an import of
         // `transfer_to_npu`, a use of checkpointing) must still be analysed.
+        // Such a file is parsed for the fact alone, so its node-text patterns
+        // are looked for too: the words of `depth\s*=\s*(2[4-9]|...)` are in most files.
+        let strict = Needs::new(&set.compiler.facts, &set.compiler.tables, self.target, true);
         let beyond_file = prefilter::facts_beyond_file(every_matcher(set), set.compiler.facts.len());
-        (0..set.compiler.facts.len()).filter(|&i| beyond_file[i]).for_each(|i| words.other(vec![needs.of_fact(i)]));
+        (0..set.compiler.facts.len()).filter(|&i| beyond_file[i]).for_each(|i| words.other(vec![strict.of_fact(i)]));
         // A file that derives a class from a followed one tells its importers.
         self.subclass_bases.iter().for_each(|globs| words.other(vec![prefilter::of_globs(globs)]));
         words.build()
@@ -355,9 +359,9 @@ impl<'r> Engine<'r> {
 }
 
 /// `alternatives`, each also needing one of a pack's own `triggers`, if it gives them.
-fn with_triggers(mut alternatives: Vec<Need>, triggers: Option<&[String]>) -> Vec<Need> {
+fn with_triggers(mut alternatives: Vec<Need>, triggers: Option<&[Trigger]>) -> Vec<Need> {
     if let Some(words) = triggers {
-        alternatives.iter_mut().for_each(|n| n.and(Need::exact_one_of(words)));
+        alternatives.iter_mut().for_each(|n| n.and(Need::one_of_triggers(words)));
     }
     alternatives
 }

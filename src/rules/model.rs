@@ -5,7 +5,7 @@ use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use crate::finding::{Applicability, Finding, Position, Section, Severity, SharedText};
 use crate::rules::docs::RuleDocs;
-use crate::rules::schema::{BreaksAt, DocsSpec};
+use crate::rules::schema::{BreaksAt, DocsSpec, Trigger};
 pub use crate::semantic::values::Literal;
 
 /// A torch_npu version, `(major, minor)`.
@@ -364,6 +364,14 @@ impl Pred {
         })
     }
 
+    /// The pattern of a `name_regex`.
+    pub fn name_regex(&self) -> Option<&LazyRegex> {
+        match self {
+            Pred::NameRegex(re) => Some(re),
+            _ => None,
+        }
+    }
+
     /// The matchers nested in this predicate, negated ones (`unless`) included.
     pub fn nested(&self) -> Vec<&Matcher> {
         if let Some((_, m)) = self.single_nested() {
@@ -542,7 +550,7 @@ pub struct Rule {
     /// Versions it applies to.
     pub target: Option<VersionReq>,
     /// Words a file must contain for the rule to match (prefilter).
-    pub triggers: Option<Vec<String>>,
+    pub triggers: Option<Vec<Trigger>>,
     /// Documentation: read it with [`Rule::docs`].
     pub docs: RuleDocs,
     /// Alternatives, each with an anchor.
@@ -640,7 +648,7 @@ pub struct Group {
     /// Column headings.
     pub columns: [String; 3],
     /// Words a file must contain for the group to be tried (prefilter).
-    pub triggers: Option<Vec<String>>,
+    pub triggers: Option<Vec<Trigger>>,
 }
 
 /// Fixed summary text.

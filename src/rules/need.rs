@@ -1,6 +1,8 @@
 //! Requirements on a file's text: which words it must hold, in which form,
 //! for a matcher to be able to match in it (see [`super::prefilter`]).
 
+use super::schema::Trigger;
+
 /// How a word must appear in a file's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) enum Form {
@@ -12,6 +14,10 @@ pub(super) enum Form {
     Exact,
     /// Anywhere, in any ASCII case: a literal of a pattern.
     AnyCase,
+    /// A match of this regular expression, anywhere (a node-text pattern
+    /// without its anchors): looked for only where the other groups of a
+    /// requirement hold.
+    Pattern,
 }
 
 /// One word a requirement names.
@@ -36,6 +42,8 @@ impl Word {
             Form::AfterDot => 3,
             Form::Identifier => 1,
             Form::Exact | Form::AnyCase => 0,
+            // Longer than any word it holds: kept first.
+            Form::Pattern => 64,
         };
         self.text.len() + bonus
     }
@@ -77,9 +85,14 @@ impl Need {
         Need(vec![words])
     }
 
-    /// One of a pack's own `triggers`, anywhere in the text as written.
-    pub(super) fn exact_one_of(words: &[String]) -> Self {
-        Need::one_of(words.iter().map(|w| Word::new(Form::Exact, w)).collect())
+    /// One of a pack's own `triggers`: a word anywhere in the text as
+    /// written, or a whole name.
+    pub(super) fn one_of_triggers(triggers: &[Trigger]) -> Self {
+        let word = |t: &Trigger| match t {
+            Trigger::Text(text) => Word::new(Form::Exact, text),
+            Trigger::Name { name } => Word::new(Form::Identifier, name),
+        };
+        Need::one_of(triggers.iter().map(word).collect())
     }
 
     /// The words of each group, for tests.

@@ -6,7 +6,7 @@
 
 use super::need::{Form, Need, Word};
 use crate::hash::FastMap;
-use regex_syntax::hir::{Class, Hir, HirKind};
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use std::cell::RefCell;
 
 /// At most this many strings are spelt out for one part of a pattern
@@ -32,6 +32,61 @@ impl PatternWords {
         let need = regex_syntax::Parser::new().parse(pattern).map_or_else(|_| Need::none(), |hir| of_hir(&hir).need);
         self.seen.borrow_mut().insert(pattern.to_string(), need.clone());
         need
+    }
+}
+
+/// `pattern` without its anchors and word boundaries: it matches somewhere
+/// in every text that holds a piece `pattern` matches (the text of a node,
+/// in its file). `None` if it does not parse.
+pub(super) fn unanchored(pattern: &str) -> Option<String> {
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    Some(without_looks(hir).to_string())
+}
+
+fn without_looks(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Look(_) => Hir::empty(),
+        HirKind::Capture(mut c) => {
+            c.sub = Box::new(without_looks(*c.sub));
+            Hir::capture(c)
+        }
+        HirKind::Repetition(mut r) => {
+            r.sub = Box::new(without_looks(*r.sub));
+            Hir::repetition(r)
+        }
+        HirKind::Concat(parts) => Hir::concat(parts.into_iter().map(without_looks).collect()),
+        HirKind::Alternation(arms) => Hir::alternation(arms.into_iter().map(without_looks).collect()),
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(l) => Hir::literal(l.0),
+        HirKind::Class(c) => Hir::class(c),
+    }
+}
+
+/// Whether the named group `group` of `pattern` can only capture the end
+/// of the text, and never a `.`: applied to a dotted name
+/// (`name_regex = '^torch\.nn\.(?P<cls>[A-Z]\w*)$'`), it captures a part of
+/// the name's last segment.
+pub(super) fn group_ends_last_segment(pattern: &str, group: &str) -> bool {
+    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else { return false };
+    let HirKind::Concat(parts) = hir.kind() else { return false };
+    let is_group = |h: &Hir| matches!(h.kind(), HirKind::Capture(c) if c.name.as_deref() == Some(group));
+    let Some(at) = parts.iter().position(is_group) else { return false };
+    let HirKind::Capture(capture) = parts[at].kind() else { return false };
+    let ends_text = |h: &Hir| matches!(h.kind(), HirKind::Look(Look::End));
+    let after = &parts[at + 1..];
+    !after.is_empty() && after.iter().all(ends_text) && holds_no_dot(&capture.sub)
+}
+
+/// Whether no match of `hir` contains a `.`.
+fn holds_no_dot(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => true,
+        HirKind::Literal(l) => !l.0.contains(&b'.'),
+        HirKind::Class(Class::Unicode(c)) => c.ranges().iter().all(|r| !(r.start()..=r.end()).contains(&'.')),
+        HirKind::Class(Class::Bytes(c)) => c.ranges().iter().all(|r| !(r.start()..=r.end()).contains(&b'.')),
+        HirKind::Capture(c) => holds_no_dot(&c.sub),
+        HirKind::Repetition(r) => holds_no_dot(&r.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().all(holds_no_dot),
     }
 }
 
@@ -164,6 +219,29 @@ mod tests {
 
     fn of(pattern: &str) -> Vec<Vec<String>> {
         PatternWords::default().of(pattern).texts()
+    }
+
+    #[test]
+    fn unanchored_patterns_match_inside_a_longer_text() {
+        let re = |p: &str| regex::Regex::new(&unanchored(p).unwrap()).unwrap();
+        let depth = re(r"(?i)^[\w.]*(depth|layers?)\s*[:=]\s*(2[4-9]|[3-9]\d)$");
+        assert!(depth.is_match("x = f(Depth=24, y=1)\n"));
+        assert!(!depth.is_match("x = f(depth=12)\n"));
+        assert!(re(r"\bcuda\b").is_match("use_cuda = 1"));
+        assert!(unanchored("(").is_none());
+    }
+
+    #[test]
+    fn a_group_that_ends_the_name_without_a_dot() {
+        let ends = |p: &str, g: &str| group_ends_last_segment(p, g);
+        assert!(ends(r"^torch\.nn\.(?:modules\.[a-z_]+\.)?(?P<cls>[A-Z]\w*)$", "cls"));
+        assert!(ends(r"^torch\.distributions\.(?:[a-z_]+\.)*(?P<cls>Wishart|MultivariateNormal)$", "cls"));
+        // Not at the end, not anchored, or able to take a dot.
+        assert!(!ends(r"^torch\.(?P<m>[a-z]+)\.x$", "m"));
+        assert!(!ends(r"^torch\.(?P<m>[a-z]+)", "m"));
+        assert!(!ends(r"^torch\.(?P<m>.+)$", "m"));
+        assert!(!ends(r"^torch\.(?P<m>[\w.]+)$", "m"));
+        assert!(!ends(r"^torch\.(?P<m>[a-z]+)$", "other"));
     }
 
     #[test]

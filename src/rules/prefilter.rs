@@ -12,11 +12,13 @@
 //! from what the project decides (`project_has`), nor from a negation (but
 //! `unless = { unless = X }` requires X).
 
+use super::data;
 use super::data_table::DataTable;
 use super::glob::{expand_braces, NameGlobs};
+use super::lazy_regex::LazyRegex;
 use super::model::*;
 use super::need::{Form, Need, Word};
-use super::pattern_words::PatternWords;
+use super::pattern_words::{self, PatternWords};
 
 /// Derives requirements, knowing the facts a matcher may require
 /// (`file_has`) and the data tables it may look keys up in.
@@ -24,14 +26,22 @@ pub(super) struct Needs<'s> {
     /// By fact index.
     facts: Vec<Need>,
     tables: &'s [(String, DataTable)],
+    /// The version a lookup reads its table's cells at.
+    target: Version,
+    /// Whether a pattern applied to a node's text is required as a pattern
+    /// too ([`Form::Pattern`]), not only by its words.
+    text_patterns: bool,
     patterns: PatternWords,
 }
 
 impl<'s> Needs<'s> {
     /// Each fact's requirement, in order (a fact only refers to facts
-    /// compiled before it).
-    pub(super) fn new(facts: &[Fact], tables: &'s [(String, DataTable)]) -> Self {
-        let mut needs = Needs { facts: Vec::with_capacity(facts.len()), tables, patterns: PatternWords::default() };
+    /// compiled before it), for a run at `target`; with `text_patterns`,
+    /// node-text patterns are required as patterns too (searching for them
+    /// costs more than for words).
+    pub(super) fn new(facts: &[Fact], tables: &'s [(String, DataTable)], target: Version, text_patterns: bool) -> Self {
+        let patterns = PatternWords::default();
+        let mut needs = Needs { facts: Vec::with_capacity(facts.len()), tables, target, text_patterns, patterns };
         for fact in facts {
             let need = match fact {
                 Fact::Imports(globs) => of_globs(globs),
@@ -77,17 +87,30 @@ impl<'s> Needs<'s> {
         if !l.found || !single {
             return Need::none();
         }
-        let values = table.keys().filter_map(|k| k.strip_prefix(prefix)?.strip_suffix(suffix));
-        // A call's or attribute's resolved name ends with an identifier of the file.
+        // Keys whose row the lookup cannot accept at the target say nothing.
+        let found = |k: &&str| table.row(k).is_some_and(|row| data::may_find(l, table, row, self.target));
+        let values = table.keys().filter(found).filter_map(|k| k.strip_prefix(prefix)?.strip_suffix(suffix));
+        // A call's or attribute's resolved name ends with an identifier of
+        // the file, and matches the matcher's `name_regex`.
         let named = matches!(m.anchor, Some(Anchor::Call(..) | Anchor::Attribute(_)));
-        if named && matches!(placeholder, "qualname" | "name") && !m.set.iter().any(|(k, _)| k == placeholder) {
+        if named && !m.set.iter().any(|(k, _)| k == placeholder) {
+            let name_regexes: Vec<&LazyRegex> = m.preds.iter().filter_map(Pred::name_regex).collect();
             let last = |v: &str| Word::new(Form::Identifier, v.rsplit('.').next().unwrap_or(v));
-            return Need::one_of(values.map(last).collect());
+            let named_so = |v: &&str| name_regexes.iter().all(|re| re.is_match(v));
+            // A group of `name_regex` that ends the name is part of its last segment.
+            let ends_name = |re: &&LazyRegex| pattern_words::group_ends_last_segment(re.pattern(), placeholder);
+            match placeholder {
+                "qualname" => return Need::one_of(values.filter(named_so).map(last).collect()),
+                "name" => return Need::one_of(values.map(last).collect()),
+                _ if name_regexes.iter().any(ends_name) => {
+                    let in_segment = values.filter(|v| !v.contains('.'));
+                    return Need::one_of(in_segment.map(|v| Word::new(Form::Exact, v)).collect());
+                }
+                _ => {}
+            }
         }
-        if !captures_text(m, placeholder) {
-            return Need::none();
-        }
-        Need::one_of(values.map(|v| Word::new(Form::Exact, v)).collect())
+        let Some(capture) = captured_text(m, placeholder) else { return Need::none() };
+        Need::one_of(values.filter(|v| !capture.excludes(v)).map(|v| capture.word(v)).collect())
     }
 
     fn of_pred(&self, p: &Pred) -> Need {
@@ -114,9 +137,15 @@ impl<'s> Needs<'s> {
             }
             Pred::Slot(slots) => Need::any_of(slots.iter().map(of_slot)),
             Pred::FlowsInto(f) => Need::any_of(f.slots.iter().map(of_slot)),
-            Pred::Text(re) | Pred::ConditionText(re) | Pred::UnderIf(re) | Pred::InChainTesting(re) => {
-                self.patterns.of(re.pattern())
+            Pred::Text(re) => {
+                let mut need = self.patterns.of(re.pattern());
+                // The node's text is the file's text there.
+                if let Some(pattern) = pattern_words::unanchored(re.pattern()).filter(|_| self.text_patterns) {
+                    need.and(Need::one_of(vec![Word::new(Form::Pattern, &pattern)]));
+                }
+                need
             }
+            Pred::ConditionText(re) | Pred::UnderIf(re) | Pred::InChainTesting(re) => self.patterns.of(re.pattern()),
             Pred::InBranchOf(test) => of_globs(&test.test_calls),
             Pred::InsideWith(globs) | Pred::FileImports(globs) => of_globs(globs),
             Pred::InsideTrainingLoop(true) | Pred::TrainingLoop(true) => training_loop(),
@@ -181,25 +210,74 @@ pub(super) fn facts_beyond_file<'m>(matchers: impl Iterator<Item = &'m Matcher>,
     beyond
 }
 
-/// Whether `placeholder` is only ever the source text of a node `m` (or a
-/// matcher it holds, negations aside) captures: never `set`, nor read from
-/// around it.
-fn captures_text(m: &Matcher, placeholder: &str) -> bool {
-    let mut captured = false;
-    let mut todo = vec![m];
-    while let Some(m) = todo.pop() {
+/// Where a matcher captures a placeholder from the source: what kind of
+/// token the captured node is, and the texts its own `unless = { text = ... }`
+/// patterns refuse.
+struct CapturedText<'m> {
+    /// The field the capturing matcher is reached by (`attribute`, `name`), if any.
+    field: Option<&'m str>,
+    refused: Vec<&'m LazyRegex>,
+}
+
+impl CapturedText<'_> {
+    /// The word a captured `value` is in the file: an attribute's name
+    /// follows a `.`; a `name` field holds an identifier (or a dotted name);
+    /// anything else (a string's content) is only known to be in the text.
+    fn word(&self, value: &str) -> Word {
+        let identifier = !value.is_empty() && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        match self.field {
+            Some("attribute") if identifier => Word::new(Form::AfterDot, value),
+            Some("name") if identifier => Word::new(Form::Identifier, value),
+            _ => Word::new(Form::Exact, value),
+        }
+    }
+
+    /// Whether the capturing matcher refuses a node with this text.
+    fn excludes(&self, value: &str) -> bool {
+        self.refused.iter().any(|re| re.is_match(value))
+    }
+}
+
+/// Where `placeholder` is captured, when it is only ever the source text of
+/// a node `m` (or a matcher it holds, negations aside) captures: never
+/// `set`, nor read from around it. A placeholder captured at several places
+/// is only known to be in the text.
+fn captured_text<'m>(m: &'m Matcher, placeholder: &str) -> Option<CapturedText<'m>> {
+    let mut sites = Vec::new();
+    let mut todo = vec![(None, m)];
+    while let Some((field, m)) = todo.pop() {
         if m.set.iter().any(|(name, _)| name == placeholder) || m.reads.contains_key(placeholder) {
-            return false;
+            return None;
         }
         for p in &m.preds {
             match p {
-                Pred::Capture(name) if name == placeholder => captured = true,
+                Pred::Capture(name) if name == placeholder => sites.push((field, m)),
                 Pred::Unless(_) => {}
-                p => todo.extend(p.nested()),
+                Pred::Fields(fields) => todo.extend(fields.iter().map(|(f, m)| (Some(f.as_str()), m))),
+                p => todo.extend(p.nested().into_iter().map(|m| (None, m))),
             }
         }
     }
-    captured
+    match sites.as_slice() {
+        [] => None,
+        [(field, m)] => Some(CapturedText { field: *field, refused: refused_texts(m) }),
+        _ => Some(CapturedText { field: None, refused: Vec::new() }),
+    }
+}
+
+/// The patterns of `m`'s `unless = { text = ... }` predicates: a node whose
+/// text one of them matches does not match `m`.
+fn refused_texts(m: &Matcher) -> Vec<&LazyRegex> {
+    m.preds.iter().filter_map(refused_text).collect()
+}
+
+/// The pattern of `unless = { text = ... }`.
+fn refused_text(p: &Pred) -> Option<&LazyRegex> {
+    let Pred::Unless(n) = p else { return None };
+    match (&n.anchor, n.preds.as_slice(), n.set.is_empty()) {
+        (None, [Pred::Text(re)], true) => Some(re),
+        _ => None,
+    }
 }
 
 /// A slot: the call or method whose argument the value is.

@@ -25,6 +25,21 @@ impl OneOrMany {
     }
 }
 
+/// A word a file must contain for a rule to be tried: anywhere in its text
+/// as written (`"cuda"`), or as a whole name (`{ name = "npu" }`, which
+/// `input` and `torch_npu` do not hold).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Trigger {
+    /// Anywhere in the text, as written.
+    Text(String),
+    /// As a whole name: not part of a longer identifier.
+    Name {
+        /// The name.
+        name: String,
+    },
+}
+
 /// A whole pack file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,7 +118,7 @@ pub struct RuleSpec {
     pub target: Option<String>,
     /// Words a file must contain for the rule to match (prefilter).
     #[serde(default)]
-    pub triggers: Option<Vec<String>>,
+    pub triggers: Option<Vec<Trigger>>,
     /// Which node the finding points at (default: the matched node).
     #[serde(default)]
     pub report: Option<String>,
@@ -674,7 +689,7 @@ pub struct GroupSpec {
     /// Column headings: key, value, count.
     pub columns: [String; 3],
     /// Words a file must contain for the group to be tried, as a rule's `triggers`.
-    pub triggers: Option<Vec<String>>,
+    pub triggers: Option<Vec<Trigger>>,
 }
 
 /// `[[summary.note]]`: text shown in a section, always or when a rule fired.

@@ -6,6 +6,7 @@
 use super::need::{Form, Need, Word};
 use crate::hash::FastMap;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use std::cell::OnceCell;
 
 /// A matcher alternative's requirement as word indices: one of the
 /// requirement's own alternatives must hold, and one holds when each of its
@@ -73,12 +74,20 @@ impl TriggerWords {
     }
 
     /// The automaton over every word, in any case (each match is then
-    /// checked against its words' forms).
+    /// checked against its words' forms), and the patterns.
     pub(super) fn build(self) -> Triggers {
         let mut patterns: Vec<String> = Vec::new();
         let mut by_pattern: FastMap<String, usize> = FastMap::default();
         let mut words_of: Vec<Vec<usize>> = Vec::new();
+        let mut regexes = Vec::new();
+        let mut regex_of = vec![None; self.words.len()];
         for (i, w) in self.words.iter().enumerate() {
+            if w.form == Form::Pattern {
+                // One that does not compile (too large) holds in every file.
+                regex_of[i] = Some(regexes.len());
+                regexes.push(regex::Regex::new(&w.text).ok());
+                continue;
+            }
             let key = w.text.to_ascii_lowercase();
             let p = *by_pattern.entry(key.clone()).or_insert_with(|| {
                 patterns.push(key);
@@ -91,7 +100,7 @@ impl TriggerWords {
         // A DFA searches fastest; a huge user pack may not fit one.
         let searcher = builder(Some(AhoCorasickKind::DFA)).or_else(|| builder(None));
         let (alternatives, parses, others) = (self.alternatives, self.parses, self.others);
-        Triggers { searcher, words_of, words: self.words, alternatives, parses, others }
+        Triggers { searcher, words_of, words: self.words, regexes, regex_of, alternatives, parses, others }
     }
 }
 
@@ -102,6 +111,10 @@ pub(super) struct Triggers {
     /// By automaton pattern: the words it stands for.
     words_of: Vec<Vec<usize>>,
     words: Vec<Word>,
+    /// The words that are patterns ([`Form::Pattern`]), compiled.
+    regexes: Vec<Option<regex::Regex>>,
+    /// By word: its place in `regexes`, if it is a pattern.
+    regex_of: Vec<Option<usize>>,
     /// By alternative number.
     alternatives: Vec<Requirement>,
     /// By alternative number: whether it alone makes a file worth parsing.
@@ -127,7 +140,13 @@ impl Triggers {
                 }
             }
         }
-        let holds = |r: &Requirement| r.iter().any(|alt| alt.iter().all(|group| group.iter().any(|&w| present[w])));
+        // A pattern is searched for once, when a requirement asks about it.
+        let searched: Vec<OnceCell<bool>> = self.regexes.iter().map(|_| OnceCell::new()).collect();
+        let has = |w: usize| match self.regex_of[w] {
+            Some(i) => *searched[i].get_or_init(|| self.regexes[i].as_ref().is_none_or(|re| re.is_match(text))),
+            None => present[w],
+        };
+        let holds = |r: &Requirement| r.iter().any(|alt| alt.iter().all(|group| group.iter().any(|&w| has(w))));
         let active: Vec<bool> = self.alternatives.iter().map(holds).collect();
         let parse = active.iter().zip(&self.parses).any(|(&active, &parses)| active && parses);
         (parse || self.others.iter().any(holds)).then_some(active)
@@ -144,6 +163,7 @@ fn appears_at(word: &Word, text: &[u8], start: usize, end: usize) -> bool {
         Form::Exact => exact(),
         Form::Identifier => whole(),
         Form::AfterDot => whole() && after_dot(text, start),
+        Form::Pattern => false,
     }
 }
 
@@ -195,5 +215,20 @@ mod tests {
         assert_eq!(t.alternatives_for("cuda(); nccl"), Some(vec![true, false, true]));
         assert_eq!(t.alternatives_for("cuda()"), Some(vec![true, false, false]));
         assert_eq!(t.alternatives_for("gloo"), None);
+    }
+
+    #[test]
+    fn a_pattern_must_match_where_the_words_are() {
+        let mut depth = word(Form::AnyCase, "depth");
+        depth.and(word(Form::Pattern, r"depth\s*=\s*(2[4-9]|[3-9]\d)"));
+        let mut t = TriggerWords::new(0);
+        t.other(vec![depth]);
+        let t = t.build();
+        assert_eq!(t.alternatives_for("f(depth = 32)"), Some(vec![]));
+        assert_eq!(t.alternatives_for("f(depth=12)"), None);
+        // A pattern that does not compile holds in every file with the words.
+        let mut t = TriggerWords::new(0);
+        t.other(vec![word(Form::Pattern, "(")]);
+        assert_eq!(t.build().alternatives_for("x"), Some(vec![]));
     }
 }
