@@ -10,6 +10,10 @@ pub(super) enum Form {
     Identifier,
     /// As a whole identifier after a `.`: a method's name.
     AfterDot,
+    /// As the end of an identifier: a name segment `*_ext`.
+    IdentifierEnd,
+    /// As the start of an identifier: a name segment `_cuda_*`.
+    IdentifierStart,
     /// Anywhere, as written: part of a glob segment, a pack's `triggers`.
     Exact,
     /// Anywhere, in any ASCII case: a literal of a pattern.
@@ -40,7 +44,7 @@ impl Word {
     fn strength(&self) -> usize {
         let bonus = match self.form {
             Form::AfterDot => 3,
-            Form::Identifier => 1,
+            Form::Identifier | Form::IdentifierEnd | Form::IdentifierStart => 1,
             Form::Exact | Form::AnyCase => 0,
             // Longer than any word it holds: kept first.
             Form::Pattern => 64,

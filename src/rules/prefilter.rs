@@ -301,8 +301,10 @@ fn training_loop() -> Need {
 }
 
 /// A qualified name resolves from the file's own imports and dotted names,
-/// so each literal segment of a glob is an identifier of the file, and the
-/// literal part of a segment with a wildcard (`*_cuda`) is in its text.
+/// so each literal segment of a glob is an identifier of the file, a segment
+/// with one wildcard at its start (`*_cuda`) the end of one, one with a
+/// wildcard at its end (`_cuda_*`) the start of one, and the literal part of
+/// another segment with wildcards is in its text.
 pub(super) fn of_globs(globs: &NameGlobs) -> Need {
     let mut alternatives = Vec::new();
     for glob in &globs.source {
@@ -310,11 +312,15 @@ pub(super) fn of_globs(globs: &NameGlobs) -> Need {
         for name in expanded {
             let mut need = Need::none();
             for segment in name.split('.').filter(|s| !s.is_empty()) {
-                let word = if segment.contains(['*', '?']) {
-                    let longest = segment.split(['*', '?']).max_by_key(|run| run.len()).unwrap_or("");
-                    Word::new(Form::Exact, longest)
-                } else {
-                    Word::new(Form::Identifier, segment)
+                let literal = |s: &str| !s.is_empty() && !s.contains(['*', '?']);
+                let word = match (segment.strip_prefix('*'), segment.strip_suffix('*')) {
+                    _ if literal(segment) => Word::new(Form::Identifier, segment),
+                    (Some(end), _) if literal(end) => Word::new(Form::IdentifierEnd, end),
+                    (_, Some(start)) if literal(start) => Word::new(Form::IdentifierStart, start),
+                    _ => {
+                        let longest = segment.split(['*', '?']).max_by_key(|run| run.len()).unwrap_or("");
+                        Word::new(Form::Exact, longest)
+                    }
                 };
                 need.and(Need::one_of(vec![word]));
             }

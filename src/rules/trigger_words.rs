@@ -162,6 +162,8 @@ fn appears_at(word: &Word, text: &[u8], start: usize, end: usize) -> bool {
         Form::AnyCase => true,
         Form::Exact => exact(),
         Form::Identifier => whole(),
+        Form::IdentifierEnd => exact() && !identifier_char(end),
+        Form::IdentifierStart => exact() && !(start > 0 && identifier_char(start - 1)),
         Form::AfterDot => whole() && after_dot(text, start),
         Form::Pattern => false,
     }
@@ -203,6 +205,14 @@ mod tests {
         assert_eq!(t.alternatives_for("torch.cuda.foo"), Some(vec![false, true, false, false]));
         assert_eq!(t.alternatives_for("use_cuda = 1; x = 'NCCL_X'"), Some(vec![false, false, true, false]));
         assert_eq!(t.alternatives_for("nccl_x = 'multi-GPU'"), Some(vec![false, false, false, true]));
+    }
+
+    #[test]
+    fn parts_of_names_are_found_at_their_end_of_a_name() {
+        let t = triggers(vec![word(Form::IdentifierEnd, "_ext"), word(Form::IdentifierStart, "_cuda_")]);
+        assert_eq!(t.alternatives_for("from . import nms_ext"), Some(vec![true, false]));
+        assert_eq!(t.alternatives_for("x = _cuda_ops.f()"), Some(vec![false, true]));
+        assert_eq!(t.alternatives_for("load_extension(is_cuda_x)"), None);
     }
 
     #[test]
