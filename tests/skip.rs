@@ -115,4 +115,13 @@ fn a_pack_trigger_can_require_a_whole_name() {
         report["findings"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
     paths.sort();
     assert_eq!(paths, ["dotted.py", "whole.py"]);
+    // A table that is not `{ name = ... }` is refused at its place, saying what a trigger is.
+    std::fs::write(dir.join("p.toml"), pack.replace("{ name = ", "{ nme = ")).unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--rules", "p.toml", "--no-cache"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("p.toml:10:") && run.stderr.contains("a whole name ({ name = \"npu\" })"),
+        "{}",
+        run.stderr
+    );
 }

@@ -94,7 +94,7 @@ impl Need {
     pub(super) fn one_of_triggers(triggers: &[Trigger]) -> Self {
         let word = |t: &Trigger| match t {
             Trigger::Text(text) => Word::new(Form::Exact, text),
-            Trigger::Name { name } => Word::new(Form::Identifier, name),
+            Trigger::Name(whole) => Word::new(Form::Identifier, &whole.name),
         };
         Need::one_of(triggers.iter().map(word).collect())
     }

@@ -29,15 +29,20 @@ impl OneOrMany {
 /// as written (`"cuda"`), or as a whole name (`{ name = "npu" }`, which
 /// `input` and `torch_npu` do not hold).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a trigger is a word (\"cuda\") or a whole name ({ name = \"npu\" })")]
 pub enum Trigger {
     /// Anywhere in the text, as written.
     Text(String),
     /// As a whole name: not part of a longer identifier.
-    Name {
-        /// The name.
-        name: String,
-    },
+    Name(WholeName),
+}
+
+/// `{ name = "npu" }` in `triggers`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WholeName {
+    /// The name.
+    pub name: String,
 }
 
 /// A whole pack file.
