@@ -112,24 +112,24 @@ fn cell_matches(table: &DataTable, row: usize, column: &str, target: Version, ok
 /// Whether a cell passes a lookup's `is` and `matches` (without either,
 /// whether it says the name exists).
 fn accepted(l: &Lookup, st: &MatchState, cell: &str) -> bool {
-    let listed = match &l.is {
+    listed(l, cell) && l.matches.as_ref().is_none_or(|m| template_matches(m, st, cell))
+}
+
+/// Whether a cell passes a lookup's `is` (without `is` or `matches`,
+/// whether it says the name exists): what can be told without the captures
+/// that a `matches` template reads.
+fn listed(l: &Lookup, cell: &str) -> bool {
+    match &l.is {
         Some(list) => list.iter().any(|a| a == cell),
         None => l.matches.is_some() || present(cell),
-    };
-    listed && l.matches.as_ref().is_none_or(|m| template_matches(m, st, cell))
+    }
 }
 
 /// Whether `lookup` can hold on a found `row`, whatever the matcher
-/// captured: its column's cell at `target` is accepted (a `matches`
-/// template, which reads the captures, is taken to accept it).
+/// captured: its column's cell at `target` is [`listed`].
 pub(super) fn may_find(l: &Lookup, table: &DataTable, row: usize, target: Version) -> bool {
     let Some(column) = &l.column else { return true };
-    let ok = |cell: &str| match (&l.is, &l.matches) {
-        (_, Some(_)) => true,
-        (Some(list), None) => list.iter().any(|a| a == cell),
-        (None, None) => present(cell),
-    };
-    cell_matches(table, row, column, target, ok)
+    cell_matches(table, row, column, target, |cell| listed(l, cell))
 }
 
 /// `lookup`: the row for the key exists (or not); optionally a column's cell is accepted.

@@ -165,6 +165,7 @@ fn appears_at(word: &Word, text: &[u8], start: usize, end: usize) -> bool {
         Form::IdentifierEnd => exact() && !identifier_char(end),
         Form::IdentifierStart => exact() && !(start > 0 && identifier_char(start - 1)),
         Form::AfterDot => whole() && after_dot(text, start),
+        // Patterns are searched for by their regex, never by the automaton.
         Form::Pattern => false,
     }
 }
