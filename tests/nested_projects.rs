@@ -74,3 +74,20 @@ fn a_nested_kernel_nothing_compiles_stays_silent() {
     assert!(found.iter().all(|f| f.0 != "nested/ops/nms_kernel.cu"), "{found:?}");
     assert!(found.iter().any(|f| f.0 == "nested/tools/train.py" && !f.4), "{found:?}");
 }
+
+/// Only a comment of the outer launcher names the nested script: that
+/// starts nothing. A comment after the launch on its line hides nothing.
+#[test]
+fn an_outer_comment_starts_no_nested_script() {
+    let dir = tree("nested-commented");
+    let launcher = "source test/env_npu.sh\n# python3 nested/tools/train.py --epochs 1\npython3 main.py\n";
+    std::fs::write(dir.join("test/train_full_8p.sh"), launcher).unwrap();
+    let found = findings(&dir);
+    let train: Vec<_> = found.iter().filter(|f| f.0 == "nested/tools/train.py").collect();
+    assert!(!train.is_empty() && train.iter().all(|f| f.4), "named in a comment only: {found:?}");
+
+    let launcher = "source test/env_npu.sh\npython3 nested/tools/train.py --epochs 1 # nested/tools/train.py\n";
+    std::fs::write(dir.join("test/train_full_8p.sh"), launcher).unwrap();
+    let found = findings(&dir);
+    assert!(found.iter().any(|f| f.0 == "nested/tools/train.py" && !f.4), "{found:?}");
+}

@@ -42,6 +42,15 @@ impl Script {
     }
 }
 
+/// Whether a comment of the shell text `text` may cover any byte from
+/// `at` to `to` (excluded), found without parsing: a comment runs from a
+/// `#` to the end of its line, so one can only if a `#` stands between
+/// the start of `at`'s line and `to`.
+pub(crate) fn comment_may_cover(text: &str, at: usize, to: usize) -> bool {
+    let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text.as_bytes()[line..to.min(text.len())].contains(&b'#')
+}
+
 /// Where a shell text's comments are (byte ranges, in order): those the
 /// parser read, and apart from them those inside a part it could not read
 /// (which may be text instead).

@@ -616,8 +616,8 @@ impl TextKind {
 struct Skipped<'t> {
     /// Where a Python text's triple quotes stand, by position.
     triple_quotes: Vec<(usize, &'t str)>,
-    /// A shell script's comments.
-    shell_comments: crate::parse::shell::Comments,
+    /// A shell script's text, and its comments once a mention needs them.
+    shell: Option<(&'t str, std::cell::OnceCell<crate::parse::shell::Comments>)>,
 }
 
 impl<'t> Skipped<'t> {
@@ -627,11 +627,17 @@ impl<'t> Skipped<'t> {
                 triple_quotes: text.match_indices("\"\"\"").chain(text.match_indices("'''")).collect(),
                 ..Skipped::default()
             },
-            TextKind::Shell => {
-                Skipped { shell_comments: crate::parse::shell::read(text).comments, ..Skipped::default() }
-            }
+            TextKind::Shell => Skipped { shell: Some((text, std::cell::OnceCell::new())), ..Skipped::default() },
             TextKind::Document => Skipped::default(),
         }
+    }
+
+    /// Whether byte `at` of a shell script is in one of its comments; the
+    /// script is parsed only when one may be.
+    fn in_shell_comment(&self, at: usize) -> bool {
+        let Some((text, comments)) = &self.shell else { return false };
+        crate::parse::shell::comment_may_cover(text, at, at + 1)
+            && comments.get_or_init(|| crate::parse::shell::read(text).comments).contain(at)
     }
 }
 
@@ -650,7 +656,7 @@ fn starts_there(text: &str, at: usize, kind: TextKind, skipped: &Skipped) -> boo
             let import = crate::semantic::import_lines::is_import_line(before);
             !(import || in_comment(before) || in_triple_quotes(&skipped.triple_quotes, at))
         }
-        TextKind::Shell => !skipped.shell_comments.contain(at),
+        TextKind::Shell => !skipped.in_shell_comment(at),
         // A pipe stage (`| tok.py`) runs the script by its name.
         TextKind::Document => before.ends_with("./") || before.trim_end().ends_with('|') || RUN_WORD.is_match(before),
     }

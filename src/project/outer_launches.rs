@@ -38,6 +38,8 @@ pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<Stri
         return out;
     }
     let (patterns, owners): (Vec<String>, Vec<Vec<Named>>) = needles.into_iter().unzip();
+    // A path with a space may end where a blanked comment's spaces begin.
+    let spaced = patterns.iter().any(|p| p.contains(char::is_whitespace));
     let Ok(automaton) = aho_corasick::AhoCorasick::new(&patterns) else { return out };
     let outer: BTreeSet<usize> = parents.iter().flatten().copied().collect();
     // By shell script of an enclosing project: its project and the needles it spells out.
@@ -47,13 +49,10 @@ pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<Stri
         .filter(|f| f.kind == FileKind::Shell && outer.contains(&f.project))
         .filter_map(|f| {
             let text = read_file(f).ok()?.text;
-            let blanked = crate::parse::shell::read(&text).comments.blank(&text);
-            let bytes = blanked.as_bytes();
-            let named: Vec<usize> = automaton
-                .find_overlapping_iter(&blanked)
-                .filter(|m| crate::semantic::named_files::whole_name(bytes, m.start(), m.end()))
-                .map(|m| m.pattern().as_usize())
-                .collect();
+            let named = match spaced {
+                true => whole_names(&automaton, &crate::parse::shell::read(&text).comments.blank(&text)),
+                false => outside_comments(&automaton, &text),
+            };
             (!named.is_empty()).then_some((f.project, named))
         })
         .collect();
@@ -74,4 +73,37 @@ pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<Stri
         }
     }
     out
+}
+
+/// The needles (indexes) that `text` spells out as whole names.
+fn whole_names(automaton: &aho_corasick::AhoCorasick, text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    automaton
+        .find_overlapping_iter(text)
+        .filter(|m| crate::semantic::named_files::whole_name(bytes, m.start(), m.end()))
+        .map(|m| m.pattern().as_usize())
+        .collect()
+}
+
+/// What [`whole_names`] finds in a shell script's `text` with its comments
+/// blanked, when no needle holds a space. The script is parsed only when a
+/// comment may cover a name or the bytes around it that [`whole_name`]
+/// reads; the others read the same in both texts.
+///
+/// [`whole_name`]: crate::semantic::named_files::whole_name
+fn outside_comments(automaton: &aho_corasick::AhoCorasick, text: &str) -> Vec<usize> {
+    let blanked = std::cell::OnceCell::new();
+    let bytes = text.as_bytes();
+    automaton
+        .find_overlapping_iter(text)
+        .filter(|m| {
+            let read = match crate::parse::shell::comment_may_cover(text, m.start(), m.end() + 2) {
+                false => bytes,
+                true => blanked.get_or_init(|| crate::parse::shell::read(text).comments.blank(text)).as_bytes(),
+            };
+            // A blanked byte inside the name leaves no name there.
+            read[m.range()] == bytes[m.range()] && crate::semantic::named_files::whole_name(read, m.start(), m.end())
+        })
+        .map(|m| m.pattern().as_usize())
+        .collect()
 }

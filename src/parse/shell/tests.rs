@@ -40,6 +40,25 @@ fn comments_start_a_word_outside_quotes() {
     assert!(!comments.contain(text.len()));
 }
 
+/// [`comment_may_cover`] decides without parsing; it may say yes where no
+/// comment is, never no where one is (a lone `\r` ends no comment line).
+#[test]
+fn a_comment_needs_a_hash_before_it_on_its_line() {
+    let texts = ["a # one\npython x.py\n", "a #one\rpython x.py\r\n# two\r\nb", "echo '#'; run x.sh\n", "x.sh\n"];
+    for text in texts {
+        let comments = read(text).comments;
+        for at in (0..text.len()).filter(|&at| comments.contain(at)) {
+            assert!(comment_may_cover(text, at, at + 1), "{text:?} at {at}");
+        }
+    }
+    let text = texts[0];
+    let name = text.find("x.py").unwrap();
+    assert!(!comment_may_cover(text, name, name + 6), "no `#` on the name's line");
+    assert!(comment_may_cover(text, 0, name), "a `#` on the first line");
+    assert!(comment_may_cover(texts[2], texts[2].find("x.sh").unwrap(), 20), "a quoted `#` may be one");
+    assert!(!comment_may_cover(texts[3], 0, 99), "past the end");
+}
+
 #[test]
 fn a_quoted_line_that_starts_with_a_hash_is_no_comment() {
     // Issue 47, item 11 (b): the scanner read quotes one line at a time.
