@@ -29,6 +29,7 @@ use crate::semantic::npu_script::{self, NpuSign};
 use crate::semantic::shell_dirs::{self, literal_tail, Place};
 use crate::source::read_file;
 use crate::walk::{FileKind, ScanFile};
+use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
 /// In a document, a `cd` into a directory, also indented in an `if` block: its argument.
@@ -57,17 +58,25 @@ pub(crate) fn closure(
     is_command: impl Fn(&str, usize) -> bool,
 ) -> Option<Vec<(String, String)>> {
     let texts: Vec<(String, String)> = files
-        .iter()
+        .par_iter()
         .filter(|f| f.kind == FileKind::Shell)
         .filter_map(|f| Some((f.display().into_owned(), read_file(f).ok()?.text)))
         .collect();
     // Scripts are parsed only when a name of the NPU may be in them, or when reached.
+    let parsed: Vec<(usize, NpuSign, Read)> = texts
+        .par_iter()
+        .enumerate()
+        .filter(|(_, (_, text))| npu_script::may_name_the_npu(text))
+        .map(|(i, (_, text))| {
+            let script = crate::parse::shell::read(text);
+            (i, npu_script::sign(text, &script), Read::of(text, &script))
+        })
+        .collect();
     let mut read: HashMap<usize, Read> = HashMap::new();
     let mut signs = vec![NpuSign::None; texts.len()];
-    for (i, (_, text)) in texts.iter().enumerate().filter(|(_, (_, text))| npu_script::may_name_the_npu(text)) {
-        let script = crate::parse::shell::read(text);
-        signs[i] = npu_script::sign(text, &script);
-        read.insert(i, Read::of(text, &script));
+    for (i, sign, r) in parsed {
+        signs[i] = sign;
+        read.insert(i, r);
     }
     if !signs.contains(&NpuSign::Does) {
         return None;

@@ -27,7 +27,7 @@ use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_defs;
 use crate::semantic::options::Gate;
 use crate::source::LineSet;
-use crate::walk::{FileKind, ScanFile, WalkResult};
+use crate::walk::{Excluded, FileKind, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -106,9 +106,10 @@ impl Runs {
         let guessing = named.is_none() && entries == Entries::Launched;
         // Launch lines the started scripts reject start nothing and give no options.
         let ignored: Vec<Ignored> = match guessing {
-            true => {
-                (0..per_project.len()).map(|p| ignored_launches::in_project(walked, outcomes, p, rereads)).collect()
-            }
+            true => (0..per_project.len())
+                .into_par_iter()
+                .map(|p| ignored_launches::in_project(walked, outcomes, p, rereads))
+                .collect(),
             false => Vec::new(),
         };
         let from_outside = match guessing {
@@ -122,6 +123,7 @@ impl Runs {
             false => Vec::new(),
         };
         let untaken_branches = (0..per_project.len())
+            .into_par_iter()
             .map(|p| match (named, ignored.get(p), entries) {
                 (Some(s), _, Entries::Launched) => {
                     untaken_in(walked, outcomes, p, RunLaunches::Named(&s.launches), rereads)
@@ -148,60 +150,33 @@ impl Runs {
         for f in &walked.files {
             files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
         }
+        let inputs = ProjectInputs {
+            migration,
+            entries,
+            named: named.is_some(),
+            files_by_project: &files_by_project,
+            facts,
+            excluded: &walked.excluded,
+            ignored: &ignored,
+            from_outside: &from_outside,
+            named_scripts: &named_scripts,
+            finding_lines,
+            rereads,
+        };
+        // Projects are decided side by side; what each adds is merged in project order.
+        let decided: Vec<ProjectFiles> =
+            per_project.par_iter_mut().enumerate().map(|(i, p)| inputs.decide(i, p)).collect();
         let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
         let mut other_platform_files = HashSet::new();
         let (mut late_files, mut import_lines) = (HashSet::new(), HashMap::new());
-        let no_scripts = BTreeSet::new();
-        for (i, p) in per_project.iter_mut().enumerate() {
-            p.transfer_imports.sort();
-            p.late_transfer_imports.sort();
-            p.entry_scripts.sort();
-            p.unguarded_scripts.sort();
-            let imports = p.transfer_imports.iter().chain(&p.late_transfer_imports);
-            let first = imports.min().map(|(path, line)| (path.as_str(), *line));
-            p.migration = Assumed::decide(migration, first);
-            let paths =
-                |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
-            let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
-            let mut graph = processes::LazyGraph::new(&files_by_project[i], &p.project.display, rereads);
-            if p.migration.detected_automatic() {
-                let all_importers: BTreeSet<String> =
-                    importers.union(&paths(&p.late_transfer_imports)).cloned().collect();
-                let found = processes::unmigrated(&mut graph, &all_importers, &entry_paths);
-                if !p.late_transfer_imports.is_empty() {
-                    // Migrated, but only once a function that imports it runs.
-                    let early = processes::unmigrated(&mut graph, &importers, &entry_paths);
-                    late_files.extend(early.files.difference(&found.files).cloned());
-                }
-                p.migration.unmigrated_entries = found.entries;
-                unmigrated_files.extend(found.files);
-                for (path, line) in &p.transfer_imports {
-                    import_lines.entry(path.clone()).or_insert(*line);
-                }
+        for d in decided {
+            unmigrated_files.extend(d.unmigrated);
+            late_files.extend(d.late);
+            for (path, line) in d.import_lines {
+                import_lines.entry(path).or_insert(line);
             }
-            let no_names = NamedFiles::default();
-            let shell_names = facts.named_files(i).or(named.map(|_| &no_names));
-            if let (Entries::Launched, Some(shell_names)) = (entries, shell_names) {
-                let files = &files_by_project[i];
-                let (dir, excluded) = (&p.project.display, &walked.excluded);
-                let unguarded = paths(&p.unguarded_scripts);
-                let ignored = ignored.get(i).map(|g| &g.only_by_them);
-                let only_ignored_launches = ignored.unwrap_or(&no_scripts);
-                let started_from_outside = from_outside.get(i).unwrap_or(&no_scripts);
-                let scripts = EntryScripts {
-                    guarded: &entry_paths,
-                    unguarded: &unguarded,
-                    only_ignored_launches,
-                    started_from_outside,
-                    named: named.map(|_| &named_scripts[i]),
-                };
-                p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, finding_lines);
-                unlaunched_files.extend(std::mem::take(&mut p.launches.files));
-                other_platform_files.extend(std::mem::take(&mut p.launches.other_platform));
-                // A script nothing starts needs no `transfer_to_npu` either.
-                let unlaunched = &p.launches.unlaunched;
-                p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
-            }
+            unlaunched_files.extend(d.unlaunched);
+            other_platform_files.extend(d.other_platform);
         }
         for (p, ignored) in per_project.iter_mut().zip(ignored) {
             p.launches.ignored = ignored.lines;
@@ -330,6 +305,84 @@ impl Runs {
             }
         }
         self.named.map(|n| n.summary)
+    }
+}
+
+/// What [`Runs::decide`] reads to decide one project.
+struct ProjectInputs<'a> {
+    migration: &'a Setting<Migration>,
+    entries: Entries,
+    /// Whether the user named the runs.
+    named: bool,
+    files_by_project: &'a [Vec<&'a ScanFile>],
+    facts: &'a ScanFacts,
+    excluded: &'a Excluded,
+    /// By project, the launch lines its started scripts reject (when guessing).
+    ignored: &'a [Ignored],
+    /// By project, its scripts that a project around it starts (when guessing).
+    from_outside: &'a [BTreeSet<String>],
+    /// By project, the scripts the named runs start.
+    named_scripts: &'a [BTreeSet<String>],
+    finding_lines: &'a HashMap<&'a str, LineSet>,
+    rereads: &'a Rereads,
+}
+
+/// What deciding one project adds to the scan's files ([`Runs`] says what each holds).
+#[derive(Default)]
+struct ProjectFiles {
+    unmigrated: HashSet<String>,
+    late: HashSet<String>,
+    import_lines: Vec<(String, usize)>,
+    unlaunched: HashSet<String>,
+    other_platform: HashSet<String>,
+}
+
+impl ProjectInputs<'_> {
+    /// Decides project `i`, `p`: its migration style and its launches.
+    fn decide(&self, i: usize, p: &mut ProjectOutcome) -> ProjectFiles {
+        let mut out = ProjectFiles::default();
+        p.transfer_imports.sort();
+        p.late_transfer_imports.sort();
+        p.entry_scripts.sort();
+        p.unguarded_scripts.sort();
+        let imports = p.transfer_imports.iter().chain(&p.late_transfer_imports);
+        let first = imports.min().map(|(path, line)| (path.as_str(), *line));
+        p.migration = Assumed::decide(self.migration, first);
+        let paths = |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
+        let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
+        let mut graph = processes::LazyGraph::new(&self.files_by_project[i], &p.project.display, self.rereads);
+        if p.migration.detected_automatic() {
+            let all_importers: BTreeSet<String> = importers.union(&paths(&p.late_transfer_imports)).cloned().collect();
+            let found = processes::unmigrated(&mut graph, &all_importers, &entry_paths);
+            if !p.late_transfer_imports.is_empty() {
+                // Migrated, but only once a function that imports it runs.
+                let early = processes::unmigrated(&mut graph, &importers, &entry_paths);
+                out.late.extend(early.files.difference(&found.files).cloned());
+            }
+            p.migration.unmigrated_entries = found.entries;
+            out.unmigrated = found.files;
+            out.import_lines = p.transfer_imports.clone();
+        }
+        let no_names = NamedFiles::default();
+        let shell_names = self.facts.named_files(i).or(self.named.then_some(&no_names));
+        let (Entries::Launched, Some(shell_names)) = (self.entries, shell_names) else { return out };
+        let no_scripts = BTreeSet::new();
+        let unguarded = paths(&p.unguarded_scripts);
+        let scripts = EntryScripts {
+            guarded: &entry_paths,
+            unguarded: &unguarded,
+            only_ignored_launches: self.ignored.get(i).map_or(&no_scripts, |g| &g.only_by_them),
+            started_from_outside: self.from_outside.get(i).unwrap_or(&no_scripts),
+            named: self.named.then(|| &self.named_scripts[i]),
+        };
+        let (files, dir) = (&self.files_by_project[i], &p.project.display);
+        p.launches = launches::find(files, dir, self.excluded, scripts, shell_names, &mut graph, self.finding_lines);
+        out.unlaunched = std::mem::take(&mut p.launches.files);
+        out.other_platform = std::mem::take(&mut p.launches.other_platform);
+        // A script nothing starts needs no `transfer_to_npu` either.
+        let unlaunched = &p.launches.unlaunched;
+        p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
+        out
     }
 }
 
