@@ -98,21 +98,43 @@ const READERS: &[&str] =
     &["str", "repr", "callable", "isinstance", "issubclass", "type", "print", "len", "bool", "id", "hasattr", "format"];
 
 /// A text and its one-line import statements (each without indentation
-/// or comment), read once for all its lookups.
+/// or comment), read once for all its lookups, and only if one needs them.
 struct Source<'t> {
     text: &'t str,
-    imports: Vec<&'t str>,
+    imports: std::cell::OnceCell<Vec<&'t str>>,
+}
+
+impl<'t> Source<'t> {
+    fn imports(&self) -> &[&'t str] {
+        self.imports.get_or_init(|| import_statements(self.text))
+    }
+}
+
+/// The lines of `text` that are import statements, without indentation or
+/// comment. Only lines holding `import ` are looked at: no other one
+/// binds a name, and every `*` import holds it.
+fn import_statements(text: &str) -> Vec<&str> {
+    let mut statements = Vec::new();
+    let mut previous = None;
+    for (at, _) in text.match_indices("import ") {
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        if previous.replace(start) == Some(start) {
+            continue;
+        }
+        let line = &text[start..text[at..].find('\n').map_or(text.len(), |i| at + i)];
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let statement = line.trim_start().split('#').next().unwrap_or("").trim_end();
+        if statement.starts_with("import ") || statement.starts_with("from ") {
+            statements.push(statement);
+        }
+    }
+    statements
 }
 
 /// What the computed lookups of `text` may find. `is_project(root)` says
 /// whether a top-level module name is one of the project's own.
 pub(super) fn lookups_in(text: &str, is_project: &dyn Fn(&str) -> bool) -> Lookups {
-    let imports = text
-        .lines()
-        .map(|l| l.trim_start().split('#').next().unwrap_or("").trim_end())
-        .filter(|l| l.starts_with("import ") || l.starts_with("from "))
-        .collect();
-    let source = Source { text, imports };
+    let source = Source { text, imports: std::cell::OnceCell::new() };
     let mut found = Lookups::default();
     let mut read = 0;
     let any_found = |found: &mut Lookups| {
@@ -142,7 +164,7 @@ pub(super) fn lookups_in(text: &str, is_project: &dyn Fn(&str) -> bool) -> Looku
             if is_whole_word(text, at, at + open.find('(').unwrap_or(0)) && !starts_string_literal(subscript) {
                 found.own_file = true;
                 // `from models import *` puts every name of `models` in `globals()`.
-                if source.imports.iter().any(|l| l.ends_with("import *")) {
+                if source.imports().iter().any(|l| l.ends_with("import *")) {
                     found.modules.push(ANY_MODULE.to_string());
                 }
             }
@@ -308,7 +330,7 @@ fn module_named(source: &Source, object: &str) -> Option<String> {
 /// name`, `pkg` for `import pkg.models` (which binds `pkg`), `.models` for
 /// `from . import models`.
 fn imported_as(source: &Source, name: &str) -> Option<String> {
-    source.imports.iter().find_map(|line| {
+    source.imports().iter().find_map(|line| {
         let (from, names) = match line.split_once(" import ") {
             Some((from, names)) => (Some(from.strip_prefix("from")?.trim()), names),
             None => (None, line.strip_prefix("import ")?),
@@ -517,6 +539,16 @@ mod tests {
 
     fn lookups(text: &str) -> Lookups {
         lookups_in(text, &|root| root == "mypkg")
+    }
+
+    #[test]
+    fn import_statements_are_the_lines_that_import() {
+        let text = "import os, sys  # tools\r\n    from a.b import c as d\nx = 'import y'\nfrom . import (e,\n  f)\n\
+                    from g import*\nfrom h import *\n# import z\nimport i; import j\nfrom k import(l)";
+        assert_eq!(
+            import_statements(text),
+            ["import os, sys", "from a.b import c as d", "from . import (e,", "from h import *", "import i; import j"]
+        );
     }
 
     #[test]
