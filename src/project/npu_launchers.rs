@@ -57,26 +57,28 @@ pub(crate) fn closure(
     documents: impl FnOnce() -> Vec<(String, String)>,
     is_command: impl Fn(&str, usize) -> bool,
 ) -> Option<Vec<(String, String)>> {
-    let texts: Vec<(String, String)> = files
+    // Read side by side; a script is parsed only when a name of the NPU may be in it, or when reached.
+    let scanned: Vec<_> = files
         .par_iter()
         .filter(|f| f.kind == FileKind::Shell)
-        .filter_map(|f| Some((f.display().into_owned(), read_file(f).ok()?.text)))
-        .collect();
-    // Scripts are parsed only when a name of the NPU may be in them, or when reached.
-    let parsed: Vec<(usize, NpuSign, Read)> = texts
-        .par_iter()
-        .enumerate()
-        .filter(|(_, (_, text))| npu_script::may_name_the_npu(text))
-        .map(|(i, (_, text))| {
-            let script = crate::parse::shell::read(text);
-            (i, npu_script::sign(text, &script), Read::of(text, &script))
+        .filter_map(|f| {
+            let text = read_file(f).ok()?.text;
+            let parsed = npu_script::may_name_the_npu(&text).then(|| {
+                let script = crate::parse::shell::read(&text);
+                (npu_script::sign(&text, &script), Read::of(&text, &script))
+            });
+            Some((f.display().into_owned(), text, parsed))
         })
         .collect();
     let mut read: HashMap<usize, Read> = HashMap::new();
-    let mut signs = vec![NpuSign::None; texts.len()];
-    for (i, sign, r) in parsed {
-        signs[i] = sign;
-        read.insert(i, r);
+    let mut signs = vec![NpuSign::None; scanned.len()];
+    let mut texts = Vec::with_capacity(scanned.len());
+    for (i, (path, text, parsed)) in scanned.into_iter().enumerate() {
+        if let Some((sign, r)) = parsed {
+            signs[i] = sign;
+            read.insert(i, r);
+        }
+        texts.push((path, text));
     }
     if !signs.contains(&NpuSign::Does) {
         return None;

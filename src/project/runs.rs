@@ -27,7 +27,7 @@ use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_defs;
 use crate::semantic::options::Gate;
 use crate::source::LineSet;
-use crate::walk::{Excluded, FileKind, ScanFile, WalkResult};
+use crate::walk::{FileKind, ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -104,14 +104,6 @@ impl Runs {
         let RunSettings { migration, entries, named } = settings;
         // Named runs say which scripts start; without them the project's texts tell.
         let guessing = named.is_none() && entries == Entries::Launched;
-        // Launch lines the started scripts reject start nothing and give no options.
-        let ignored: Vec<Ignored> = match guessing {
-            true => (0..per_project.len())
-                .into_par_iter()
-                .map(|p| ignored_launches::in_project(walked, outcomes, p, rereads))
-                .collect(),
-            false => Vec::new(),
-        };
         let from_outside = match guessing {
             true => {
                 let scripts = |p: &ProjectOutcome| -> BTreeSet<String> {
@@ -122,16 +114,6 @@ impl Runs {
             }
             false => Vec::new(),
         };
-        let untaken_branches = (0..per_project.len())
-            .into_par_iter()
-            .map(|p| match (named, ignored.get(p), entries) {
-                (Some(s), _, Entries::Launched) => {
-                    untaken_in(walked, outcomes, p, RunLaunches::Named(&s.launches), rereads)
-                }
-                (None, Some(ignored), _) => untaken_in(walked, outcomes, p, RunLaunches::Read(ignored), rereads),
-                _ => HashMap::new(),
-            })
-            .collect();
         // The scripts the named runs start, by project.
         let mut named_scripts: Vec<BTreeSet<String>> = vec![BTreeSet::new(); per_project.len()];
         for f in named.iter().flat_map(|s| &s.scripts).filter_map(|&i| walked.files.get(i)) {
@@ -153,11 +135,11 @@ impl Runs {
         let inputs = ProjectInputs {
             migration,
             entries,
-            named: named.is_some(),
+            named,
+            walked,
+            outcomes,
             files_by_project: &files_by_project,
             facts,
-            excluded: &walked.excluded,
-            ignored: &ignored,
             from_outside: &from_outside,
             named_scripts: &named_scripts,
             finding_lines,
@@ -169,7 +151,9 @@ impl Runs {
         let (mut unmigrated_files, mut unlaunched_files) = (HashSet::new(), HashSet::new());
         let mut other_platform_files = HashSet::new();
         let (mut late_files, mut import_lines) = (HashSet::new(), HashMap::new());
+        let mut untaken_branches = Vec::with_capacity(decided.len());
         for d in decided {
+            untaken_branches.push(d.untaken_branches);
             unmigrated_files.extend(d.unmigrated);
             late_files.extend(d.late);
             for (path, line) in d.import_lines {
@@ -177,9 +161,6 @@ impl Runs {
             }
             unlaunched_files.extend(d.unlaunched);
             other_platform_files.extend(d.other_platform);
-        }
-        for (p, ignored) in per_project.iter_mut().zip(ignored) {
-            p.launches.ignored = ignored.lines;
         }
         if guessing {
             let launching: Vec<bool> = per_project.iter().map(|p| !p.launches.launched.is_empty()).collect();
@@ -312,13 +293,12 @@ impl Runs {
 struct ProjectInputs<'a> {
     migration: &'a Setting<Migration>,
     entries: Entries,
-    /// Whether the user named the runs.
-    named: bool,
+    /// What the runs the user names start, if any are named.
+    named: Option<&'a named_runs::Started>,
+    walked: &'a WalkResult,
+    outcomes: &'a [KeptOutcome],
     files_by_project: &'a [Vec<&'a ScanFile>],
     facts: &'a ScanFacts,
-    excluded: &'a Excluded,
-    /// By project, the launch lines its started scripts reject (when guessing).
-    ignored: &'a [Ignored],
     /// By project, its scripts that a project around it starts (when guessing).
     from_outside: &'a [BTreeSet<String>],
     /// By project, the scripts the named runs start.
@@ -327,9 +307,10 @@ struct ProjectInputs<'a> {
     rereads: &'a Rereads,
 }
 
-/// What deciding one project adds to the scan's files ([`Runs`] says what each holds).
+/// What deciding one project adds to the scan's files and branches ([`Runs`] says what each holds).
 #[derive(Default)]
 struct ProjectFiles {
+    untaken_branches: HashMap<String, Vec<Untaken>>,
     unmigrated: HashSet<String>,
     late: HashSet<String>,
     import_lines: Vec<(String, usize)>,
@@ -338,8 +319,29 @@ struct ProjectFiles {
 }
 
 impl ProjectInputs<'_> {
-    /// Decides project `i`, `p`: its migration style and its launches.
+    /// Decides project `i`, `p`: the launch lines its started scripts reject
+    /// (they start nothing and give no options), the branches no launch
+    /// takes, its migration style and its launches.
     fn decide(&self, i: usize, p: &mut ProjectOutcome) -> ProjectFiles {
+        let (walked, outcomes, rereads) = (self.walked, self.outcomes, self.rereads);
+        let guessing = self.named.is_none() && self.entries == Entries::Launched;
+        let ignored = guessing.then(|| ignored_launches::in_project(walked, outcomes, i, rereads));
+        let untaken_branches = match (self.named, &ignored, self.entries) {
+            (Some(s), _, Entries::Launched) => {
+                untaken_in(walked, outcomes, i, RunLaunches::Named(&s.launches), rereads)
+            }
+            (None, Some(ignored), _) => untaken_in(walked, outcomes, i, RunLaunches::Read(ignored), rereads),
+            _ => HashMap::new(),
+        };
+        let out = self.launches(i, p, ignored.as_ref());
+        if let Some(ignored) = ignored {
+            p.launches.ignored = ignored.lines;
+        }
+        ProjectFiles { untaken_branches, ..out }
+    }
+
+    /// Project `i`'s migration style and launches, `ignored` its rejected launch lines.
+    fn launches(&self, i: usize, p: &mut ProjectOutcome, ignored: Option<&Ignored>) -> ProjectFiles {
         let mut out = ProjectFiles::default();
         p.transfer_imports.sort();
         p.late_transfer_imports.sort();
@@ -364,19 +366,20 @@ impl ProjectInputs<'_> {
             out.import_lines = p.transfer_imports.clone();
         }
         let no_names = NamedFiles::default();
-        let shell_names = self.facts.named_files(i).or(self.named.then_some(&no_names));
+        let shell_names = self.facts.named_files(i).or(self.named.map(|_| &no_names));
         let (Entries::Launched, Some(shell_names)) = (self.entries, shell_names) else { return out };
         let no_scripts = BTreeSet::new();
         let unguarded = paths(&p.unguarded_scripts);
         let scripts = EntryScripts {
             guarded: &entry_paths,
             unguarded: &unguarded,
-            only_ignored_launches: self.ignored.get(i).map_or(&no_scripts, |g| &g.only_by_them),
+            only_ignored_launches: ignored.map_or(&no_scripts, |g| &g.only_by_them),
             started_from_outside: self.from_outside.get(i).unwrap_or(&no_scripts),
-            named: self.named.then(|| &self.named_scripts[i]),
+            named: self.named.map(|_| &self.named_scripts[i]),
         };
         let (files, dir) = (&self.files_by_project[i], &p.project.display);
-        p.launches = launches::find(files, dir, self.excluded, scripts, shell_names, &mut graph, self.finding_lines);
+        let excluded = &self.walked.excluded;
+        p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, self.finding_lines);
         out.unlaunched = std::mem::take(&mut p.launches.files);
         out.other_platform = std::mem::take(&mut p.launches.other_platform);
         // A script nothing starts needs no `transfer_to_npu` either.
