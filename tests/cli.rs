@@ -79,6 +79,20 @@ fn a_user_pack_at_a_builtin_packs_path_is_checked_as_a_users() {
     assert!(run.stderr.contains("rules/amp.toml:5") && run.stderr.contains("match.string"), "{}", run.stderr);
 }
 
+/// A shell script whose `bash -c` quote is never closed before a
+/// two-byte character aborted the whole scan (its script was cut inside
+/// the character).
+#[test]
+fn an_unclosed_quote_in_a_shell_script_ends_no_scan() {
+    let dir = temp_dir("unclosed-quote");
+    std::fs::write(dir.join("run.sh"), "bash -c \"python train.py é\n").unwrap();
+    std::fs::write(dir.join("train.py"), "import torch\ny = torch.ones(1).cuda()\n").unwrap();
+    let run = npu_mem_in(&dir, &["scan", ".", "--format", "json", "--fail-on", "never", "--no-cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(report["findings"].as_array().unwrap().iter().any(|f| f["path"] == "train.py"), "{report}");
+}
+
 #[test]
 fn hostile_files_are_reported_and_the_scan_goes_on() {
     let dir = temp_dir("hostile");

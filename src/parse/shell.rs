@@ -45,7 +45,9 @@ impl Script {
 /// Whether a comment of the shell text `text` may cover any byte from
 /// `at` to `to` (excluded), found without parsing: a comment runs from a
 /// `#` to the end of its line, so one can only if a `#` stands between
-/// the start of `at`'s line and `to`.
+/// the start of `at`'s line and `to`. (In its error recovery tree-sitter-bash
+/// may start a comment node earlier, with a `\` and whitespace, even on the
+/// line before; no name stands there.)
 pub(crate) fn comment_may_cover(text: &str, at: usize, to: usize) -> bool {
     let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
     text.as_bytes()[line..to.min(text.len())].contains(&b'#')
@@ -193,7 +195,10 @@ fn read_into(text: &str, offset: usize, nesting: usize, script: &mut Script, rea
     let mut walk = Walk { text, offset, nesting, script, reads, inner: Vec::new() };
     walk.tree(&tree);
     for (start, end) in std::mem::take(&mut walk.inner) {
-        read_into(&text[start..end], offset + start, nesting + 1, script, reads);
+        // Never a range that splits a character; should one come, it is not read.
+        if let Some(inner) = text.get(start..end) {
+            read_into(inner, offset + start, nesting + 1, script, reads);
+        }
     }
 }
 

@@ -138,7 +138,11 @@ pub(super) fn parts(node: Node, text: &str) -> Parts {
         });
         if let Some(script) = c_at.and_then(|c| words.get(k + 2 + c)) {
             let r = script.byte_range();
-            let quoted = matches!(script.kind(), "string" | "raw_string") && r.end - r.start >= 2;
+            // A quote the text never closes (the parser recovered) leaves the
+            // last byte as it is: it may be inside a character.
+            let quote = text.as_bytes().get(r.start).filter(|q| matches!(q, b'"' | b'\''));
+            let closed = r.end - r.start >= 2 && quote.is_some() && text.as_bytes().get(r.end - 1) == quote;
+            let quoted = matches!(script.kind(), "string" | "raw_string") && closed;
             parts.inner_script = Some(if quoted { (r.start + 1, r.end - 1) } else { (r.start, r.end) });
         }
     }

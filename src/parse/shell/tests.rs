@@ -41,16 +41,28 @@ fn comments_start_a_word_outside_quotes() {
 }
 
 /// [`comment_may_cover`] decides without parsing; it may say yes where no
-/// comment is, never no where one is (a lone `\r` ends no comment line).
+/// comment is, never no where one may hold a name (a lone `\r` ends no
+/// comment line).
 #[test]
 fn a_comment_needs_a_hash_before_it_on_its_line() {
-    let texts = ["a # one\npython x.py\n", "a #one\rpython x.py\r\n# two\r\nb", "echo '#'; run x.sh\n", "x.sh\n"];
+    let texts = [
+        "a # one\npython x.py\n",
+        "a #one\rpython x.py\r\n# two\r\nb",
+        "echo '#'; run x.sh\n",
+        "x.sh\n",
+        // Recovery starts this comment at the `\` of the line before.
+        "echo \"\\\n # c\\",
+    ];
     for text in texts {
         let comments = read(text).comments;
-        for at in (0..text.len()).filter(|&at| comments.contain(at)) {
+        let in_name = |at: usize| !matches!(text.as_bytes()[at], b'\\' | b' ' | b'\t' | b'\r' | b'\n');
+        for at in (0..text.len()).filter(|&at| comments.contain(at) && in_name(at)) {
             assert!(comment_may_cover(text, at, at + 1), "{text:?} at {at}");
         }
     }
+    let recovered = texts[4];
+    let starts = read(recovered).comments.ranges().into_iter().map(|r| r.0).collect::<Vec<_>>();
+    assert_eq!(starts, [recovered.find('\\').unwrap()], "the comment starts at the `\\`");
     let text = texts[0];
     let name = text.find("x.py").unwrap();
     assert!(!comment_may_cover(text, name, name + 6), "no `#` on the name's line");
@@ -187,6 +199,19 @@ fn the_script_of_sh_c_is_read_too() {
     let cd = &script.commands[1];
     assert_eq!(&text[cd.range.0..cd.range.1], "cd ../legacy");
     assert!(script.comments.contain(text.find("query").unwrap()));
+}
+
+/// A quote the text never closes (bash stops there): the command is
+/// read, and its script is never cut inside a character (this panicked).
+#[test]
+fn an_unclosed_quote_of_sh_c_cuts_no_character() {
+    for text in ["bash -c \"run é\n", "bash -c 'run é\n", "sh -c \"é", "sh -c \"nvidia-smi é"] {
+        let script = read(text);
+        assert!(script.commands.first().is_some_and(|c| c.text.starts_with(&text[..4])), "{text:?}");
+        for c in &script.commands {
+            assert!(text.get(c.range.0..c.range.1).is_some(), "{text:?}: {:?}", c.range);
+        }
+    }
 }
 
 #[test]
