@@ -49,10 +49,7 @@ pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<Stri
         .filter(|f| f.kind == FileKind::Shell && outer.contains(&f.project))
         .filter_map(|f| {
             let text = read_file(f).ok()?.text;
-            let named = match spaced {
-                true => whole_names(&automaton, &crate::parse::shell::read(&text).comments.blank(&text)),
-                false => outside_comments(&automaton, &text),
-            };
+            let named = outside_comments(&automaton, &text, spaced);
             (!named.is_empty()).then_some((f.project, named))
         })
         .collect();
@@ -75,34 +72,26 @@ pub(crate) fn started_from_outside(walked: &WalkResult, entries: &[BTreeSet<Stri
     out
 }
 
-/// The needles (indexes) that `text` spells out as whole names.
-fn whole_names(automaton: &aho_corasick::AhoCorasick, text: &str) -> Vec<usize> {
-    let bytes = text.as_bytes();
-    automaton
-        .find_overlapping_iter(text)
-        .filter(|m| crate::semantic::named_files::whole_name(bytes, m.start(), m.end()))
-        .map(|m| m.pattern().as_usize())
-        .collect()
-}
-
-/// What [`whole_names`] finds in a shell script's `text` with its comments
-/// blanked, when no needle holds a space. The script is parsed only when a
-/// comment may cover a name or the bytes around it that [`whole_name`]
-/// reads; the others read the same in both texts.
+/// The needles (indexes) that a shell script's `text` spells out as whole
+/// names outside its comments, as found in the text with its comments
+/// blanked. When no needle holds a space (`spaced`), the raw text is
+/// searched, and the script parsed only when a comment may cover a name or
+/// the bytes around it that [`whole_name`] reads; the others read the same
+/// in both texts. A needle with a space may end where a blanked comment's
+/// spaces begin, so then the blanked text is searched.
 ///
 /// [`whole_name`]: crate::semantic::named_files::whole_name
-fn outside_comments(automaton: &aho_corasick::AhoCorasick, text: &str) -> Vec<usize> {
+fn outside_comments(automaton: &aho_corasick::AhoCorasick, text: &str, spaced: bool) -> Vec<usize> {
     let blanked = std::cell::OnceCell::new();
-    let bytes = text.as_bytes();
+    let blank = || blanked.get_or_init(|| crate::parse::shell::read(text).comments.blank(text)).as_bytes();
+    let searched = if spaced { blank() } else { text.as_bytes() };
     automaton
-        .find_overlapping_iter(text)
+        .find_overlapping_iter(searched)
         .filter(|m| {
-            let read = match crate::parse::shell::comment_may_cover(text, m.start(), m.end() + 2) {
-                false => bytes,
-                true => blanked.get_or_init(|| crate::parse::shell::read(text).comments.blank(text)).as_bytes(),
-            };
+            let raw = !spaced && !crate::parse::shell::comment_may_cover(text, m.start(), m.end() + 2);
+            let read = if raw { searched } else { blank() };
             // A blanked byte inside the name leaves no name there.
-            read[m.range()] == bytes[m.range()] && crate::semantic::named_files::whole_name(read, m.start(), m.end())
+            read[m.range()] == searched[m.range()] && crate::semantic::named_files::whole_name(read, m.start(), m.end())
         })
         .map(|m| m.pattern().as_usize())
         .collect()

@@ -122,7 +122,7 @@ fn import_statements(text: &str) -> Vec<&str> {
             continue;
         }
         let line = &text[start..text[at..].find('\n').map_or(text.len(), |i| at + i)];
-        let line = line.strip_suffix('\r').unwrap_or(line);
+        // A `\r` before the `\n` goes with the trailing space.
         let statement = line.trim_start().split('#').next().unwrap_or("").trim_end();
         if statement.starts_with("import ") || statement.starts_with("from ") {
             statements.push(statement);
