@@ -205,7 +205,7 @@ fn a_use_against_the_layers_is_seen() {
     assert!(layer_of("config") < layer_of("walk") && layer_of("report") == layer_of("fix"));
     let graph = module_graph();
     assert!(graph["scan"].iter().any(|u| u.starts_with("project")), "the driver uses the project layer");
-    assert!(graph["project::runs"].contains("project::launches"), "the graph sees uses inside a layer");
+    assert!(graph["project::project_runs"].contains("project::launches"), "the graph sees uses inside a layer");
 }
 
 #[test]

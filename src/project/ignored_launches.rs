@@ -15,7 +15,7 @@ use super::rereads::Rereads;
 use crate::analysis::KeptOutcome;
 use crate::semantic::launch_lines::Launch;
 use crate::semantic::option_table::OptionTable;
-use crate::walk::{FileKind, ScanFile, WalkResult};
+use crate::walk::{FileKind, ScanFile};
 use std::collections::{BTreeSet, HashMap};
 
 /// A launch line that the started script's parser rejects.
@@ -48,12 +48,10 @@ impl Ignored {
     }
 }
 
-/// The launch lines of project `project` (in `walked`, whose files'
-/// analyses are `outcomes`) that the scripts they start reject; their
-/// option tables are read through `rereads`.
-pub(crate) fn in_project(walked: &WalkResult, outcomes: &[KeptOutcome], project: usize, rereads: &Rereads) -> Ignored {
-    let members: Vec<(&ScanFile, &KeptOutcome)> =
-        walked.files.iter().zip(outcomes).filter(|(f, _)| f.project == project).collect();
+/// The launch lines of the project whose files, with their analyses, are
+/// `members` that the scripts they start reject; their option tables are
+/// read through `rereads`.
+pub(crate) fn in_project(members: &[(&ScanFile, &KeptOutcome)], rereads: &Rereads) -> Ignored {
     let launches: Vec<(String, &Launch)> = members
         .iter()
         .filter(|(f, _)| f.kind == FileKind::Shell)

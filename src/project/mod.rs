@@ -30,6 +30,7 @@ mod other_platforms;
 mod outcome;
 mod outer_launches;
 pub(crate) mod processes;
+mod project_runs;
 mod rereads;
 mod run_configs;
 mod runs;

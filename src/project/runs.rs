@@ -7,27 +7,21 @@
 //! `transfer_to_npu` runs in its process ([`super::processes`]).
 
 use super::backend_files;
-use super::configurations::{self, Untaken};
+use super::configurations::Untaken;
 use super::facts::ScanFacts;
 use super::generated;
-use super::ignored_launches::{self, Ignored};
-use super::launches::{self, EntryScripts};
-use super::migration::{Assumed, Style};
-use super::named_files::NamedFiles;
+use super::migration::Style;
 use super::named_runs::{self, RunSummary};
 use super::other_platforms;
 use super::outcome::ProjectOutcome;
 use super::outer_launches;
-use super::processes;
+use super::project_runs::{Member, ProjectFiles, ProjectInputs};
 use super::rereads::Rereads;
 use crate::analysis::KeptOutcome;
 use crate::config::{Entries, Migration, Setting};
 use crate::finding::{Advice, Finding, Severity};
-use crate::semantic::launch_lines::Launch;
-use crate::semantic::option_defs;
-use crate::semantic::options::Gate;
 use crate::source::LineSet;
-use crate::walk::{FileKind, ScanFile, WalkResult};
+use crate::walk::{ScanFile, WalkResult};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -129,16 +123,19 @@ impl Runs {
             }
         }
         let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
-        for f in &walked.files {
+        let mut members_by_project: Vec<Vec<Member>> = vec![Vec::new(); per_project.len()];
+        for (f, o) in walked.files.iter().zip(outcomes) {
             files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
+            members_by_project.get_mut(f.project).into_iter().for_each(|members| members.push((f, o)));
         }
         let inputs = ProjectInputs {
             migration,
             entries,
             named,
+            guessing,
             walked,
-            outcomes,
             files_by_project: &files_by_project,
+            members_by_project: &members_by_project,
             facts,
             from_outside: &from_outside,
             named_scripts: &named_scripts,
@@ -289,106 +286,6 @@ impl Runs {
     }
 }
 
-/// What [`Runs::decide`] reads to decide one project.
-struct ProjectInputs<'a> {
-    migration: &'a Setting<Migration>,
-    entries: Entries,
-    /// What the runs the user names start, if any are named.
-    named: Option<&'a named_runs::Started>,
-    walked: &'a WalkResult,
-    outcomes: &'a [KeptOutcome],
-    files_by_project: &'a [Vec<&'a ScanFile>],
-    facts: &'a ScanFacts,
-    /// By project, its scripts that a project around it starts (when guessing).
-    from_outside: &'a [BTreeSet<String>],
-    /// By project, the scripts the named runs start.
-    named_scripts: &'a [BTreeSet<String>],
-    finding_lines: &'a HashMap<&'a str, LineSet>,
-    rereads: &'a Rereads,
-}
-
-/// What deciding one project adds to the scan's files and branches ([`Runs`] says what each holds).
-#[derive(Default)]
-struct ProjectFiles {
-    untaken_branches: HashMap<String, Vec<Untaken>>,
-    unmigrated: HashSet<String>,
-    late: HashSet<String>,
-    import_lines: Vec<(String, usize)>,
-    unlaunched: HashSet<String>,
-    other_platform: HashSet<String>,
-}
-
-impl ProjectInputs<'_> {
-    /// Decides project `i`, `p`: the launch lines its started scripts reject
-    /// (they start nothing and give no options), the branches no launch
-    /// takes, its migration style and its launches.
-    fn decide(&self, i: usize, p: &mut ProjectOutcome) -> ProjectFiles {
-        let (walked, outcomes, rereads) = (self.walked, self.outcomes, self.rereads);
-        let guessing = self.named.is_none() && self.entries == Entries::Launched;
-        let ignored = guessing.then(|| ignored_launches::in_project(walked, outcomes, i, rereads));
-        let untaken_branches = match (self.named, &ignored, self.entries) {
-            (Some(s), _, Entries::Launched) => {
-                untaken_in(walked, outcomes, i, RunLaunches::Named(&s.launches), rereads)
-            }
-            (None, Some(ignored), _) => untaken_in(walked, outcomes, i, RunLaunches::Read(ignored), rereads),
-            _ => HashMap::new(),
-        };
-        let out = self.launches(i, p, ignored.as_ref());
-        if let Some(ignored) = ignored {
-            p.launches.ignored = ignored.lines;
-        }
-        ProjectFiles { untaken_branches, ..out }
-    }
-
-    /// Project `i`'s migration style and launches, `ignored` its rejected launch lines.
-    fn launches(&self, i: usize, p: &mut ProjectOutcome, ignored: Option<&Ignored>) -> ProjectFiles {
-        let mut out = ProjectFiles::default();
-        p.transfer_imports.sort();
-        p.late_transfer_imports.sort();
-        p.entry_scripts.sort();
-        p.unguarded_scripts.sort();
-        let imports = p.transfer_imports.iter().chain(&p.late_transfer_imports);
-        let first = imports.min().map(|(path, line)| (path.as_str(), *line));
-        p.migration = Assumed::decide(self.migration, first);
-        let paths = |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
-        let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
-        let mut graph = processes::LazyGraph::new(&self.files_by_project[i], &p.project.display, self.rereads);
-        if p.migration.detected_automatic() {
-            let all_importers: BTreeSet<String> = importers.union(&paths(&p.late_transfer_imports)).cloned().collect();
-            let found = processes::unmigrated(&mut graph, &all_importers, &entry_paths);
-            if !p.late_transfer_imports.is_empty() {
-                // Migrated, but only once a function that imports it runs.
-                let early = processes::unmigrated(&mut graph, &importers, &entry_paths);
-                out.late.extend(early.files.difference(&found.files).cloned());
-            }
-            p.migration.unmigrated_entries = found.entries;
-            out.unmigrated = found.files;
-            out.import_lines = p.transfer_imports.clone();
-        }
-        let no_names = NamedFiles::default();
-        let shell_names = self.facts.named_files(i).or(self.named.map(|_| &no_names));
-        let (Entries::Launched, Some(shell_names)) = (self.entries, shell_names) else { return out };
-        let no_scripts = BTreeSet::new();
-        let unguarded = paths(&p.unguarded_scripts);
-        let scripts = EntryScripts {
-            guarded: &entry_paths,
-            unguarded: &unguarded,
-            only_ignored_launches: ignored.map_or(&no_scripts, |g| &g.only_by_them),
-            started_from_outside: self.from_outside.get(i).unwrap_or(&no_scripts),
-            named: self.named.map(|_| &self.named_scripts[i]),
-        };
-        let (files, dir) = (&self.files_by_project[i], &p.project.display);
-        let excluded = &self.walked.excluded;
-        p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, self.finding_lines);
-        out.unlaunched = std::mem::take(&mut p.launches.files);
-        out.other_platform = std::mem::take(&mut p.launches.other_platform);
-        // A script nothing starts needs no `transfer_to_npu` either.
-        let unlaunched = &p.launches.unlaunched;
-        p.migration.unmigrated_entries.retain(|e| !unlaunched.contains(e));
-        out
-    }
-}
-
 /// Whether `f` lies in a function nothing calls, or in the `__main__` block
 /// of a script nothing starts, and which.
 fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> Option<Advice> {
@@ -405,77 +302,4 @@ fn nothing_runs(project: Option<&ProjectOutcome>, f: &Finding) -> Option<Advice>
     } else {
         main_block.is_some_and(|(first, last)| (*first..=*last).contains(&f.line)).then_some(Advice::UnlaunchedMain)
     }
-}
-
-/// Where the options of a project's runs come from.
-#[derive(Clone, Copy)]
-enum RunLaunches<'a> {
-    /// The launch lines of the project's shell scripts, but those that start no run.
-    Read(&'a Ignored),
-    /// The launch lines of the named runs.
-    Named(&'a [Launch]),
-}
-
-/// The branches around the findings of `o` that test options.
-fn gates_of(o: &KeptOutcome) -> &[Gate] {
-    o.full().map_or(&[], |o| &o.facts.gates)
-}
-
-/// The branches of project `project` that no run of its launch scripts
-/// takes. Only a project whose launch scripts start some of its scripts and
-/// that has findings in branches that test options is looked at; its
-/// Python files are read again then, for the options they define.
-fn untaken_in(
-    walked: &WalkResult,
-    outcomes: &[KeptOutcome],
-    project: usize,
-    runs: RunLaunches,
-    rereads: &Rereads,
-) -> HashMap<String, Vec<Untaken>> {
-    let members = || walked.files.iter().zip(outcomes).filter(move |(f, _)| f.project == project);
-    let gates: Vec<(String, &[Gate])> = members()
-        .filter(|(_, o)| !gates_of(o).is_empty())
-        .map(|(f, o)| (f.display().into_owned(), gates_of(o)))
-        .collect();
-    if gates.is_empty() {
-        return HashMap::new();
-    }
-    let python: Vec<&ScanFile> = members().map(|(f, _)| f).filter(|f| f.kind == FileKind::Python).collect();
-    let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
-    let launches: Vec<&Launch> = match runs {
-        RunLaunches::Read(ignored) => members()
-            .flat_map(|(f, o)| o.facts().map_or(&[][..], |f| &f.launches).iter().map(move |l| (f, l)))
-            .filter(|(f, l)| !ignored.holds(&f.display(), l))
-            .map(|(_, l)| l)
-            .collect(),
-        RunLaunches::Named(launches) => launches.iter().collect(),
-    };
-    let launches: Vec<&Launch> = launches.into_iter().filter(|l| paths.iter().any(|p| l.starts(p))).collect();
-    let Some(dir) = walked.projects.get(project).filter(|_| !launches.is_empty()) else { return HashMap::new() };
-    // What each launch's process runs: its script and the modules it imports;
-    // kept as which launches reach each file with gates, and whether any reaches a file.
-    let node: HashMap<&str, usize> = paths.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
-    let gated: HashMap<usize, usize> =
-        gates.iter().enumerate().filter_map(|(k, (path, _))| Some((*node.get(path.as_str())?, k))).collect();
-    let mut reaching: Vec<Vec<usize>> = vec![Vec::new(); gates.len()];
-    let mut run_anywhere = vec![false; paths.len()];
-    let mut graph = processes::ImportGraph::new(python.clone(), &dir.display, rereads);
-    for (i, launch) in launches.iter().enumerate() {
-        let roots: Vec<usize> = (0..paths.len()).filter(|&j| launch.starts(&paths[j])).collect();
-        let seen = processes::reachable_in(&mut graph, &roots);
-        for j in (0..paths.len()).filter(|&j| seen[j]) {
-            run_anywhere[j] = true;
-            gated.get(&j).into_iter().for_each(|&k| reaching[k].push(i));
-        }
-    }
-    // Only what the launched processes run defines their options.
-    let definitions: Vec<option_defs::Definitions> = (0..python.len())
-        .into_par_iter()
-        .filter(|&j| run_anywhere[j])
-        .filter_map(|j| rereads.option_definitions(python[j]).as_ref().clone())
-        .filter(|d| !d.is_empty())
-        .collect();
-    let gates: Vec<(&str, &[Gate], &[usize])> =
-        gates.iter().zip(&reaching).map(|((p, g), r)| (p.as_str(), *g, r.as_slice())).collect();
-    configurations::untaken(&gates, &definitions, &launches)
 }
