@@ -142,6 +142,14 @@ impl KeptOutcome {
         }
     }
 
+    /// [`KeptOutcome::full`], to change.
+    pub fn full_mut(&mut self) -> Option<&mut FileOutcome> {
+        match self {
+            KeptOutcome::Quiet { .. } => None,
+            KeptOutcome::Full(o) => Some(o),
+        }
+    }
+
     /// The file's project.
     pub fn project(&self) -> usize {
         match self {

@@ -133,13 +133,13 @@ pub fn cache_entries(
 /// project's style and which code runs; `rereads` remembers what is read
 /// again of the files, or not (see [`Rereads`]).
 pub fn merge(
-    outcomes: Vec<KeptOutcome>,
+    mut outcomes: Vec<KeptOutcome>,
     engine: &Engine,
     walked: &WalkResult,
     settings: RunSettings,
     rereads: &Rereads,
 ) -> ScanOutcome {
-    let mut projects = crate::project::analyse(walked, &outcomes, engine, settings, rereads);
+    let mut projects = crate::project::analyse(walked, &mut outcomes, engine, settings, rereads);
     let mut result = ScanOutcome {
         files_scanned: 0,
         findings: Vec::new(),

@@ -10,6 +10,7 @@ use crate::notebook::{Locator, Notebook};
 use crate::rules::engine::Engine;
 use crate::rules::model::Scope;
 use crate::rules::render::render_with;
+use crate::rules::state::Clause;
 use crate::source::LineIndex;
 use crate::suppress::{self, Directive};
 use std::collections::HashMap;
@@ -28,14 +29,27 @@ pub(crate) struct FileFindings {
 /// suppression comments; with the meta rules' findings about comments that
 /// silence nothing (NPM001) or name no rule (NPM002).
 pub(crate) fn file_findings(o: &FileOutcome, facts: &ScanFacts, engine: &Engine) -> FileFindings {
+    let kept = o.facts.findings.iter().filter(|f| conditions_hold(o, facts, f)).map(|(f, _)| f.clone()).collect();
+    reported(o, kept, engine)
+}
+
+/// [`file_findings`], moving the findings out of `o` instead of copying
+/// them: a large scan would otherwise hold every finding twice.
+pub(crate) fn take_file_findings(o: &mut FileOutcome, facts: &ScanFacts, engine: &Engine) -> FileFindings {
+    let all = std::mem::take(&mut o.facts.findings);
+    let kept = all.into_iter().filter(|f| conditions_hold(o, facts, f)).map(|(f, _)| f).collect();
+    reported(o, kept, engine)
+}
+
+/// Whether the project and process conditions of finding `f` of `o` hold.
+fn conditions_hold(o: &FileOutcome, facts: &ScanFacts, (_, clauses): &(Finding, Vec<Clause>)) -> bool {
     let holds = |&(scope, i, want): &(Scope, usize, bool)| facts.holds(scope, o.project, &o.path, i) == want;
-    let kept: Vec<Finding> = o
-        .facts
-        .findings
-        .iter()
-        .filter(|(_, clauses)| clauses.iter().all(|c| c.iter().any(holds)))
-        .map(|(f, _)| Finding { project: o.project, ..f.clone() })
-        .collect();
+    clauses.iter().all(|c| c.iter().any(holds))
+}
+
+/// What `o` reports of `kept`, its findings whose conditions hold.
+fn reported(o: &FileOutcome, mut kept: Vec<Finding>, engine: &Engine) -> FileFindings {
+    kept.iter_mut().for_each(|f| f.project = o.project);
     let known = |code: &str| engine.set.rules.iter().any(|r| r.code.starts_with(code));
     let directives = &o.facts.directives;
     let mut applied = suppress::apply(apply_overrides(kept, engine), directives, &known);

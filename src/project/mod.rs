@@ -38,7 +38,7 @@ pub(crate) mod uncalled;
 pub(crate) mod vendored;
 
 pub use facts::ScanFacts;
-pub(crate) use findings::{file_findings, FileFindings};
+pub(crate) use findings::{file_findings, take_file_findings, FileFindings};
 pub use outcome::ProjectOutcome;
 pub use rereads::Rereads;
 pub use runs::RunSettings;
@@ -85,14 +85,18 @@ impl Projects {
 /// analyses, in walk order; what is read again of the files goes through `rereads`.
 pub(crate) fn analyse(
     walked: &WalkResult,
-    outcomes: &[KeptOutcome],
+    outcomes: &mut [KeptOutcome],
     engine: &Engine,
     settings: RunSettings,
     rereads: &Rereads,
 ) -> Projects {
     let facts = ScanFacts::of(walked, outcomes, engine, rereads);
+    let with_findings: Vec<bool> =
+        outcomes.iter().map(|o| o.full().is_some_and(|o| !o.facts.findings.is_empty())).collect();
+    // The findings move out of the outcomes: `findings` holds them from here on.
     let findings: Vec<Option<FileFindings>> =
-        outcomes.iter().map(|o| o.full().map(|o| file_findings(o, &facts, engine))).collect();
+        outcomes.iter_mut().map(|o| o.full_mut().map(|o| take_file_findings(o, &facts, engine))).collect();
+    let outcomes: &[KeptOutcome] = outcomes;
     let mut per_project: Vec<ProjectOutcome> = walked
         .projects
         .iter()
@@ -129,6 +133,13 @@ pub(crate) fn analyse(
         by_path.entry(f.path.as_str()).or_default().push(f.line);
     }
     let finding_lines: HashMap<&str, LineSet> = by_path.into_iter().map(|(p, l)| (p, LineSet::new(l))).collect();
-    let runs = runs::Runs::decide(&mut per_project, walked, outcomes, &facts, settings, &finding_lines, rereads);
+    let inputs = runs::ScanInputs {
+        walked,
+        outcomes,
+        with_findings: &with_findings,
+        facts: &facts,
+        finding_lines: &finding_lines,
+    };
+    let runs = runs::Runs::decide(&mut per_project, inputs, settings, rereads);
     Projects { findings, outcomes: per_project, runs }
 }

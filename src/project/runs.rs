@@ -36,6 +36,19 @@ pub struct RunSettings<'a> {
     pub named: Option<&'a named_runs::Started>,
 }
 
+/// What the scan found that deciding the runs reads.
+#[derive(Clone, Copy)]
+pub(super) struct ScanInputs<'a> {
+    pub walked: &'a WalkResult,
+    /// The walked files' analyses, in walk order.
+    pub outcomes: &'a [KeptOutcome],
+    /// By outcome: whether its analysis found anything (before project conditions).
+    pub with_findings: &'a [bool],
+    pub facts: &'a ScanFacts,
+    /// By display path, the lines of each file's findings.
+    pub finding_lines: &'a HashMap<&'a str, LineSet>,
+}
+
 /// What decides, finding by finding, whether code runs and how it is migrated.
 pub(super) struct Runs {
     entries: Entries,
@@ -83,18 +96,15 @@ impl Runs {
     /// Decides the runs of every project: its migration style, which of its
     /// files run without `transfer_to_npu` or in no started process (both
     /// from the project's import graph, read once and only when needed), and
-    /// which branches no launch takes. `finding_lines` holds the lines of
-    /// each file's findings: only functions and branches that hold findings
-    /// are looked at.
+    /// which branches no launch takes. Only functions and branches that
+    /// hold findings (`scan.finding_lines`) are looked at.
     pub(super) fn decide(
         per_project: &mut [ProjectOutcome],
-        walked: &WalkResult,
-        outcomes: &[KeptOutcome],
-        facts: &ScanFacts,
+        scan: ScanInputs,
         settings: RunSettings,
-        finding_lines: &HashMap<&str, LineSet>,
         rereads: &Rereads,
     ) -> Self {
+        let ScanInputs { walked, outcomes, with_findings, facts, finding_lines } = scan;
         let RunSettings { migration, entries, named } = settings;
         // Named runs say which scripts start; without them the project's texts tell.
         let guessing = named.is_none() && entries == Entries::Launched;
@@ -114,11 +124,11 @@ impl Runs {
             named_scripts.get_mut(f.project).into_iter().for_each(|n| _ = n.insert(f.display().into_owned()));
         }
         let (mut cuda_only_tests, mut definitions) = (HashMap::new(), HashMap::new());
-        for o in outcomes.iter().filter_map(KeptOutcome::full) {
+        for (o, with_findings) in outcomes.iter().zip(with_findings).filter_map(|(o, w)| Some((o.full()?, *w))) {
             if !o.facts.cuda_only_tests.is_empty() {
                 cuda_only_tests.insert(o.path.to_string(), o.facts.cuda_only_tests.clone());
             }
-            if o.notebook.is_none() && !o.facts.findings.is_empty() {
+            if o.notebook.is_none() && with_findings {
                 definitions.insert(o.path.to_string(), o.facts.module_level_defs.clone());
             }
         }
