@@ -226,7 +226,7 @@ pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>)
 }
 
 /// A file's outcome rebuilt from the cache (a notebook is parsed again, to locate cells).
-fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome) -> FileOutcome {
+fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome<'_>) -> FileOutcome {
     let facts = stored.facts().clone();
     let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok().map(Box::new) } else { None };
     FileOutcome {

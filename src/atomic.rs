@@ -57,11 +57,12 @@ pub(crate) fn write_whole_with(path: &Path, write: &dyn Fn(&mut dyn Write) -> io
     replace(&resolve_link(path)?, write)
 }
 
-/// Writes `bytes` to `path` in one step, replacing `path` itself even where
-/// it is a symbolic link: for files only npu-mem writes (the cache), where a
-/// link is no choice of the user's and must not lead the write elsewhere.
-pub(crate) fn replace_own(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace(path, &|out| out.write_all(bytes))
+/// Writes what `write` writes to `path` in one step (a large file is not
+/// held in memory whole), replacing `path` itself even where it is a
+/// symbolic link: for files only npu-mem writes (the cache), where a link
+/// is no choice of the user's and must not lead the write elsewhere.
+pub(crate) fn replace_own(path: &Path, write: &dyn Fn(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    replace(path, write)
 }
 
 /// Replaces the file `target` (not a link) with what `write` writes.

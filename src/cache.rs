@@ -16,6 +16,7 @@
 use crate::rules::engine::{Engine, FileFacts};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -94,20 +95,27 @@ impl Stamp {
 }
 
 /// One file's analysis as stored: the facts of exactly this content, and
-/// the file's stamp when it was read, if it had one.
+/// the file's stamp when it was read, if it had one. What a run saves
+/// borrows its facts from the run's outcomes (a large scan would otherwise
+/// hold them twice while it saves); what the cache holds owns them.
 #[derive(Serialize, Deserialize)]
-pub struct StoredOutcome {
+pub struct StoredOutcome<'a> {
     content: ContentId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stamp: Option<Stamp>,
-    facts: FileFacts,
+    facts: Cow<'a, FileFacts>,
 }
 
-impl StoredOutcome {
+impl<'a> StoredOutcome<'a> {
     /// Captures the analysis `facts` of content `content`, read from a file
     /// stamped `stamp`.
-    pub fn new(content: ContentId, stamp: Option<Stamp>, facts: FileFacts) -> Self {
+    pub fn new(content: ContentId, stamp: Option<Stamp>, facts: Cow<'a, FileFacts>) -> Self {
         StoredOutcome { content, stamp, facts }
+    }
+
+    /// The same entry, owning its facts.
+    pub fn into_owned(self) -> StoredOutcome<'static> {
+        StoredOutcome { content: self.content, stamp: self.stamp, facts: Cow::Owned(self.facts.into_owned()) }
     }
 
     /// The stored analysis.
@@ -249,7 +257,7 @@ const LEGACY_IGNORE_START: &str = "# Written by npu-mem";
 /// An open cache.
 pub struct Cache {
     file: PathBuf,
-    entries: BTreeMap<String, StoredOutcome>,
+    entries: BTreeMap<String, StoredOutcome<'static>>,
     /// When a run last used each entry, and the oldest use of any entry
     /// stored: what decides whether [`Cache::save`] has anything to write.
     seen: BTreeMap<String, u64>,
@@ -272,7 +280,7 @@ impl Cache {
         let mut seen = BTreeMap::new();
         let mut entries = BTreeMap::new();
         for (path, sealed) in stored.into_iter().filter(|(path, s)| s.holds(path)) {
-            if let Ok(outcome) = serde_json::from_str::<StoredOutcome>(sealed.outcome.get()) {
+            if let Ok(outcome) = serde_json::from_str::<StoredOutcome<'static>>(sealed.outcome.get()) {
                 seen.insert(path.clone(), sealed.seen);
                 entries.insert(path, outcome);
             }
@@ -293,18 +301,18 @@ impl Cache {
     /// [`crate::scan::cache_entries`] gave): the language server's, which
     /// re-analyses only the files that changed since its last pass, and
     /// writes nothing into the user's tree ([`Cache::save`] writes nothing for it).
-    pub fn in_memory(entries: BTreeMap<String, StoredOutcome>) -> Cache {
+    pub fn in_memory(entries: BTreeMap<String, StoredOutcome<'static>>) -> Cache {
         Cache { file: PathBuf::new(), entries, seen: BTreeMap::new(), oldest_seen: None, note: None }
     }
 
     /// The stored analysis of `path` if it was made from exactly `content`.
-    pub fn get(&self, path: &str, content: ContentId) -> Option<&StoredOutcome> {
+    pub fn get(&self, path: &str, content: ContentId) -> Option<&StoredOutcome<'static>> {
         self.entries.get(path).filter(|e| e.content == content)
     }
 
     /// The stored analysis of `path` if the file was stamped `stamp` when
     /// it was read: it has not been written since.
-    pub fn unchanged(&self, path: &str, stamp: Stamp) -> Option<&StoredOutcome> {
+    pub fn unchanged(&self, path: &str, stamp: Stamp) -> Option<&StoredOutcome<'static>> {
         self.entries.get(path).filter(|e| e.stamp == Some(stamp))
     }
 
@@ -316,7 +324,7 @@ impl Cache {
     /// nothing is written through a link. A run that changes nothing stored
     /// (see [`Cache::has_news`]) writes nothing, and an in-memory cache
     /// nothing ever.
-    pub fn save(&self, entries: BTreeMap<String, StoredOutcome>) -> Result<(), CacheError> {
+    pub fn save(&self, entries: BTreeMap<String, StoredOutcome<'_>>) -> Result<(), CacheError> {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
         if self.file.as_os_str().is_empty() || !self.has_news(&entries, now) {
             return Ok(());
@@ -337,8 +345,10 @@ impl Cache {
             merged.insert(path.clone(), Sealed { check: checksum(&path, outcome.get()), seen: now, outcome });
         }
         evict(&mut merged, now, MAX_ENTRIES);
-        let text = serde_json::to_vec(&CacheFile { format: FORMAT, entries: merged }).map_err(encode)?;
-        crate::atomic::replace_own(&self.file, &text).map_err(fail)
+        // Written as it is encoded: the cache of a large tree is tens of megabytes.
+        let stored = CacheFile { format: FORMAT, entries: merged };
+        let write = |out: &mut dyn std::io::Write| serde_json::to_writer(out, &stored).map_err(std::io::Error::other);
+        crate::atomic::replace_own(&self.file, &write).map_err(fail)
     }
 
     /// Whether saving `entries` at `now` changes what is stored: an analysis
@@ -346,13 +356,13 @@ impl Cache {
     /// last used more than a day ago, or one due to expire. Otherwise the
     /// file stays as it is: rewriting it on every warm run cost more than the
     /// analyses it saved.
-    fn has_news(&self, entries: &BTreeMap<String, StoredOutcome>, now: u64) -> bool {
+    fn has_news(&self, entries: &BTreeMap<String, StoredOutcome<'_>>, now: u64) -> bool {
         let expiring = self.oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
         let stale = |path: &str| self.seen.get(path).is_none_or(|&s| s.saturating_add(SEEN_REFRESH_SECS) < now);
         // A first stamp is news too: the file's next read can be saved. A
         // stamp that only differs is not: in a fresh checkout every file has
         // a new one, and the cache would be rewritten on every CI run.
-        let new = |path: &str, o: &StoredOutcome| {
+        let new = |path: &str, o: &StoredOutcome<'_>| {
             self.get(path, o.content).is_none_or(|stored| o.stamp.is_some() && stored.stamp.is_none())
         };
         expiring || entries.iter().any(|(path, o)| new(path, o) || stale(path))

@@ -152,7 +152,8 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         let request = fix::FixRequest { mode, ignores: &ignores, write, files: reached.as_deref() };
         pool.install(|| fix::fix_files(&walked.files, &mut outcomes, &facts, &engine, &request))
     });
-    if let Some(cache) = &cache {
+    // Saved, the cache is dropped: what it decoded is not held through the merge and the report.
+    if let Some(cache) = cache {
         if let Err(e) = cache.save(scan::cache_entries(&walked.files, &outcomes, first_analyses)) {
             output::warn(&e.to_string());
         }
@@ -255,7 +256,7 @@ fn analyse(
     engine: &Engine,
     pool: &rayon::ThreadPool,
     cache: Option<&Cache>,
-) -> (Vec<npu_mem::KeptOutcome>, BTreeMap<String, npu_mem::cache::StoredOutcome>) {
+) -> (Vec<npu_mem::KeptOutcome>, BTreeMap<String, npu_mem::cache::StoredOutcome<'static>>) {
     let progress = npu_mem::progress::Progress::default();
     let run = || pool.install(|| scan::analyse_files(&walked.files, engine, &progress, cache));
     let machine_stdout =

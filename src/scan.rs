@@ -13,6 +13,7 @@ use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::model::Scope;
 use crate::walk::{ScanFile, WalkResult};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -87,7 +88,7 @@ pub fn follow_imported_classes(
     walked: &WalkResult,
     outcomes: &mut [KeptOutcome],
     engine: &Engine,
-) -> BTreeMap<String, StoredOutcome> {
+) -> BTreeMap<String, StoredOutcome<'static>> {
     let importers = crate::project::imported_classes::importers(walked, outcomes, &Rereads::default());
     let again: Vec<(usize, KeptOutcome)> = importers
         .into_par_iter()
@@ -98,7 +99,7 @@ pub fn follow_imported_classes(
         let replaced = std::mem::replace(&mut outcomes[i], o);
         if let Some(content) = replaced.content() {
             let facts = replaced.facts().cloned().unwrap_or_default();
-            let stored = StoredOutcome::new(content, replaced.stamp(), facts);
+            let stored = StoredOutcome::new(content, replaced.stamp(), Cow::Owned(facts));
             first.insert(walked.files[i].display().to_string(), stored);
         }
     }
@@ -109,16 +110,16 @@ pub fn follow_imported_classes(
 /// (`outcomes` are in `files` order), and for the files analysed again
 /// with other files' classes, their first analyses (`first`, what
 /// [`follow_imported_classes`] gave), unless a later one is stored.
-pub fn cache_entries(
+pub fn cache_entries<'a>(
     files: &[ScanFile],
-    outcomes: &[KeptOutcome],
-    first: BTreeMap<String, StoredOutcome>,
-) -> BTreeMap<String, StoredOutcome> {
-    let mut entries: BTreeMap<String, StoredOutcome> = files
+    outcomes: &'a [KeptOutcome],
+    first: BTreeMap<String, StoredOutcome<'static>>,
+) -> BTreeMap<String, StoredOutcome<'a>> {
+    let mut entries: BTreeMap<String, StoredOutcome<'a>> = files
         .iter()
         .zip(outcomes)
         .filter_map(|(f, kept)| {
-            let facts = kept.facts().cloned().unwrap_or_default();
+            let facts = kept.facts().map_or_else(|| Cow::Owned(FileFacts::default()), Cow::Borrowed);
             Some((f.display().to_string(), StoredOutcome::new(kept.content()?, kept.stamp(), facts)))
         })
         .collect();

@@ -151,14 +151,14 @@ pub(super) struct Pass {
     walked: WalkResult,
     outcomes: Vec<KeptOutcome>,
     /// What the next pass may re-use.
-    stored: BTreeMap<String, StoredOutcome>,
+    stored: BTreeMap<String, StoredOutcome<'static>>,
     /// The buffers the pass read, by absolute path.
     pub texts: HashMap<PathBuf, Arc<str>>,
 }
 
 /// What a pass re-uses of the one before: each file's analysis, by its content.
 #[derive(Default)]
-pub(super) struct Stored(BTreeMap<String, StoredOutcome>);
+pub(super) struct Stored(BTreeMap<String, StoredOutcome<'static>>);
 
 /// Walks `root` with `texts` (open buffers, by absolute path) standing for
 /// their files, and analyses every file, re-using `stored` analyses of
@@ -184,7 +184,9 @@ pub(super) fn analyse_workspace(
     };
     let mut outcomes = scan::analyse_files(&walked.files, &engine, &Default::default(), Some(&cache));
     let first_analyses = scan::follow_imported_classes(&walked, &mut outcomes, &engine);
+    // The server keeps them beside its outcomes, for its in-memory cache.
     let stored = scan::cache_entries(&walked.files, &outcomes, first_analyses);
+    let stored = stored.into_iter().map(|(path, s)| (path, s.into_owned())).collect();
     Ok(Pass { walked, outcomes, stored, texts })
 }
 
@@ -206,7 +208,7 @@ pub(super) struct Project {
     config: Arc<Config>,
     walked: WalkResult,
     outcomes: Vec<KeptOutcome>,
-    stored: BTreeMap<String, StoredOutcome>,
+    stored: BTreeMap<String, StoredOutcome<'static>>,
     /// Absolute path -> index into the walk's files.
     index: HashMap<PathBuf, usize>,
     /// Absolute path -> what `scan` reports for it, as of the last [`Project::merge`].
