@@ -35,8 +35,6 @@ pub(super) struct ProjectInputs<'a> {
     /// Whether the project's texts say which scripts start (no named runs, `--entries launched`).
     pub guessing: bool,
     pub walked: &'a WalkResult,
-    /// By project, its files.
-    pub files_by_project: &'a [Vec<&'a ScanFile>],
     /// By project, its files with their analyses.
     pub members_by_project: &'a [Vec<Member<'a>>],
     pub facts: &'a ScanFacts,
@@ -93,7 +91,8 @@ impl ProjectInputs<'_> {
         p.migration = Assumed::decide(self.migration, first);
         let paths = |sites: &[(String, usize)]| -> BTreeSet<String> { sites.iter().map(|(p, _)| p.clone()).collect() };
         let (importers, entry_paths) = (paths(&p.transfer_imports), paths(&p.entry_scripts));
-        let mut graph = processes::LazyGraph::new(&self.files_by_project[i], &p.project.display, self.rereads);
+        let files: Vec<&ScanFile> = self.members_by_project[i].iter().map(|&(f, _)| f).collect();
+        let mut graph = processes::LazyGraph::new(&files, &p.project.display, self.rereads);
         if p.migration.detected_automatic() {
             let all_importers: BTreeSet<String> = importers.union(&paths(&p.late_transfer_imports)).cloned().collect();
             let found = processes::unmigrated(&mut graph, &all_importers, &entry_paths);
@@ -118,9 +117,8 @@ impl ProjectInputs<'_> {
             started_from_outside: self.from_outside.get(i).unwrap_or(&no_scripts),
             named: self.named.map(|_| &self.named_scripts[i]),
         };
-        let (files, dir) = (&self.files_by_project[i], &p.project.display);
-        let excluded = &self.walked.excluded;
-        p.launches = launches::find(files, dir, excluded, scripts, shell_names, &mut graph, self.finding_lines);
+        let (dir, excluded) = (&p.project.display, &self.walked.excluded);
+        p.launches = launches::find(&files, dir, excluded, scripts, shell_names, &mut graph, self.finding_lines);
         out.unlaunched = std::mem::take(&mut p.launches.files);
         out.other_platform = std::mem::take(&mut p.launches.other_platform);
         // A script nothing starts needs no `transfer_to_npu` either.

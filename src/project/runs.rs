@@ -21,7 +21,7 @@ use crate::analysis::KeptOutcome;
 use crate::config::{Entries, Migration, Setting};
 use crate::finding::{Advice, Finding, Severity};
 use crate::source::LineSet;
-use crate::walk::{ScanFile, WalkResult};
+use crate::walk::WalkResult;
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -132,10 +132,8 @@ impl Runs {
                 definitions.insert(o.path.to_string(), o.facts.module_level_defs.clone());
             }
         }
-        let mut files_by_project: Vec<Vec<&ScanFile>> = vec![Vec::new(); per_project.len()];
         let mut members_by_project: Vec<Vec<Member>> = vec![Vec::new(); per_project.len()];
         for (f, o) in walked.files.iter().zip(outcomes) {
-            files_by_project.get_mut(f.project).into_iter().for_each(|files| files.push(f));
             members_by_project.get_mut(f.project).into_iter().for_each(|members| members.push((f, o)));
         }
         let inputs = ProjectInputs {
@@ -144,7 +142,6 @@ impl Runs {
             named,
             guessing,
             walked,
-            files_by_project: &files_by_project,
             members_by_project: &members_by_project,
             facts,
             from_outside: &from_outside,
