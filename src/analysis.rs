@@ -203,21 +203,28 @@ pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>)
     // Only worth taking when there is a cache to ask; a text given in place
     // of the file's (an editor's buffer) has none.
     let stamp = cache.filter(|_| file.text().is_none()).and_then(|_| Stamp::of(&file.path()));
+    let stored = cache.and_then(|c| c.take(&file.display()));
     // A notebook is read anyway, to place its findings in cells.
     let python = stamp.filter(|_| file.kind == FileKind::Python);
-    if let Some(stored) = python.zip(cache).and_then(|(s, c)| c.unchanged(&file.display(), s)) {
-        let mut outcome = from_cache(file, "", stored);
-        (outcome.content, outcome.stamp) = (Some(stored.content()), stamp);
-        return outcome;
-    }
+    let stored = match stored {
+        Some(stored) if python.is_some() && stored.stamp() == python => {
+            let content = stored.content();
+            let mut outcome = from_cache(file, "", stored);
+            (outcome.content, outcome.stamp) = (Some(content), stamp);
+            return outcome;
+        }
+        stored => stored,
+    };
     let source = match read_file(file) {
         Ok(source) => source,
         Err(e) => return FileOutcome::new(file).skipped(e.to_string()),
     };
     // Hashing is only worth its time when there is a cache to ask.
-    let Some(cache) = cache else { return analyse_text(file, &source.text, engine, None) };
+    if cache.is_none() {
+        return analyse_text(file, &source.text, engine, None);
+    }
     let content = ContentId::of(&source.text);
-    let mut outcome = match cache.get(&file.display(), content) {
+    let mut outcome = match stored.filter(|s| s.content() == content) {
         Some(stored) => from_cache(file, &source.text, stored),
         None => analyse_text(file, &source.text, engine, None),
     };
@@ -226,8 +233,8 @@ pub(crate) fn scan_file(file: &ScanFile, engine: &Engine, cache: Option<&Cache>)
 }
 
 /// A file's outcome rebuilt from the cache (a notebook is parsed again, to locate cells).
-fn from_cache(file: &ScanFile, text: &str, stored: &StoredOutcome<'_>) -> FileOutcome {
-    let facts = stored.facts().clone();
+fn from_cache(file: &ScanFile, text: &str, stored: StoredOutcome<'_>) -> FileOutcome {
+    let facts = stored.into_facts();
     let notebook = if file.kind == FileKind::Notebook { Notebook::parse(text).ok().map(Box::new) } else { None };
     FileOutcome {
         scanned: facts.problem.as_ref().is_none_or(|p| p.kind != ProblemKind::Skipped),

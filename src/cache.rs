@@ -13,12 +13,18 @@
 //! file; when two runs save at once the last rename wins, and what the other
 //! added is only analysed again next time.
 
+mod stored;
+
+pub use stored::checksum;
+
 use crate::rules::engine::{Engine, FileFacts};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use stored::{Opened, Sealed, StoredFile, Unread};
 
 /// Bumped whenever the stored layout or the analysis changes incompatibly.
 const FORMAT: u32 = 4;
@@ -97,7 +103,7 @@ impl Stamp {
 /// One file's analysis as stored: the facts of exactly this content, and
 /// the file's stamp when it was read, if it had one. What a run saves
 /// borrows its facts from the run's outcomes (a large scan would otherwise
-/// hold them twice while it saves); what the cache holds owns them.
+/// hold them twice while it saves); what the cache hands out owns them.
 #[derive(Serialize, Deserialize)]
 pub struct StoredOutcome<'a> {
     content: ContentId,
@@ -118,53 +124,67 @@ impl<'a> StoredOutcome<'a> {
         StoredOutcome { content: self.content, stamp: self.stamp, facts: Cow::Owned(self.facts.into_owned()) }
     }
 
-    /// The stored analysis.
-    pub fn facts(&self) -> &FileFacts {
-        &self.facts
+    /// The stored analysis, owned (moved out, or cloned if borrowed).
+    pub fn into_facts(self) -> FileFacts {
+        self.facts.into_owned()
     }
 
     /// The content it was made from.
     pub fn content(&self) -> ContentId {
         self.content
     }
-}
 
-/// One stored entry: the analysis as JSON, sealed with a checksum.
-///
-/// The checksum catches accidental or careless damage (a truncated write, a
-/// hand edit, a merge tool): an entry that fails it is ignored and rebuilt.
-/// It is no defence against someone who can write the cache and recompute
-/// the checksum; whoever can write the cache can also change the sources.
-#[derive(Serialize, Deserialize)]
-struct Sealed {
-    /// [`checksum`] of the path and `outcome`.
-    check: u64,
-    /// When a run last used the entry (seconds since 1970), for eviction;
-    /// outside the checksum since it only decides how long the entry is kept.
-    seen: u64,
-    /// The [`StoredOutcome`], as the JSON text stored (decoded only when
-    /// the checksum holds, and never re-encoded to be checked or kept).
-    outcome: Box<RawValue>,
-}
+    /// The stamp of the file it was read from, if it had one.
+    pub fn stamp(&self) -> Option<Stamp> {
+        self.stamp
+    }
 
-impl Sealed {
-    /// Whether the checksum holds for the entry stored under `path`.
-    fn holds(&self, path: &str) -> bool {
-        checksum(path, self.outcome.get()) == self.check
+    /// What it was made from.
+    fn head(&self) -> StoredHead {
+        StoredHead { content: self.content, stamp: self.stamp }
     }
 }
 
-#[derive(Serialize, Deserialize)]
-struct CacheFile {
-    format: u32,
-    entries: BTreeMap<String, Sealed>,
+/// What a stored entry was made from.
+#[derive(Clone, Copy)]
+struct StoredHead {
+    content: ContentId,
+    stamp: Option<Stamp>,
 }
 
-/// The checksum sealing the entry of `path` whose analysis is the JSON text
-/// `outcome`, as stored: FNV-1a over the path, a NUL and that text.
-pub fn checksum(path: &str, outcome: &str) -> u64 {
-    let h = crate::hash::fnv1a_extend(crate::hash::fnv1a(path.as_bytes()), b"\0");
-    crate::hash::fnv1a_extend(h, outcome.as_bytes())
+/// What an open cache holds of one entry besides its seal.
+enum Held {
+    /// Still in the cache file, unread: read and decoded only when a run
+    /// takes it, on the thread that scans the file.
+    Stored,
+    /// Decoded already (the language server's cache in memory).
+    Decoded(Box<StoredOutcome<'static>>),
+    /// Handed to the run; what it was made from stays, for [`Cache::save`].
+    Taken(StoredHead),
+    /// Not readable: changed in the file, or sealed but of another layout
+    /// of the analysis.
+    Unreadable,
+}
+
+impl Held {
+    /// What the entry was made from, if a run took it (or it is in memory).
+    fn head(&self) -> Option<StoredHead> {
+        match self {
+            Held::Decoded(o) => Some(o.head()),
+            Held::Taken(head) => Some(*head),
+            Held::Stored | Held::Unreadable => None,
+        }
+    }
+}
+
+/// One entry of an open cache.
+struct Entry {
+    /// Where it lies in the cache file, and when a run last used it; none
+    /// for an entry of the language server's cache in memory.
+    sealed: Option<Sealed>,
+    /// What the run has done with it; behind a lock of its own, since the
+    /// scan's threads take entries.
+    held: Mutex<Held>,
 }
 
 /// Why this run's analyses could not be saved (the scan itself is not affected).
@@ -257,13 +277,19 @@ const LEGACY_IGNORE_START: &str = "# Written by npu-mem";
 /// An open cache.
 pub struct Cache {
     file: PathBuf,
-    entries: BTreeMap<String, StoredOutcome<'static>>,
-    /// When a run last used each entry, and the oldest use of any entry
-    /// stored: what decides whether [`Cache::save`] has anything to write.
-    seen: BTreeMap<String, u64>,
+    /// The cache file as it was when the cache opened, read entry by entry.
+    stored_file: Option<StoredFile>,
+    entries: BTreeMap<String, Entry>,
+    /// The oldest use of any entry stored: whether [`Cache::save`] must
+    /// write to let entries expire.
     oldest_seen: Option<u64>,
-    /// Why the cache file on disk, or some of its entries, were not used.
-    pub note: Option<String>,
+    /// How many entries the cache file held, and how many of those taken
+    /// failed their checksum or could not be read.
+    stored: usize,
+    failed_checksums: AtomicUsize,
+    unreadable: AtomicUsize,
+    /// Why the cache file on disk was not used, if it was not.
+    unused_file: Option<String>,
 }
 
 impl Cache {
@@ -271,30 +297,34 @@ impl Cache {
     /// `dir` must not exist yet, or be one npu-mem created, and must hold
     /// none of the `scanned` paths: the cache writes a `.gitignore` that hides
     /// everything in its directory.
+    ///
+    /// Entries are only located here, and read, checked and decoded when a
+    /// run takes them ([`Cache::take`]): a warm scan of a large tree would
+    /// otherwise hold every stored analysis twice, once here and once in the run.
     pub fn open(dir: &Path, engine: &Engine, target: &str, scanned: &[PathBuf]) -> Result<Cache, CacheError> {
         check_dir(dir, scanned)?;
         let file = dir.join(format!("{:016x}.json", key(engine, target)));
-        let (stored, mut note) = load(&file);
-        let total = stored.len();
-        let oldest_seen = stored.values().map(|s| s.seen).min();
-        let mut seen = BTreeMap::new();
+        let (stored_file, sealed, unused_file) = match StoredFile::open(&file, FORMAT) {
+            Opened::Indexed(stored_file, sealed) => (Some(stored_file), sealed, None),
+            Opened::Nothing => (None, Vec::new(), None),
+            Opened::Unusable(why) => (None, Vec::new(), Some(why)),
+        };
+        let oldest_seen = sealed.iter().map(|(_, s)| s.seen).min();
+        let stored = sealed.len();
         let mut entries = BTreeMap::new();
-        for (path, sealed) in stored.into_iter().filter(|(path, s)| s.holds(path)) {
-            if let Ok(outcome) = serde_json::from_str::<StoredOutcome<'static>>(sealed.outcome.get()) {
-                seen.insert(path.clone(), sealed.seen);
-                entries.insert(path, outcome);
-            }
+        for (path, s) in sealed {
+            entries.insert(path, Entry { sealed: Some(s), held: Mutex::new(Held::Stored) });
         }
-        if entries.len() < total {
-            // A sealed entry that does not load was written by another layout of the analysis.
-            note = Some(format!(
-                "{}: ignored {} of {total} cache entries that failed their checksum or could not be read; they are \
-                 rebuilt",
-                file.display(),
-                total - entries.len()
-            ));
-        }
-        Ok(Cache { file, entries, seen, oldest_seen, note })
+        Ok(Cache {
+            file,
+            stored_file,
+            entries,
+            oldest_seen,
+            stored,
+            failed_checksums: AtomicUsize::new(0),
+            unreadable: AtomicUsize::new(0),
+            unused_file,
+        })
     }
 
     /// A cache that lives in memory only, holding `entries` (what
@@ -302,18 +332,78 @@ impl Cache {
     /// re-analyses only the files that changed since its last pass, and
     /// writes nothing into the user's tree ([`Cache::save`] writes nothing for it).
     pub fn in_memory(entries: BTreeMap<String, StoredOutcome<'static>>) -> Cache {
-        Cache { file: PathBuf::new(), entries, seen: BTreeMap::new(), oldest_seen: None, note: None }
+        let mut decoded = BTreeMap::new();
+        for (path, o) in entries {
+            decoded.insert(path, Entry { sealed: None, held: Mutex::new(Held::Decoded(Box::new(o))) });
+        }
+        Cache {
+            file: PathBuf::new(),
+            stored_file: None,
+            entries: decoded,
+            oldest_seen: None,
+            stored: 0,
+            failed_checksums: AtomicUsize::new(0),
+            unreadable: AtomicUsize::new(0),
+            unused_file: None,
+        }
     }
 
-    /// The stored analysis of `path` if it was made from exactly `content`.
-    pub fn get(&self, path: &str, content: ContentId) -> Option<&StoredOutcome<'static>> {
-        self.entries.get(path).filter(|e| e.content == content)
+    /// Takes the stored analysis of `path` out of the cache, decoded; the
+    /// caller decides whether it still applies ([`StoredOutcome::stamp`],
+    /// [`StoredOutcome::content`]). Each entry is handed out once: a second
+    /// call for the same path finds none, and the file is analysed again.
+    pub fn take(&self, path: &str) -> Option<StoredOutcome<'static>> {
+        let entry = self.entries.get(path)?;
+        // A poisoned lock cannot happen: the release build aborts on panic.
+        let mut held = entry.held.lock().ok()?;
+        let outcome = match std::mem::replace(&mut *held, Held::Unreadable) {
+            Held::Stored => self.read(path, entry.sealed.as_ref()?)?,
+            Held::Decoded(outcome) => *outcome,
+            other => {
+                *held = other;
+                return None;
+            }
+        };
+        *held = Held::Taken(outcome.head());
+        Some(outcome)
     }
 
-    /// The stored analysis of `path` if the file was stamped `stamp` when
-    /// it was read: it has not been written since.
-    pub fn unchanged(&self, path: &str, stamp: Stamp) -> Option<&StoredOutcome<'static>> {
-        self.entries.get(path).filter(|e| e.stamp == Some(stamp))
+    /// The analysis of the stored entry of `path`, read and decoded, or
+    /// none if it cannot be (counted for [`Cache::note`]).
+    fn read(&self, path: &str, sealed: &Sealed) -> Option<StoredOutcome<'static>> {
+        let text = match self.stored_file.as_ref()?.read(path, sealed) {
+            Ok(text) => text,
+            Err(Unread::Checksum) => {
+                self.failed_checksums.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            Err(Unread::Text) => {
+                self.unreadable.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+        };
+        let decoded = serde_json::from_str(&text).ok();
+        if decoded.is_none() {
+            self.unreadable.fetch_add(1, Ordering::Relaxed);
+        }
+        decoded
+    }
+
+    /// Why the cache file, or some of its entries, were not used; complete
+    /// once the run has taken its entries.
+    pub fn note(&self) -> Option<String> {
+        if self.unused_file.is_some() {
+            return self.unused_file.clone();
+        }
+        let ignored = self.failed_checksums.load(Ordering::Relaxed) + self.unreadable.load(Ordering::Relaxed);
+        (ignored > 0).then(|| {
+            format!(
+                "{}: ignored {ignored} of {} cache entries that failed their checksum or could not be read; they are \
+                 rebuilt",
+                self.file.display(),
+                self.stored
+            )
+        })
     }
 
     /// Merges `entries` (path -> analysis of this run) into the cache file,
@@ -331,24 +421,53 @@ impl Cache {
         }
         let dir = self.file.parent().unwrap_or(Path::new("."));
         let fail = |source| CacheError::Unwritable { dir: dir.to_path_buf(), source };
-        let encode = |source| CacheError::Encode { dir: dir.to_path_buf(), source };
         std::fs::create_dir_all(dir).map_err(fail)?;
         let tag = format!("{TAG_SIGNATURE}\n{TAG_OWNER}\n# For information about cache directory tags see https://bford.info/cachedir/\n");
         create_new(&dir.join("CACHEDIR.TAG"), &tag).map_err(fail)?;
         let ignore = format!("{LEGACY_IGNORE_START}: the whole cache directory stays out of git.\n*\n");
         create_new(&dir.join(".gitignore"), &ignore).map_err(fail)?;
-        // Read again rather than reuse what `open` read: a run that saved since then keeps its entries.
-        let (mut merged, _) = load(&self.file);
-        merged.retain(|path, s| s.holds(path));
-        for (path, outcome) in entries {
-            let outcome = serde_json::value::to_raw_value(&outcome).map_err(encode)?;
-            merged.insert(path.clone(), Sealed { check: checksum(&path, outcome.get()), seen: now, outcome });
-        }
-        evict(&mut merged, now, MAX_ENTRIES);
-        // Written as it is encoded: the cache of a large tree is tens of megabytes.
-        let stored = CacheFile { format: FORMAT, entries: merged };
-        let write = |out: &mut dyn std::io::Write| serde_json::to_writer(out, &stored).map_err(std::io::Error::other);
-        crate::atomic::replace_own(&self.file, &write).map_err(fail)
+        // The entries stored: those this cache opened, unless another run
+        // saved since then (its file is read, so its entries are kept).
+        let reopened;
+        let (stored_file, sealed): (Option<&StoredFile>, Vec<(&str, Sealed)>) =
+            match self.stored_file.as_ref().filter(|f| f.is_at(&self.file)) {
+                Some(f) => (Some(f), self.entries.iter().filter_map(|(p, e)| Some((p.as_str(), e.sealed?))).collect()),
+                None => {
+                    reopened = StoredFile::open(&self.file, FORMAT);
+                    match &reopened {
+                        Opened::Indexed(f, sealed) => (Some(f), sealed.iter().map(|(p, s)| (p.as_str(), *s)).collect()),
+                        Opened::Nothing | Opened::Unusable(_) => (None, Vec::new()),
+                    }
+                }
+            };
+        let rows = rows(sealed, &entries, now);
+        let seen: Vec<u64> = rows.iter().map(|r| r.seen).collect();
+        let kept = stored::kept(&seen, now, MAX_AGE_SECS, MAX_ENTRIES);
+        // Each entry's analysis as it is written: this run's encoded, the
+        // others copied from the stored file (those failing their checksum dropped).
+        let encoding_failed = std::cell::Cell::new(None);
+        let write = |out: &mut dyn std::io::Write| {
+            let mut writer = stored::Writer::begin(out, FORMAT)?;
+            for (row, _) in rows.iter().zip(&kept).filter(|(_, &kept)| kept) {
+                let text = match row.analysis {
+                    Analysis::Run(outcome) => serde_json::to_string(outcome).map_err(|e| {
+                        let io = std::io::Error::other(e.to_string());
+                        encoding_failed.set(Some(e));
+                        io
+                    })?,
+                    Analysis::Stored(sealed) => match stored_file.map(|f| f.read(row.path, &sealed)) {
+                        Some(Ok(text)) => text,
+                        _ => continue,
+                    },
+                };
+                writer.entry(row.path, row.seen, &text)?;
+            }
+            writer.end()
+        };
+        crate::atomic::replace_own(&self.file, &write).map_err(|e| match encoding_failed.take() {
+            Some(source) => CacheError::Encode { dir: dir.to_path_buf(), source },
+            None => fail(e),
+        })
     }
 
     /// Whether saving `entries` at `now` changes what is stored: an analysis
@@ -358,15 +477,58 @@ impl Cache {
     /// analyses it saved.
     fn has_news(&self, entries: &BTreeMap<String, StoredOutcome<'_>>, now: u64) -> bool {
         let expiring = self.oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
-        let stale = |path: &str| self.seen.get(path).is_none_or(|&s| s.saturating_add(SEEN_REFRESH_SECS) < now);
+        let stale = |entry: &Entry| entry.sealed.is_none_or(|s| s.seen.saturating_add(SEEN_REFRESH_SECS) < now);
         // A first stamp is news too: the file's next read can be saved. A
         // stamp that only differs is not: in a fresh checkout every file has
-        // a new one, and the cache would be rewritten on every CI run.
+        // a new one, and the cache would be rewritten on every CI run. An
+        // entry the run did not take is news as well (a run takes every
+        // entry it saves, so this only makes sure).
         let new = |path: &str, o: &StoredOutcome<'_>| {
-            self.get(path, o.content).is_none_or(|stored| o.stamp.is_some() && stored.stamp.is_none())
+            let Some(entry) = self.entries.get(path) else { return true };
+            let head = entry.held.lock().ok().and_then(|held| held.head());
+            stale(entry)
+                || head
+                    .is_none_or(|stored| stored.content != o.content || (o.stamp.is_some() && stored.stamp.is_none()))
         };
-        expiring || entries.iter().any(|(path, o)| new(path, o) || stale(path))
+        expiring || entries.iter().any(|(path, o)| new(path, o))
     }
+}
+
+/// An entry of the cache file a save writes.
+struct Row<'a, 'o> {
+    path: &'a str,
+    /// When a run last used it.
+    seen: u64,
+    analysis: Analysis<'a, 'o>,
+}
+
+/// Where a [`Row`]'s analysis comes from.
+enum Analysis<'a, 'o> {
+    /// This run.
+    Run(&'a StoredOutcome<'o>),
+    /// The stored file.
+    Stored(Sealed),
+}
+
+/// The entries `sealed` (stored, in path order) with this run's `entries`
+/// (used `now`) in their place or beside them, in path order.
+fn rows<'a, 'o>(
+    sealed: Vec<(&'a str, Sealed)>,
+    entries: &'a BTreeMap<String, StoredOutcome<'o>>,
+    now: u64,
+) -> Vec<Row<'a, 'o>> {
+    let stored = |(path, s): (&'a str, Sealed)| Row { path, seen: s.seen, analysis: Analysis::Stored(s) };
+    let mut rows = Vec::with_capacity(sealed.len() + entries.len());
+    let mut sealed = sealed.into_iter().peekable();
+    for (path, outcome) in entries {
+        while let Some(before) = sealed.next_if(|(p, _)| *p < path.as_str()) {
+            rows.push(stored(before));
+        }
+        sealed.next_if(|(p, _)| *p == path.as_str());
+        rows.push(Row { path, seen: now, analysis: Analysis::Run(outcome) });
+    }
+    rows.extend(sealed.map(stored));
+    rows
 }
 
 /// Whether the cache may live in `dir` (see [`Cache::open`]).
@@ -405,37 +567,6 @@ fn create_new(path: &Path, text: &str) -> std::io::Result<()> {
     }
 }
 
-/// The entries of the cache file `file` as stored (unchecked), and why the
-/// file was not used if it exists but is unusable.
-fn load(file: &Path) -> (BTreeMap<String, Sealed>, Option<String>) {
-    // A link is not read through (nor written through: `save` replaces it).
-    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
-        let note = format!("{}: ignored a cache file that is a symbolic link; it is replaced", file.display());
-        return (BTreeMap::new(), Some(note));
-    }
-    let Ok(bytes) = std::fs::read(file) else { return (BTreeMap::new(), None) };
-    match serde_json::from_slice::<CacheFile>(&bytes) {
-        Ok(c) if c.format == FORMAT => (c.entries, None),
-        Ok(_) => (BTreeMap::new(), None),
-        Err(e) => {
-            (BTreeMap::new(), Some(format!("{}: ignored a damaged cache file ({e}); it is rebuilt", file.display())))
-        }
-    }
-}
-
-/// Drops entries unused for [`MAX_AGE_SECS`] before `now`, then all but the
-/// `max` most recently used.
-fn evict(entries: &mut BTreeMap<String, Sealed>, now: u64, max: usize) {
-    entries.retain(|_, s| s.seen.saturating_add(MAX_AGE_SECS) >= now);
-    if entries.len() > max {
-        let mut order: Vec<(u64, String)> = entries.iter().map(|(path, s)| (s.seen, path.clone())).collect();
-        order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        for (_, path) in order.into_iter().skip(max) {
-            entries.remove(&path);
-        }
-    }
-}
-
 /// What the analysis of a file depends on besides its content and path.
 fn key(engine: &Engine, target: &str) -> u64 {
     let mut parts = vec![FORMAT.to_string(), env!("CARGO_PKG_VERSION").to_string(), target.to_string()];
@@ -465,30 +596,17 @@ fn build_id() -> String {
 mod tests {
     use super::*;
 
-    fn sealed(seen: u64) -> Sealed {
-        Sealed { check: 0, seen, outcome: RawValue::from_string("null".to_string()).expect("valid JSON") }
-    }
-
     #[test]
-    fn eviction_drops_old_entries_then_the_least_recently_used() {
-        let now = 10 * MAX_AGE_SECS;
-        let mut entries: BTreeMap<String, Sealed> = [
-            ("a", now - MAX_AGE_SECS - 1),
-            ("b", now - MAX_AGE_SECS),
-            ("c", now - 5),
-            ("d", now - 5),
-            ("e", now),
-            ("f", now - 7),
-        ]
-        .into_iter()
-        .map(|(p, seen)| (p.to_string(), sealed(seen)))
-        .collect();
-        evict(&mut entries, now, 10);
-        assert_eq!(entries.keys().collect::<Vec<_>>(), ["b", "c", "d", "e", "f"], "only `a` is too old");
-        evict(&mut entries, now, 2);
-        assert_eq!(entries.keys().collect::<Vec<_>>(), ["c", "e"], "the newest, ties broken by path");
-        evict(&mut entries, now, 0);
-        assert!(entries.is_empty());
+    fn an_entry_is_handed_out_once_and_its_origin_stays_for_the_save() {
+        let content = ContentId::of("x = 1\n");
+        let stored = StoredOutcome::new(content, None, Cow::Owned(FileFacts::default()));
+        let cache = Cache::in_memory(BTreeMap::from([("a.py".to_string(), stored)]));
+        assert!(cache.take("b.py").is_none());
+        assert_eq!(cache.take("a.py").map(|o| o.content()), Some(content));
+        assert!(cache.take("a.py").is_none(), "taken already: the file is analysed again");
+        let head = cache.entries["a.py"].held.lock().unwrap().head().map(|h| h.content);
+        assert_eq!(head, Some(content), "what it was made from stays");
+        assert_eq!(cache.note(), None);
     }
 
     #[test]
@@ -498,14 +616,5 @@ mod tests {
         assert_eq!(Stamp::of(&path), None, "changed within the last {SETTLED_SECS} s");
         assert_eq!(Stamp::of(&path.with_extension("missing")), None);
         std::fs::remove_file(&path).unwrap();
-    }
-
-    #[test]
-    fn the_checksum_covers_path_and_content() {
-        let outcome = r#"{"findings":[1,2]}"#;
-        let sum = checksum("a.py", outcome);
-        assert_eq!(sum, checksum("a.py", r#"{"findings":[1,2]}"#));
-        assert_ne!(sum, checksum("b.py", outcome));
-        assert_ne!(sum, checksum("a.py", r#"{"findings":[]}"#));
     }
 }

@@ -137,10 +137,11 @@ fn run_scan(args: ScanArgs) -> Result<u8, RunError> {
         }
         None => None,
     };
-    if let Some(note) = cache.as_ref().and_then(|c| c.note.as_ref()) {
-        output::warn(note);
-    }
     let (mut outcomes, first_analyses) = analyse(&args, &walked, &engine, &pool, cache.as_ref());
+    // Said once the scan has taken its entries: some are only found unreadable then.
+    if let Some(note) = cache.as_ref().and_then(Cache::note) {
+        output::warn(&note);
+    }
 
     let ignores = config::PerFileIgnores::new(&settings.per_file_ignores.value);
     let fix_run = fix_mode.map(|mode| {
