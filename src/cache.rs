@@ -19,7 +19,6 @@ pub use stored::checksum;
 
 use crate::rules::engine::{Engine, FileFacts};
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -109,24 +108,55 @@ pub struct StoredOutcome<'a> {
     content: ContentId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stamp: Option<Stamp>,
-    facts: Cow<'a, FileFacts>,
+    facts: StoredFacts<'a>,
+}
+
+/// The facts of a [`StoredOutcome`], a pointer either way: a save lists an
+/// entry for every file of the run, and facts held inline (hundreds of
+/// bytes, mostly empty lists) made that list tens of MB on a large tree.
+enum StoredFacts<'a> {
+    Borrowed(&'a FileFacts),
+    Owned(Box<FileFacts>),
+}
+
+impl Serialize for StoredFacts<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            StoredFacts::Borrowed(facts) => facts.serialize(s),
+            StoredFacts::Owned(facts) => facts.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for StoredFacts<'_> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        FileFacts::deserialize(d).map(|facts| StoredFacts::Owned(Box::new(facts)))
+    }
 }
 
 impl<'a> StoredOutcome<'a> {
     /// Captures the analysis `facts` of content `content`, read from a file
-    /// stamped `stamp`.
-    pub fn new(content: ContentId, stamp: Option<Stamp>, facts: Cow<'a, FileFacts>) -> Self {
-        StoredOutcome { content, stamp, facts }
+    /// stamped `stamp`, borrowing the facts.
+    pub fn new(content: ContentId, stamp: Option<Stamp>, facts: &'a FileFacts) -> Self {
+        StoredOutcome { content, stamp, facts: StoredFacts::Borrowed(facts) }
+    }
+
+    /// As [`StoredOutcome::new`], owning the facts.
+    pub fn owning(content: ContentId, stamp: Option<Stamp>, facts: FileFacts) -> StoredOutcome<'static> {
+        StoredOutcome { content, stamp, facts: StoredFacts::Owned(Box::new(facts)) }
     }
 
     /// The same entry, owning its facts.
     pub fn into_owned(self) -> StoredOutcome<'static> {
-        StoredOutcome { content: self.content, stamp: self.stamp, facts: Cow::Owned(self.facts.into_owned()) }
+        StoredOutcome::owning(self.content, self.stamp, self.into_facts())
     }
 
     /// The stored analysis, owned (moved out, or cloned if borrowed).
     pub fn into_facts(self) -> FileFacts {
-        self.facts.into_owned()
+        match self.facts {
+            StoredFacts::Borrowed(facts) => facts.clone(),
+            StoredFacts::Owned(facts) => *facts,
+        }
     }
 
     /// The content it was made from.
@@ -158,7 +188,7 @@ enum Held {
     /// takes it, on the thread that scans the file.
     Stored,
     /// Decoded already (the language server's cache in memory).
-    Decoded(Box<StoredOutcome<'static>>),
+    Decoded(StoredOutcome<'static>),
     /// Handed to the run; what it was made from stays, for [`Cache::save`].
     Taken(StoredHead),
     /// Not readable: changed in the file, or sealed but of another layout
@@ -334,7 +364,7 @@ impl Cache {
     pub fn in_memory(entries: BTreeMap<String, StoredOutcome<'static>>) -> Cache {
         let mut decoded = BTreeMap::new();
         for (path, o) in entries {
-            decoded.insert(path, Entry { sealed: None, held: Mutex::new(Held::Decoded(Box::new(o))) });
+            decoded.insert(path, Entry { sealed: None, held: Mutex::new(Held::Decoded(o)) });
         }
         Cache {
             file: PathBuf::new(),
@@ -358,7 +388,7 @@ impl Cache {
         let mut held = entry.held.lock().ok()?;
         let outcome = match std::mem::replace(&mut *held, Held::Unreadable) {
             Held::Stored => self.read(path, entry.sealed.as_ref()?)?,
-            Held::Decoded(outcome) => *outcome,
+            Held::Decoded(outcome) => outcome,
             other => {
                 *held = other;
                 return None;
@@ -599,7 +629,7 @@ mod tests {
     #[test]
     fn an_entry_is_handed_out_once_and_its_origin_stays_for_the_save() {
         let content = ContentId::of("x = 1\n");
-        let stored = StoredOutcome::new(content, None, Cow::Owned(FileFacts::default()));
+        let stored = StoredOutcome::owning(content, None, FileFacts::default());
         let cache = Cache::in_memory(BTreeMap::from([("a.py".to_string(), stored)]));
         assert!(cache.take("b.py").is_none());
         assert_eq!(cache.take("a.py").map(|o| o.content()), Some(content));

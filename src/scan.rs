@@ -13,7 +13,6 @@ use crate::rules::engine::{Engine, FileFacts};
 use crate::rules::model::Scope;
 use crate::walk::{ScanFile, WalkResult};
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Reads and analyses every file, in parallel, in `files` order, ticking
@@ -99,12 +98,15 @@ pub fn follow_imported_classes(
         let replaced = std::mem::replace(&mut outcomes[i], o);
         if let Some(content) = replaced.content() {
             let facts = replaced.facts().cloned().unwrap_or_default();
-            let stored = StoredOutcome::new(content, replaced.stamp(), Cow::Owned(facts));
+            let stored = StoredOutcome::owning(content, replaced.stamp(), facts);
             first.insert(walked.files[i].display().to_string(), stored);
         }
     }
     first
 }
+
+/// The facts stored for a file that has none.
+static NO_FACTS: std::sync::LazyLock<FileFacts> = std::sync::LazyLock::new(FileFacts::default);
 
 /// What to store in the cache: every file analysed from disk content
 /// (`outcomes` are in `files` order), and for the files analysed again
@@ -119,7 +121,7 @@ pub fn cache_entries<'a>(
         .iter()
         .zip(outcomes)
         .filter_map(|(f, kept)| {
-            let facts = kept.facts().map_or_else(|| Cow::Owned(FileFacts::default()), Cow::Borrowed);
+            let facts = kept.facts().unwrap_or(&NO_FACTS);
             Some((f.display().to_string(), StoredOutcome::new(kept.content()?, kept.stamp(), facts)))
         })
         .collect();
