@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use stored::{Opened, Sealed, StoredFile, Unread};
+use stored::{Opened, Sealed, StoredFile};
 
 /// Bumped whenever the stored layout or the analysis changes incompatibly.
 const FORMAT: u32 = 4;
@@ -310,14 +310,8 @@ pub struct Cache {
     /// The cache file as it was when the cache opened, read entry by entry.
     stored_file: Option<StoredFile>,
     entries: BTreeMap<String, Entry>,
-    /// The oldest use of any entry stored: whether [`Cache::save`] must
-    /// write to let entries expire.
-    oldest_seen: Option<u64>,
-    /// How many entries the cache file held, and how many of those taken
-    /// failed their checksum or could not be read.
-    stored: usize,
-    failed_checksums: AtomicUsize,
-    unreadable: AtomicUsize,
+    /// How many entries taken failed their checksum or could not be read.
+    ignored: AtomicUsize,
     /// Why the cache file on disk was not used, if it was not.
     unused_file: Option<String>,
 }
@@ -339,22 +333,11 @@ impl Cache {
             Opened::Nothing => (None, Vec::new(), None),
             Opened::Unusable(why) => (None, Vec::new(), Some(why)),
         };
-        let oldest_seen = sealed.iter().map(|(_, s)| s.seen).min();
-        let stored = sealed.len();
         let mut entries = BTreeMap::new();
         for (path, s) in sealed {
             entries.insert(path, Entry { sealed: Some(s), held: Mutex::new(Held::Stored) });
         }
-        Ok(Cache {
-            file,
-            stored_file,
-            entries,
-            oldest_seen,
-            stored,
-            failed_checksums: AtomicUsize::new(0),
-            unreadable: AtomicUsize::new(0),
-            unused_file,
-        })
+        Ok(Cache { file, stored_file, entries, ignored: AtomicUsize::new(0), unused_file })
     }
 
     /// A cache that lives in memory only, holding `entries` (what
@@ -370,10 +353,7 @@ impl Cache {
             file: PathBuf::new(),
             stored_file: None,
             entries: decoded,
-            oldest_seen: None,
-            stored: 0,
-            failed_checksums: AtomicUsize::new(0),
-            unreadable: AtomicUsize::new(0),
+            ignored: AtomicUsize::new(0),
             unused_file: None,
         }
     }
@@ -401,20 +381,10 @@ impl Cache {
     /// The analysis of the stored entry of `path`, read and decoded, or
     /// none if it cannot be (counted for [`Cache::note`]).
     fn read(&self, path: &str, sealed: &Sealed) -> Option<StoredOutcome<'static>> {
-        let text = match self.stored_file.as_ref()?.read(path, sealed) {
-            Ok(text) => text,
-            Err(Unread::Checksum) => {
-                self.failed_checksums.fetch_add(1, Ordering::Relaxed);
-                return None;
-            }
-            Err(Unread::Text) => {
-                self.unreadable.fetch_add(1, Ordering::Relaxed);
-                return None;
-            }
-        };
-        let decoded = serde_json::from_str(&text).ok();
+        let text = self.stored_file.as_ref()?.read(path, sealed).ok();
+        let decoded = text.and_then(|text| serde_json::from_str(&text).ok());
         if decoded.is_none() {
-            self.unreadable.fetch_add(1, Ordering::Relaxed);
+            self.ignored.fetch_add(1, Ordering::Relaxed);
         }
         decoded
     }
@@ -425,13 +395,13 @@ impl Cache {
         if self.unused_file.is_some() {
             return self.unused_file.clone();
         }
-        let ignored = self.failed_checksums.load(Ordering::Relaxed) + self.unreadable.load(Ordering::Relaxed);
+        let ignored = self.ignored.load(Ordering::Relaxed);
+        let stored = self.entries.values().filter(|e| e.sealed.is_some()).count();
         (ignored > 0).then(|| {
             format!(
-                "{}: ignored {ignored} of {} cache entries that failed their checksum or could not be read; they are \
-                 rebuilt",
+                "{}: ignored {ignored} of {stored} cache entries that failed their checksum or could not be read; \
+                 they are rebuilt",
                 self.file.display(),
-                self.stored
             )
         })
     }
@@ -506,7 +476,8 @@ impl Cache {
     /// file stays as it is: rewriting it on every warm run cost more than the
     /// analyses it saved.
     fn has_news(&self, entries: &BTreeMap<String, StoredOutcome<'_>>, now: u64) -> bool {
-        let expiring = self.oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
+        let oldest_seen = self.entries.values().filter_map(|e| e.sealed.map(|s| s.seen)).min();
+        let expiring = oldest_seen.is_some_and(|s| s.saturating_add(MAX_AGE_SECS) < now);
         let stale = |entry: &Entry| entry.sealed.is_none_or(|s| s.seen.saturating_add(SEEN_REFRESH_SECS) < now);
         // A first stamp is news too: the file's next read can be saved. A
         // stamp that only differs is not: in a fresh checkout every file has

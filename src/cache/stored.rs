@@ -188,6 +188,9 @@ impl<'w> Writer<'w> {
 pub(super) fn kept(seen: &[u64], now: u64, max_age: u64, max: usize) -> Vec<bool> {
     let fresh = |s: u64| s.saturating_add(max_age) >= now;
     let used_from = |t: u64| seen.iter().filter(|&&s| fresh(s) && s >= t).count();
+    if used_from(0) <= max {
+        return seen.iter().map(|&s| fresh(s)).collect();
+    }
     // The latest time `t` from which on `max` entries or more were used, by
     // bisection (no sort: this runs on up to `MAX_ENTRIES` entries, rarely).
     let (mut t, mut high) = (0, u64::MAX);
