@@ -23,7 +23,14 @@ fn pre_commit(dir: &Path) -> Command {
         // One pre-commit home and one cargo target directory for all runs, so
         // the hook's `cargo install` compiles the dependencies only once.
         .env("PRE_COMMIT_HOME", shared.join("pre-commit-home"))
-        .env("CARGO_TARGET_DIR", shared.join("pre-commit-cargo-target"));
+        .env("CARGO_TARGET_DIR", shared.join("pre-commit-cargo-target"))
+        // The hook's `cargo install` builds the release profile, whose fat LTO
+        // takes minutes per build on a 2-core machine; these tests check what
+        // the hook does, not how fast it runs (tests/wheel.rs builds the
+        // release binary as shipped), so they build it unoptimised.
+        .env("CARGO_PROFILE_RELEASE_LTO", "off")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0");
     cmd
 }
 
