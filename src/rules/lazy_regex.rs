@@ -7,6 +7,7 @@
 //! of user packs are compiled when the pack loads, so that a mistake is
 //! reported with its pack, rule and field instead of silently never matching.
 
+use super::ascii_classes::ascii_classes;
 use regex::Regex;
 use std::collections::HashMap;
 use std::fmt;
@@ -69,7 +70,7 @@ impl LazyRegex {
 
     /// A pattern compiled now; the error names the pattern.
     pub fn compiled(pattern: &str) -> Result<Self, RegexError> {
-        let regex = Regex::new(pattern).map_err(|source| RegexError { pattern: pattern.into(), source })?;
+        let regex = build(pattern).map_err(|source| RegexError { pattern: pattern.into(), source })?;
         Ok(LazyRegex(Arc::new(Shared { pattern: pattern.into(), compiled: OnceLock::from(Ok(regex)) })))
     }
 
@@ -86,7 +87,7 @@ impl LazyRegex {
 
     /// The outcome of compiling the pattern, compiled on the first call.
     fn compile(&self) -> &Result<Regex, regex::Error> {
-        self.0.compiled.get_or_init(|| Regex::new(&self.0.pattern))
+        self.0.compiled.get_or_init(|| build(&self.0.pattern))
     }
 
     /// The pattern as written.
@@ -115,6 +116,13 @@ impl LazyRegex {
         }
         names
     }
+}
+
+/// Compiles `pattern` with ASCII Perl classes ([`ascii_classes`]). An
+/// error is the pattern's own, which quotes the user's text, not the
+/// rewrite's (that one can fail alone only through a bug, which then shows).
+fn build(pattern: &str) -> Result<Regex, regex::Error> {
+    Regex::new(&ascii_classes(pattern)).map_err(|rewritten| Regex::new(pattern).err().unwrap_or(rewritten))
 }
 
 /// Hands out one [`LazyRegex`] per distinct pattern, so that a pattern that

@@ -1,6 +1,7 @@
 //! Rules as data: the pack schema, its compiler, the matcher and the engine.
 
 pub mod analyse;
+mod ascii_classes;
 pub mod compile;
 mod compile_matcher;
 pub mod context;
