@@ -14,8 +14,14 @@
 /// `(?-u:\w)`, or `[:word:]` inside brackets; `\W` as `[^[:word:]]`, or
 /// `[:^word:]` inside brackets; the same for `\d` (digit) and `\s` (space);
 /// `\b` as `(?-u:\b)`. `\B` stays Unicode: its ASCII form may split a
-/// character, which the regex crate refuses for text.
+/// character, which the regex crate refuses for text. A pattern this
+/// reading cannot follow is returned as written, with Unicode classes: one
+/// that may set the `x` flag (its `#` comments can hold brackets), or one
+/// whose brackets do not balance.
 pub(super) fn ascii_classes(pattern: &str) -> String {
+    if may_set_verbose_flag(pattern) {
+        return pattern.to_string();
+    }
     let mut out = String::with_capacity(pattern.len() + 16);
     // How many brackets are open, and the length of `out` just after the
     // latest `[` or `[^`, where a `]` is a literal and not the end.
@@ -68,7 +74,18 @@ pub(super) fn ascii_classes(pattern: &str) -> String {
             _ => out.push(c),
         }
     }
+    if depth > 0 {
+        return pattern.to_string();
+    }
     out
+}
+
+/// Whether a flag group of `pattern` (`(?x)`, `(?ix:`) may turn on verbose
+/// mode; an escaped `\(?x` counts too, which only keeps Unicode classes.
+fn may_set_verbose_flag(pattern: &str) -> bool {
+    pattern
+        .match_indices("(?")
+        .any(|(i, _)| pattern[i + 2..].chars().take_while(|c| c.is_ascii_alphabetic() || *c == '-').any(|c| c == 'x'))
 }
 
 /// The POSIX class name of a Perl class letter, and whether it is negated.
@@ -101,6 +118,13 @@ mod tests {
     #[test]
     fn escapes_and_other_text_are_copied() {
         for same in [r"\\w", r"\.\(\x27\p{Greek}\n", r"a.b|[^a-z]", r"(?i)^torch\.cuda\..*$", "trailing\\"] {
+            assert_eq!(ascii_classes(same), same);
+        }
+    }
+
+    #[test]
+    fn patterns_it_cannot_follow_keep_unicode_classes() {
+        for same in [r"(?x) \w+ # a [ in a comment", r"(?ix:\d) # ]", r"[\w", r"\(?x\w"] {
             assert_eq!(ascii_classes(same), same);
         }
     }
