@@ -258,7 +258,7 @@ impl ProjectOf<'_, '_> {
                 loaded.insert(files[m].display().to_string(), facts);
                 continue;
             }
-            let reached = processes::reachable(&importers, &[k]);
+            let reached = importers.reachable(&[k]);
             members
                 .iter()
                 .zip(reached)

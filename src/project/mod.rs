@@ -16,6 +16,7 @@
 mod backend_files;
 pub(crate) mod configurations;
 pub(crate) mod console_scripts;
+mod edges;
 pub(crate) mod facts;
 pub(crate) mod findings;
 mod generated;
