@@ -50,11 +50,11 @@ impl Edges {
     /// turned around, and the others left out. `keep` is asked once per
     /// edge, in order of `from`.
     pub(crate) fn reversed_where(&self, mut keep: impl FnMut(usize, usize) -> bool) -> Edges {
-        let kept: Vec<bool> =
-            (0..self.len()).flat_map(|from| self.of(from).map(move |to| (from, to))).map(|(f, t)| keep(f, t)).collect();
+        let kept: Vec<bool> = self.pairs().map(|(from, to)| keep(from, to)).collect();
+        let kept_pairs = || self.pairs().zip(&kept).filter(|(_, k)| **k).map(|(pair, _)| pair);
         // Counted by target first, so that each node's sources get one slice.
         let mut starts = vec![0u32; self.len() + 1];
-        for (to, _) in self.targets().zip(&kept).filter(|(_, k)| **k) {
+        for (_, to) in kept_pairs() {
             starts[to + 1] += 1;
         }
         for i in 1..starts.len() {
@@ -62,17 +62,16 @@ impl Edges {
         }
         let mut next = starts.clone();
         let mut targets = vec![0u32; starts[self.len()] as usize];
-        let mut edge = 0;
-        for from in 0..self.len() {
-            for to in self.of(from) {
-                if kept[edge] {
-                    targets[next[to] as usize] = node(from);
-                    next[to] += 1;
-                }
-                edge += 1;
-            }
+        for (from, to) in kept_pairs() {
+            targets[next[to] as usize] = node(from);
+            next[to] += 1;
         }
         Edges { starts, targets }
+    }
+
+    /// Every edge as `(from, to)`, in order of `from`.
+    fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.len()).flat_map(move |from| self.of(from).map(move |to| (from, to)))
     }
 
     /// Which nodes `roots` reach, themselves included.

@@ -136,7 +136,8 @@ impl<'f> ProjectGraph<'f> {
 pub(crate) fn loaded_only_guarded(graph: &ProjectGraph, rereads: &Rereads, asking: &[usize]) -> Vec<bool> {
     // Only packages' directories are kept, and an importer's path is built
     // when one of its imports is a package: in a root of 40,000 files, every
-    // path and a copy of the edges were 15 MB at the scan's peak.
+    // path and a filtered copy of the edges, turned around, added 19 MB at
+    // the scan's peak.
     let package_dirs: Vec<Option<String>> =
         graph.python.iter().map(|f| f.display().strip_suffix("__init__.py").map(str::to_string)).collect();
     let mut importer_path: Option<(usize, Cow<str>)> = None;
