@@ -162,6 +162,11 @@ pub fn merge(
     let mut files_scanned = vec![0; walked.projects.len()];
     let mut groups: BTreeMap<(usize, String), (String, usize)> = Default::default();
     let findings = std::mem::take(&mut projects.findings);
+    // Room for all at once: a list grown finding by finding would copy tens
+    // of thousands of them, and hold the old and new room while it does.
+    let per_file = findings.iter().flatten();
+    result.findings.reserve_exact(per_file.clone().map(|f| f.kept.len()).sum());
+    result.suppressed.reserve_exact(per_file.map(|f| f.suppressed.len()).sum());
     for (kept, file_findings) in outcomes.into_iter().zip(findings) {
         let o: FileOutcome = match kept {
             KeptOutcome::Quiet { project, adds, .. } => {

@@ -38,6 +38,30 @@ fn a_line_suppression_silences_exactly_its_code() {
     assert_eq!(code, 0, "suppressed findings do not count for the gate");
 }
 
+// Kept and silenced findings interleave: each silenced one keeps the reason of
+// its own line's comment, and the kept ones stay in line order.
+#[test]
+fn interleaved_suppressions_keep_their_own_reasons() {
+    let text = "import torch\n\
+        a = torch.ones(2).cuda()  # npu-mem: ignore[TX001] -- first\n\
+        b = torch.ones(2).cuda()\n\
+        c = torch.ones(2).cuda()  # npu-mem: ignore[TX001] -- second\n\
+        d = torch.ones(2).cuda()\n";
+    let (v, _) = scan("interleaved", text);
+    let tx001 =
+        |key: &str| codes(&v, key).into_iter().filter(|(_, c)| c == "TX001").map(|(l, _)| l).collect::<Vec<_>>();
+    assert_eq!(tx001("findings"), [3, 5]);
+    assert_eq!(tx001("suppressed"), [2, 4]);
+    let reasons: Vec<(u64, &str)> = v["suppressed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "TX001")
+        .map(|f| (f["line"].as_u64().unwrap(), f["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(reasons, [(2, "first"), (4, "second")]);
+}
+
 #[test]
 fn file_suppressions_and_prefixes() {
     let (v, _) = scan(
