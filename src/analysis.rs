@@ -7,7 +7,7 @@ use crate::cache::{Cache, ContentId, Stamp, StoredOutcome};
 use crate::finding::{FileProblem, ProblemKind, SharedText};
 use crate::notebook::Notebook;
 use crate::parse::{first_error_line, parse_python};
-use crate::rules::engine::{Engine, FileFacts};
+use crate::rules::engine::{Engine, FileFacts, ProjectAdds};
 use crate::rules::slots::MAX_SCOPE_NODES;
 use crate::semantic::subclasses::ImportedClasses;
 use crate::semantic::traverse::MAX_DEPTH;
@@ -96,7 +96,7 @@ pub enum KeptOutcome {
         stamp: Option<Stamp>,
         /// What it adds to project facts and summary counts; `None` (the
         /// common case, and one pointer's room) when it adds nothing.
-        adds: Option<Box<FileFacts>>,
+        adds: Option<Box<ProjectAdds>>,
     },
     /// Everything else.
     Full(Box<FileOutcome>),
@@ -106,31 +106,11 @@ impl KeptOutcome {
     /// Keeps `o` whole only if it has something to report.
     pub fn keep(mut o: FileOutcome) -> Self {
         o.facts.shrink_to_fit();
-        // Most files make no fact true and count nothing: keep no lists for them.
-        if !o.facts.facts.contains(&true) {
-            o.facts.facts = Vec::new();
-        }
-        if o.facts.counts.iter().all(|&c| c == 0) {
-            o.facts.counts = Vec::new();
-        }
         // An importer of other files' classes keeps them, for its next analysis.
         if !o.scanned || o.notebook.is_some() || o.imported_classes.is_some() || o.facts.reports() {
             return KeptOutcome::Full(Box::new(o));
         }
-        let f = o.facts;
-        let adds = f.adds_to_project().then(|| {
-            let FileFacts { facts, counts, named_files, launches, derived_classes, generated_from, .. } = f;
-            let adds = FileFacts {
-                facts,
-                counts,
-                named_files,
-                launches,
-                derived_classes,
-                generated_from,
-                ..Default::default()
-            };
-            Box::new(adds)
-        });
+        let adds = o.facts.adds.any().then(|| Box::new(o.facts.adds));
         KeptOutcome::Quiet { project: o.project, content: o.content, stamp: o.stamp, adds }
     }
 
@@ -158,11 +138,11 @@ impl KeptOutcome {
         }
     }
 
-    /// What the file learned, as far as it is kept.
-    pub fn facts(&self) -> Option<&FileFacts> {
+    /// What the file adds to its project, if it was kept.
+    pub fn adds(&self) -> Option<&ProjectAdds> {
         match self {
             KeptOutcome::Quiet { adds, .. } => adds.as_deref(),
-            KeptOutcome::Full(o) => Some(&o.facts),
+            KeptOutcome::Full(o) => Some(&o.facts.adds),
         }
     }
 
@@ -180,6 +160,19 @@ impl KeptOutcome {
             KeptOutcome::Quiet { stamp, .. } => *stamp,
             KeptOutcome::Full(o) => o.stamp,
         }
+    }
+
+    /// What the cache stores of it: its facts, if it was analysed from
+    /// content read from disk.
+    pub fn stored(&self) -> Option<StoredOutcome<'_>> {
+        /// What a quiet file that adds nothing stores.
+        static NO_ADDS: std::sync::LazyLock<ProjectAdds> = std::sync::LazyLock::new(ProjectAdds::default);
+        Some(match self {
+            KeptOutcome::Quiet { content, stamp, adds, .. } => {
+                StoredOutcome::of_adds((*content)?, *stamp, adds.as_deref().unwrap_or(&NO_ADDS))
+            }
+            KeptOutcome::Full(o) => StoredOutcome::new(o.content?, o.stamp, &o.facts),
+        })
     }
 }
 
@@ -323,8 +316,8 @@ fn analyse_into(
         let script = crate::parse::shell::read(text);
         out.facts = engine.analyse_shell(text, &script, &LineIndex::new(text), &out.path);
         out.facts.directives = suppress::in_shell(text, &script.comments);
-        out.facts.named_files = named_files::in_shell(text, &script.comments, &engine.shell_named_extensions);
-        out.facts.launches = launch_lines::launches_in(text, &script);
+        out.facts.adds.named_files = named_files::in_shell(text, &script.comments, &engine.shell_named_extensions);
+        out.facts.adds.launches = launch_lines::launches_in(text, &script);
         out.facts.findings.extend(path_findings);
         return out;
     }
@@ -344,12 +337,12 @@ fn analyse_into(
         if text.contains(suppress::MARKER) || mentions_named_extension(engine, text) {
             if let Some(tree) = parse(text) {
                 out.facts.directives = suppress::in_python(tree.root_node(), text);
-                out.facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+                out.facts.adds.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
                 *tree_out = Some(tree);
             }
         }
         out.facts.findings = path_findings;
-        out.facts.generated_from = generated_from;
+        out.facts.adds.generated_from = generated_from;
         return out;
     };
     let lines = LineIndex::new(text);
@@ -370,7 +363,7 @@ fn analyse_into(
     }
     let mut facts = engine.analyse(tree.root_node(), text, &lines, &out.path, &active, imported);
     facts.directives = suppress::in_python(tree.root_node(), text);
-    facts.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
+    facts.adds.named_files = named_files::in_python(tree.root_node(), text, &engine.named_extensions);
     // A notebook's cells are not started with options.
     let finding_lines = match notebook {
         Some(_) => crate::source::LineSet::default(),
@@ -400,7 +393,7 @@ fn analyse_into(
         facts.problem = Some(FileProblem { path: out.path.to_string(), kind: ProblemKind::Partial, message });
     }
     facts.findings.extend(path_findings);
-    facts.generated_from = generated_from;
+    facts.adds.generated_from = generated_from;
     out.facts = facts;
     out.notebook = notebook.map(Box::new);
     *tree_out = Some(tree);

@@ -17,7 +17,7 @@ mod stored;
 
 pub use stored::checksum;
 
-use crate::rules::engine::{Engine, FileFacts};
+use crate::rules::engine::{Engine, FileFacts, ProjectAdds};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use stored::{Opened, Sealed, StoredFile};
 
 /// Bumped whenever the stored layout or the analysis changes incompatibly.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// Entries no run has used for this long (30 days) are dropped on save: a
 /// file renamed or deleted leaves its entry behind, and CI caches restored for
@@ -116,13 +116,22 @@ pub struct StoredOutcome<'a> {
 /// bytes, mostly empty lists) made that list tens of MB on a large tree.
 enum StoredFacts<'a> {
     Borrowed(&'a FileFacts),
+    /// A file with nothing to report: only what it adds to its project,
+    /// stored as facts with every other field empty.
+    Adds(&'a ProjectAdds),
     Owned(Box<FileFacts>),
 }
 
 impl Serialize for StoredFacts<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        /// [`FileFacts`] with only its `adds` (the others read as empty).
+        #[derive(Serialize)]
+        struct OnlyAdds<'a> {
+            adds: &'a ProjectAdds,
+        }
         match self {
             StoredFacts::Borrowed(facts) => facts.serialize(s),
+            StoredFacts::Adds(adds) => OnlyAdds { adds }.serialize(s),
             StoredFacts::Owned(facts) => facts.serialize(s),
         }
     }
@@ -141,6 +150,12 @@ impl<'a> StoredOutcome<'a> {
         StoredOutcome { content, stamp, facts: StoredFacts::Borrowed(facts) }
     }
 
+    /// As [`StoredOutcome::new`], for a file with nothing to report, of
+    /// which only what it adds to its project is kept.
+    pub fn of_adds(content: ContentId, stamp: Option<Stamp>, adds: &'a ProjectAdds) -> Self {
+        StoredOutcome { content, stamp, facts: StoredFacts::Adds(adds) }
+    }
+
     /// As [`StoredOutcome::new`], owning the facts.
     pub fn owning(content: ContentId, stamp: Option<Stamp>, facts: FileFacts) -> StoredOutcome<'static> {
         StoredOutcome { content, stamp, facts: StoredFacts::Owned(Box::new(facts)) }
@@ -155,6 +170,7 @@ impl<'a> StoredOutcome<'a> {
     pub fn into_facts(self) -> FileFacts {
         match self.facts {
             StoredFacts::Borrowed(facts) => facts.clone(),
+            StoredFacts::Adds(adds) => FileFacts { adds: adds.clone(), ..FileFacts::default() },
             StoredFacts::Owned(facts) => *facts,
         }
     }

@@ -64,7 +64,7 @@ impl SeenFacts {
     fn drop_findings_ruled_out(&self, o: &mut FileOutcome) {
         use std::sync::atomic::Ordering::Relaxed;
         let at = |fact: usize| self.true_in_project.get(o.project * self.n_facts + fact);
-        for (fact, _) in o.facts.facts.iter().enumerate().filter(|(_, holds)| **holds) {
+        for (fact, _) in o.facts.adds.facts.iter().enumerate().filter(|(_, holds)| **holds) {
             if let Some(seen) = at(fact) {
                 seen.store(true, Relaxed);
             }
@@ -96,17 +96,12 @@ pub fn follow_imported_classes(
     let mut first = BTreeMap::new();
     for (i, o) in again {
         let replaced = std::mem::replace(&mut outcomes[i], o);
-        if let Some(content) = replaced.content() {
-            let facts = replaced.facts().cloned().unwrap_or_default();
-            let stored = StoredOutcome::owning(content, replaced.stamp(), facts);
-            first.insert(walked.files[i].display().to_string(), stored);
+        if let Some(stored) = replaced.stored() {
+            first.insert(walked.files[i].display().to_string(), stored.into_owned());
         }
     }
     first
 }
-
-/// The facts stored for a file that has none.
-static NO_FACTS: std::sync::LazyLock<FileFacts> = std::sync::LazyLock::new(FileFacts::default);
 
 /// What to store in the cache: every file analysed from disk content
 /// (`outcomes` are in `files` order), and for the files analysed again
@@ -117,14 +112,8 @@ pub fn cache_entries<'a>(
     outcomes: &'a [KeptOutcome],
     first: BTreeMap<String, StoredOutcome<'static>>,
 ) -> BTreeMap<String, StoredOutcome<'a>> {
-    let mut entries: BTreeMap<String, StoredOutcome<'a>> = files
-        .iter()
-        .zip(outcomes)
-        .filter_map(|(f, kept)| {
-            let facts = kept.facts().unwrap_or(&NO_FACTS);
-            Some((f.display().to_string(), StoredOutcome::new(kept.content()?, kept.stamp(), facts)))
-        })
-        .collect();
+    let mut entries: BTreeMap<String, StoredOutcome<'a>> =
+        files.iter().zip(outcomes).filter_map(|(f, kept)| Some((f.display().to_string(), kept.stored()?))).collect();
     for (path, stored) in first {
         entries.entry(path).or_insert(stored);
     }
@@ -190,9 +179,9 @@ pub fn merge(
         result.suppressed.extend(file_findings.suppressed);
         // Summary rows and sites in a notebook name the cell in their path.
         let place = o.placer();
-        let FileFacts { rows, counts, sites, groups: members, problem, .. } = &o.facts;
+        let FileFacts { rows, adds, sites, groups: members, problem, .. } = &o.facts;
         result.problems.extend(problem.clone());
-        add_counts(&mut result.counts, counts);
+        add_counts(&mut result.counts, &adds.counts);
         for row in rows {
             let (path, line) = place(row.line);
             result.rows.push((path, crate::rules::engine::TableRow { line, ..row.clone() }));

@@ -56,7 +56,7 @@ impl ScanFacts {
             for (i, f) in facts_of(o).iter().enumerate() {
                 projects[o.project()][i] |= *f;
             }
-            names[o.project()].extend(o.facts().map(|f| &f.named_files));
+            names[o.project()].extend(o.adds().map(|a| &a.named_files));
         }
         // A vendored copy runs in the processes of the project that imports it,
         // so it shares that project's facts; outer projects first, so the facts
@@ -139,7 +139,7 @@ impl ScanFacts {
 
 /// Which facts `o` makes true, by fact index (possibly fewer than all).
 fn facts_of(o: &KeptOutcome) -> &[bool] {
-    o.facts().map_or(&[], |f| &f.facts)
+    o.adds().map_or(&[], |a| &a.facts)
 }
 
 /// The Python files of project `project`: their indexes in `files`, and the files.

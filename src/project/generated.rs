@@ -19,7 +19,7 @@ pub(super) fn sources(walked: &WalkResult, outcomes: &[KeptOutcome]) -> HashSet<
     let named: Vec<(usize, &str)> = outcomes
         .iter()
         .enumerate()
-        .filter_map(|(i, o)| o.facts().and_then(|f| f.generated_from.as_deref()).map(|src| (i, src)))
+        .filter_map(|(i, o)| o.adds().and_then(|a| a.generated_from.as_deref()).map(|src| (i, src)))
         .collect();
     if named.is_empty() {
         return HashSet::new();

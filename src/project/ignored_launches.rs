@@ -55,9 +55,7 @@ pub(crate) fn in_project(members: &[(&ScanFile, &KeptOutcome)], rereads: &Reread
     let launches: Vec<(String, &Launch)> = members
         .iter()
         .filter(|(f, _)| f.kind == FileKind::Shell)
-        .flat_map(|(f, o)| {
-            o.facts().into_iter().flat_map(|facts| &facts.launches).map(|l| (f.display().into_owned(), l))
-        })
+        .flat_map(|(f, o)| o.adds().into_iter().flat_map(|a| &a.launches).map(|l| (f.display().into_owned(), l)))
         .collect();
     let python: Vec<&ScanFile> = members.iter().map(|(f, _)| *f).filter(|f| f.kind == FileKind::Python).collect();
     let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();

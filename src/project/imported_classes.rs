@@ -37,7 +37,7 @@ pub(crate) fn importers(
     // The files that define such classes, by project.
     let mut by_project: BTreeMap<usize, HashMap<usize, ClassesOfFile>> = BTreeMap::new();
     for (i, o) in outcomes.iter().enumerate() {
-        if let Some(classes) = o.facts().map(|f| f.derived_classes.as_slice()).filter(|c| !c.is_empty()) {
+        if let Some(classes) = o.adds().map(|a| a.derived_classes.as_slice()).filter(|c| !c.is_empty()) {
             by_project.entry(o.project()).or_default().insert(i, classes);
         }
     }

@@ -160,7 +160,7 @@ fn untaken_in(members: &[Member], dir: &str, runs: RunLaunches, rereads: &Reread
     let paths: Vec<String> = python.iter().map(|f| f.display().into_owned()).collect();
     let launches: Vec<&Launch> = match runs {
         RunLaunches::Read(ignored) => members()
-            .flat_map(|(f, o)| o.facts().map_or(&[][..], |f| &f.launches).iter().map(move |l| (f, l)))
+            .flat_map(|(f, o)| o.adds().map_or(&[][..], |a| &a.launches).iter().map(move |l| (f, l)))
             .filter(|(f, l)| !ignored.holds(&f.display(), l))
             .map(|(_, l)| l)
             .collect(),

@@ -1,7 +1,7 @@
 //! Matching one file: a parsed Python file (the rule walk over its tree,
 //! then the file's own facts decided), a shell script, or a bare path.
 
-use super::engine::{may_hold, Engine, FileFacts};
+use super::engine::{may_hold, Engine, FileFacts, ProjectAdds};
 use super::model::*;
 use super::render::{build_text_fix, render_with};
 use super::state::Clause;
@@ -42,7 +42,8 @@ impl Engine<'_> {
             })
             .collect();
         let derived_classes = model.derived_classes(|base| self.follows_subclasses_of(base));
-        let out = FileFacts { facts, counts: vec![0; self.set.counts.len()], derived_classes, ..FileFacts::default() };
+        let adds = ProjectAdds { facts, counts: vec![0; self.set.counts.len()], derived_classes, ..Default::default() };
+        let out = FileFacts { adds, ..FileFacts::default() };
         let dead = crate::semantic::version_gates::dead_branches(&model.tree, src, self.target);
         let mut walker = Walker::new(self, root, src, &model, lines, display, &query_hits, active, out).skipping(dead);
         model.tree.visit(&mut walker);
@@ -90,15 +91,16 @@ impl Engine<'_> {
         lines: &LineIndex,
         display: &SharedText,
     ) -> FileFacts {
-        let mut out = FileFacts {
+        let adds = ProjectAdds {
             facts: vec![false; self.set.compiler.facts.len()],
             counts: vec![0; self.set.counts.len()],
-            ..FileFacts::default()
+            ..Default::default()
         };
+        let mut out = FileFacts { adds, ..FileFacts::default() };
         let items: Vec<ShellItem> =
             script.mentions.iter().map(ShellItem::Env).chain(script.commands.iter().map(ShellItem::Command)).collect();
         let tables = &self.set.compiler.tables;
-        for (fact, holds) in self.set.compiler.facts.iter().zip(out.facts.iter_mut()) {
+        for (fact, holds) in self.set.compiler.facts.iter().zip(out.adds.facts.iter_mut()) {
             if let Fact::Has(alts) = fact {
                 *holds =
                     items.iter().any(|&item| alts.iter().any(|m| shell_match(m, item, tables, self.target).is_some()));
@@ -179,7 +181,7 @@ impl Engine<'_> {
 /// Decides the file-scope conditions of findings now that every fact of the
 /// file is known; project-scope conditions stay for the merge.
 fn resolve_file_facts(out: &mut FileFacts) {
-    let facts = &out.facts;
+    let facts = &out.adds.facts;
     out.findings.retain_mut(|(_, clauses)| {
         if !may_hold(clauses, facts) {
             return false;

@@ -3,7 +3,7 @@
 //! The per-file entry points that use it are in [`super::analyse`].
 
 use super::compile::Compiler;
-pub use super::file_facts::{FileFacts, TableRow};
+pub use super::file_facts::{FileFacts, ProjectAdds, TableRow};
 use super::glob::NameGlobs;
 use super::model::*;
 use super::need::Need;

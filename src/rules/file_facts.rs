@@ -25,18 +25,68 @@ pub struct TableRow {
     pub cells: Vec<String>,
 }
 
-/// What the analysis of one file produced.
+/// What one file adds to its project: facts it makes true, summary counts,
+/// the files it names, the scripts it starts, the classes it derives and the
+/// source it was generated from. A file with nothing to report keeps only
+/// this part of its [`FileFacts`] until the merge (see
+/// [`crate::analysis::KeptOutcome`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProjectAdds {
+    /// Which facts hold in this file.
+    pub facts: Vec<bool>,
+    /// Summary counts, by count index.
+    pub counts: Vec<usize>,
+    /// The file names (or patterns) the file spells out, with the extensions
+    /// of [`super::engine::Engine::named_extensions`].
+    pub named_files: Names,
+    /// For a shell script: the Python scripts it starts, with their arguments.
+    pub launches: Vec<Launch>,
+    /// Its module-level classes derived from a class that a rule's `call`
+    /// anchor follows into subclasses, with their bases: a file that imports
+    /// one is analysed again with them (see [`crate::project::imported_classes`]).
+    pub derived_classes: Vec<(String, Vec<Derived>)>,
+    /// The Python file a comment at its top says it was generated from, as
+    /// written there ([`crate::semantic::generated`]).
+    pub generated_from: Option<String>,
+}
+
+impl ProjectAdds {
+    /// Whether the file adds anything to its project.
+    pub fn any(&self) -> bool {
+        self.facts.contains(&true)
+            || self.counts.iter().any(|&c| c > 0)
+            || !self.named_files.is_empty()
+            || !self.launches.is_empty()
+            || !self.derived_classes.is_empty()
+            || self.generated_from.is_some()
+    }
+
+    /// Drops the lists of facts and counts when no fact holds and nothing
+    /// counts (most files), and the spare room of the rest.
+    fn shrink_to_fit(&mut self) {
+        if !self.facts.contains(&true) {
+            self.facts = Vec::new();
+        }
+        if self.counts.iter().all(|&c| c == 0) {
+            self.counts = Vec::new();
+        }
+        self.launches.shrink_to_fit();
+    }
+}
+
+/// What the analysis of one file produced. The cache stores it (missing
+/// fields read as empty: a quiet file stores only [`FileFacts::adds`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FileFacts {
     /// Findings, each with project conditions still to check.
     #[serde(with = "whole_findings")]
     pub findings: Vec<(Finding, Vec<Clause>)>,
-    /// Which facts hold in this file.
-    pub facts: Vec<bool>,
+    /// What the file adds to its project.
+    pub adds: ProjectAdds,
     /// Summary table rows.
     pub rows: Vec<TableRow>,
-    /// Summary counts, by count index.
-    pub counts: Vec<usize>,
     /// Summary sites: (sites index, line, detail).
     pub sites: Vec<(usize, usize, String)>,
     /// Summary group members: (group index, key, value).
@@ -51,13 +101,8 @@ pub struct FileFacts {
     /// as `cut_at_line`).
     #[serde(skip)]
     pub scope_search_cut_at_line: Option<usize>,
-    /// The file names (or patterns) the file spells out, with the extensions
-    /// of [`super::engine::Engine::named_extensions`].
-    pub named_files: Names,
     /// The branches around its findings whose tests read command-line options.
     pub gates: Vec<Gate>,
-    /// For a shell script: the Python scripts it starts, with their arguments.
-    pub launches: Vec<Launch>,
     /// The lines of the tests around its findings that run only where CUDA
     /// is ([`crate::semantic::cuda_only`]).
     pub cuda_only_tests: Vec<(usize, usize)>,
@@ -65,13 +110,6 @@ pub struct FileFacts {
     /// statements, decorators included; kept for a file with findings: a
     /// finding outside them runs when the module is imported.
     pub module_level_defs: Vec<(usize, usize)>,
-    /// Its module-level classes derived from a class that a rule's `call`
-    /// anchor follows into subclasses, with their bases: a file that imports
-    /// one is analysed again with them (see [`crate::project::imported_classes`]).
-    pub derived_classes: Vec<(String, Vec<Derived>)>,
-    /// The Python file a comment at its top says it was generated from, as
-    /// written there ([`crate::semantic::generated`]).
-    pub generated_from: Option<String>,
     /// Its suppression comments.
     pub directives: Vec<Directive>,
     /// Why the file was skipped or analysed only in part, if it was.
@@ -92,8 +130,8 @@ impl FileFacts {
         self.groups.shrink_to_fit();
         self.gates.shrink_to_fit();
         self.cuda_only_tests.shrink_to_fit();
-        self.launches.shrink_to_fit();
         self.directives.shrink_to_fit();
+        self.adds.shrink_to_fit();
     }
 
     /// Whether the file has something for the report itself (a finding, a
@@ -106,16 +144,6 @@ impl FileFacts {
             && self.groups.is_empty()
             && self.directives.is_empty()
             && self.problem.is_none())
-    }
-
-    /// Whether the file adds to project facts or summary counts.
-    pub fn adds_to_project(&self) -> bool {
-        self.facts.contains(&true)
-            || self.counts.iter().any(|&c| c > 0)
-            || !self.named_files.is_empty()
-            || !self.launches.is_empty()
-            || !self.derived_classes.is_empty()
-            || self.generated_from.is_some()
     }
 }
 

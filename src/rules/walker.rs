@@ -102,13 +102,14 @@ impl<'a, 't> Walker<'a, 't> {
     pub fn finish(mut self) -> FileFacts {
         let deferred = std::mem::take(&mut self.deferred);
         for d in deferred.into_iter().rev() {
-            if !super::engine::may_hold(&d.st.pending, &self.out.facts) {
+            if !super::engine::may_hold(&d.st.pending, &self.out.adds.facts) {
                 continue;
             }
             let memo = NodeMemo::new(d.current_attr.clone());
             let cx = self.context_at(d.node, &d.frames, &d.ancestors, &memo);
             let rule = &self.engine.set.rules[d.rule];
-            let finding = make_finding(rule, d.node, d.report, &cx, &d.st, &self.out.facts, self.lines, self.display);
+            let finding =
+                make_finding(rule, d.node, d.report, &cx, &d.st, &self.out.adds.facts, self.lines, self.display);
             self.out.findings.insert(d.at, (finding, d.st.pending));
         }
         self.out.scope_search_cut_at_line = self.scope_search_cut.get();
@@ -277,7 +278,7 @@ impl<'a, 't> Walker<'a, 't> {
 
     fn try_entry(&mut self, entry: Entry, node: Node<'t>) {
         match entry.sink {
-            Sink::Fact(i) if self.out.facts[i] => {}
+            Sink::Fact(i) if self.out.adds.facts[i] => {}
             _ if !self.active[self.engine.numbers.of(entry)] => {}
             _ => {
                 if let Some(outcome) = self.evaluate(entry, node) {
@@ -353,14 +354,14 @@ impl<'a, 't> Walker<'a, 't> {
                 d.at = self.out.findings.len();
                 self.deferred.push(*d);
             }
-            Outcome::Fact(i) => self.out.facts[i] = true,
+            Outcome::Fact(i) => self.out.adds.facts[i] = true,
             Outcome::Row(row) => {
                 self.seen_summary.insert((0, row.table, node.id()));
                 self.out.rows.push(row);
             }
             Outcome::Count(i) => {
                 self.seen_summary.insert((1, i, node.id()));
-                self.out.counts[i] += 1;
+                self.out.adds.counts[i] += 1;
             }
             Outcome::Site(i, line, detail) => {
                 self.seen_summary.insert((2, i, node.id()));
