@@ -146,22 +146,6 @@ impl KeptOutcome {
         }
     }
 
-    /// The content analysed, when read from disk.
-    pub fn content(&self) -> Option<ContentId> {
-        match self {
-            KeptOutcome::Quiet { content, .. } => *content,
-            KeptOutcome::Full(o) => o.content,
-        }
-    }
-
-    /// The file's stamp when it was read, if it had one.
-    pub fn stamp(&self) -> Option<Stamp> {
-        match self {
-            KeptOutcome::Quiet { stamp, .. } => *stamp,
-            KeptOutcome::Full(o) => o.stamp,
-        }
-    }
-
     /// What the cache stores of it: its facts, if it was analysed from
     /// content read from disk.
     pub fn stored(&self) -> Option<StoredOutcome<'_>> {

@@ -31,7 +31,6 @@ pub struct TableRow {
 /// this part of its [`FileFacts`] until the merge (see
 /// [`crate::analysis::KeptOutcome`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
 pub struct ProjectAdds {
     /// Which facts hold in this file.
     pub facts: Vec<bool>,
