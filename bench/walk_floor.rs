@@ -1,12 +1,18 @@
-//! The lower bound that a tree-sitter tree puts on any analysis: how long
-//! reading every node of every parsed file once, doing nothing with it, takes
-//! next to the parse itself. bench/floor.sh runs it on the corpus.
+//! The lower bounds that a tree-sitter tree puts on any analysis.
 //!
-//! Usage: `walk_floor LIST_FILE [ROUNDS]`, where LIST_FILE names one Python
-//! file per line. One thread; each round parses every file, then parses and
-//! walks every file, and prints both times. Round 0 warms the page cache and
-//! is not printed.
+//! - `walk_floor LIST_FILE [ROUNDS]`: how long reading every node of every
+//!   parsed file once, doing nothing with it, takes next to the parse itself
+//!   (bench/floor.sh). One thread; each round parses every file, then parses
+//!   and walks every file, and prints both times. Round 0 warms the page
+//!   cache and is not printed.
+//! - `walk_floor --parse LIST_FILE THREADS`: the parse floor of a scan
+//!   (bench/run.sh): read and parse every file once on THREADS threads, one
+//!   parser per thread, and drop the tree. The caller times the process, so
+//!   the figure includes start-up and reading the files, as a scan's does.
+//!
+//! LIST_FILE names one Python file per line.
 
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Visits every node (named or not) with one cursor, the cheapest traversal
@@ -27,24 +33,46 @@ fn visit_all(root: tree_sitter::Node) -> usize {
     }
 }
 
-fn main() {
-    let mut args = std::env::args().skip(1);
-    let Some(list) = args.next() else {
-        eprintln!("usage: walk_floor LIST_FILE [ROUNDS]");
-        std::process::exit(2);
-    };
-    let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
-    let list = std::fs::read_to_string(&list).unwrap_or_else(|e| {
-        eprintln!("cannot read {list}: {e}");
-        std::process::exit(2);
-    });
-    // Unreadable or non-UTF-8 files are left out of both variants alike.
-    let texts: Vec<String> = list.lines().filter_map(|p| std::fs::read_to_string(p).ok()).collect();
+fn fail(message: &str) -> ! {
+    eprintln!("{message}");
+    std::process::exit(2);
+}
+
+fn python_parser() -> tree_sitter::Parser {
     let mut parser = tree_sitter::Parser::new();
     if let Err(e) = parser.set_language(&tree_sitter_python::LANGUAGE.into()) {
-        eprintln!("the Python grammar does not load: {e}");
-        std::process::exit(2);
+        fail(&format!("the Python grammar does not load: {e}"));
     }
+    parser
+}
+
+fn read_list(list: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(list).unwrap_or_else(|e| fail(&format!("cannot read {list}: {e}")));
+    text.lines().map(str::to_owned).collect()
+}
+
+/// Reads and parses every listed file on `threads` threads; returns how many
+/// parsed. Unreadable or non-UTF-8 files are skipped, as a scan skips them.
+fn parse_all(paths: &[String], threads: usize) -> usize {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap_or_else(|e| fail(&format!("cannot start {threads} threads: {e}")));
+    pool.install(|| {
+        paths
+            .par_iter()
+            .map_init(python_parser, |parser, path| {
+                let Ok(text) = std::fs::read_to_string(path) else { return 0 };
+                usize::from(parser.parse(&text, None).is_some())
+            })
+            .sum()
+    })
+}
+
+fn walk_rounds(paths: &[String], rounds: usize) {
+    // Unreadable or non-UTF-8 files are left out of both variants alike.
+    let texts: Vec<String> = paths.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect();
+    let mut parser = python_parser();
     println!("files {}", texts.len());
     for round in 0..=rounds {
         let mut timings = Vec::new();
@@ -62,5 +90,19 @@ fn main() {
         if round > 0 {
             println!("parse {:.3} parse+walk {:.3} nodes {}", timings[0].0, timings[1].0, timings[1].1);
         }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag, list, threads] if flag == "--parse" => {
+            let threads = threads.parse().unwrap_or_else(|_| fail("THREADS must be a number"));
+            let parsed = parse_all(&read_list(list), threads);
+            println!("parsed {parsed}");
+        }
+        [list] => walk_rounds(&read_list(list), 5),
+        [list, rounds] => walk_rounds(&read_list(list), rounds.parse().unwrap_or(5)),
+        _ => fail("usage: walk_floor LIST_FILE [ROUNDS] | walk_floor --parse LIST_FILE THREADS"),
     }
 }
