@@ -109,14 +109,14 @@ impl Compiler {
             preds.push(Pred::Contains(Box::new(self.matcher(c).map_err(within("contains"))?)));
         }
         if !s.slot.is_empty() {
-            let slots = slots(self, &s.slot, "slot")?;
+            let slots = slots(&s.slot, "slot")?;
             preds.push(Pred::Slot(slots));
         }
         if let Some(f) = &s.flows_into {
             if f.slot.is_empty() {
                 return Err(SpecError::at("flows_into", Problem::NoSlot));
             }
-            let slots = slots(self, &f.slot, "flows_into.slot")?;
+            let slots = slots(&f.slot, "flows_into.slot")?;
             preds.push(Pred::FlowsInto(FlowsInto { slots, capture: f.capture.clone() }));
         }
         if let Some(t) = &s.text {
@@ -258,8 +258,7 @@ impl Compiler {
             preds.push(Pred::RunsPerStep(b));
         }
         if let Some(w) = &s.inside_with {
-            preds
-                .push(Pred::InsideWith(NameGlobs::new(&w.to_vec(), |p| self.regex(p)).map_err(within("inside_with"))?));
+            preds.push(Pred::InsideWith(NameGlobs::new(&w.to_vec()).map_err(within("inside_with"))?));
         }
         if let Some(t) = &s.under_if {
             preds.push(Pred::UnderIf(self.regex(t).map_err(within("under_if"))?));
@@ -288,17 +287,15 @@ impl Compiler {
             });
         }
         if let Some(g) = &s.file_imports {
-            preds.push(Pred::FileImports(
-                NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within("file_imports"))?,
-            ));
+            preds.push(Pred::FileImports(NameGlobs::new(&g.to_vec()).map_err(within("file_imports"))?));
         }
         if let Some(g) = &s.project_imports {
-            let globs = NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within("project_imports"))?;
+            let globs = NameGlobs::new(&g.to_vec()).map_err(within("project_imports"))?;
             self.facts.push(Fact::Imports(globs));
             preds.push(Pred::Fact(Scope::Project, self.facts.len() - 1));
         }
         if let Some(g) = &s.process_imports {
-            let globs = NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within("process_imports"))?;
+            let globs = NameGlobs::new(&g.to_vec()).map_err(within("process_imports"))?;
             self.facts.push(Fact::Imports(globs));
             preds.push(Pred::Fact(Scope::Process, self.facts.len() - 1));
         }
@@ -343,7 +340,7 @@ impl Compiler {
     }
 
     fn anchor(&mut self, s: &MatcherSpec) -> Res<Option<Anchor>> {
-        let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec(), |p| self.regex(p)).map_err(within(field));
+        let globs = |g: &OneOrMany, field: &str| NameGlobs::new(&g.to_vec()).map_err(within(field));
         if s.subclasses.is_some() && s.call.is_none() {
             return Err(SpecError::at("subclasses", Problem::SubclassesWithoutCall));
         }
@@ -590,31 +587,26 @@ fn cmp_op(op: &str) -> &'static str {
 
 fn condition(compiler: &Compiler, c: &ConditionSpec) -> Res<ConditionTest> {
     Ok(ConditionTest {
-        test_calls: NameGlobs::new(&c.test_calls.to_vec(), |p| compiler.regex(p))?,
+        test_calls: NameGlobs::new(&c.test_calls.to_vec())?,
         branch_value: c.branch_value.as_deref().map(|p| compiler.regex(p)).transpose()?,
         else_value: c.else_value.as_deref().map(|p| compiler.regex(p)).transpose()?,
     })
 }
 
 /// The slots of `specs`, an error naming the one at fault under `key`.
-fn slots(compiler: &Compiler, specs: &[SlotSpec], key: &str) -> Res<Vec<Slot>> {
-    specs.iter().enumerate().map(|(i, s)| slot(compiler, s).map_err(|e| e.within(&format!("{key}[{i}]")))).collect()
+fn slots(specs: &[SlotSpec], key: &str) -> Res<Vec<Slot>> {
+    specs.iter().enumerate().map(|(i, s)| slot(s).map_err(|e| e.within(&format!("{key}[{i}]")))).collect()
 }
 
-fn slot(compiler: &Compiler, s: &SlotSpec) -> Res<Slot> {
-    let globs =
-        |g: &Option<OneOrMany>| g.as_ref().map(|g| NameGlobs::new(&g.to_vec(), |p| compiler.regex(p))).transpose();
+fn slot(s: &SlotSpec) -> Res<Slot> {
+    let globs = |g: &Option<OneOrMany>| g.as_ref().map(|g| NameGlobs::new(&g.to_vec())).transpose();
     let slot = Slot {
         call: globs(&s.call)?,
         method: s.method.as_ref().map(OneOrMany::to_vec),
         position: s.position,
         receiver: s.receiver == Some(true),
         keyword: s.keyword.as_ref().map(OneOrMany::to_vec),
-        first_arg: s
-            .first_arg
-            .as_ref()
-            .map(|g| NameGlobs::new(std::slice::from_ref(g), |p| compiler.regex(p)))
-            .transpose()?,
+        first_arg: s.first_arg.as_ref().map(|g| NameGlobs::new(std::slice::from_ref(g))).transpose()?,
         assigned_to: globs(&s.assigned_to)?,
         param: globs(&s.param)?,
     };
