@@ -249,7 +249,7 @@ impl Compiler {
         };
         let auto_migrated_when =
             r.auto_migrated_when.as_ref().map(|spec| self.condition(spec, "auto_migrated_when")).transpose()?;
-        let fix = r.fix.map(|f| self.fix(f)).transpose().map_err(|e| e.within("fix"))?;
+        let fix = r.fix.map(|f| self.fix(*f)).transpose().map_err(|e| e.within("fix"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
             let provides: Vec<_> = alternatives.iter().map(provided).collect();

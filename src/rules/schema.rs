@@ -114,7 +114,7 @@ pub struct RuleSpec {
     /// Where this predicate-only matcher holds, `transfer_to_npu` handles
     /// the finding after all: it is `auto_migrated` and not a blocker.
     #[serde(default)]
-    pub auto_migrated_when: Option<MatcherSpec>,
+    pub auto_migrated_when: Option<Box<MatcherSpec>>,
     /// Codes whose finding on the same node this rule replaces.
     #[serde(default)]
     pub overrides: Vec<String>,
@@ -142,7 +142,7 @@ pub struct RuleSpec {
     pub breaks_at: BreaksAt,
     /// Lower the severity where a condition holds.
     #[serde(default)]
-    pub downgrade: Option<DowngradeSpec>,
+    pub downgrade: Option<Box<DowngradeSpec>>,
     /// The documentation shown by the CLI, the report and SARIF. Required;
     /// absent only from the built-in packs as embedded (build.rs keeps their
     /// docs apart, see [`crate::rules::docs`]).
@@ -150,13 +150,13 @@ pub struct RuleSpec {
     pub docs: Option<DocsSpec>,
     /// What the rule matches (absent for rules npu-mem emits itself, see `emitted_by`).
     #[serde(rename = "match", default)]
-    pub matcher: Option<MatcherSpec>,
+    pub matcher: Option<Box<MatcherSpec>>,
     /// For rules without a matcher: the part of npu-mem that reports them (`suppressions`).
     #[serde(default)]
     pub emitted_by: Option<String>,
     /// An optional fix.
     #[serde(default)]
-    pub fix: Option<FixSpec>,
+    pub fix: Option<Box<FixSpec>>,
 }
 
 /// `[rule.docs]`: what `npu-mem rule CODE`, `npu-mem rules --format json`
@@ -225,7 +225,7 @@ pub struct MatcherSpec {
     /// A string (literal, f-string, `%` or `.format`) whose text matches a regex.
     pub string: Option<String>,
     /// A comparison with a string literal.
-    pub compare: Option<CompareSpec>,
+    pub compare: Option<Box<CompareSpec>>,
     /// An import of a module or name matching a glob.
     pub import: Option<OneOrMany>,
     /// An environment variable named in Python (whole string literal) or a shell script.
@@ -235,7 +235,7 @@ pub struct MatcherSpec {
     /// A file whose name matches a glob (reported at line 1).
     pub file: Option<OneOrMany>,
     /// A conditional expression or `if`/`elif` chain whose test calls something.
-    pub condition: Option<ConditionSpec>,
+    pub condition: Option<Box<ConditionSpec>>,
     /// A raw tree-sitter query; the capture `@match` (or the first capture) is the node.
     pub query: Option<String>,
     /// A node of one of these tree-sitter kinds (`for_statement`, `assignment`, `module`, ...).
@@ -256,11 +256,11 @@ pub struct MatcherSpec {
     pub slot: Vec<SlotSpec>,
     /// The value is stored under a name (variable, attribute, dictionary key,
     /// command-line option) that the file reads in one of these slots.
-    pub flows_into: Option<FlowsIntoSpec>,
+    pub flows_into: Option<Box<FlowsIntoSpec>>,
     /// Source text of the node matches this regex.
     pub text: Option<String>,
     /// The node is the value (or inside the value) of a branch of a matching condition.
-    pub in_branch_of: Option<ConditionSpec>,
+    pub in_branch_of: Option<Box<ConditionSpec>>,
     /// Text of the tests of the matched condition (or its `if`/`elif` chain) matches.
     pub condition_text: Option<String>,
     /// The node is being assigned to.
@@ -316,11 +316,11 @@ pub struct MatcherSpec {
     /// Regex on the resolved name (`qualname`); named groups become placeholders.
     pub name_regex: Option<String>,
     /// A row of a data table, found by key, must (or must not) exist.
-    pub lookup: Option<LookupSpec>,
+    pub lookup: Option<Box<LookupSpec>>,
     /// Capture the closest key of a data table.
-    pub nearest: Option<NearestSpec>,
+    pub nearest: Option<Box<NearestSpec>>,
     /// Checks a `key:value,key:value` option string held by a placeholder.
-    pub options: Option<OptionsSpec>,
+    pub options: Option<Box<OptionsSpec>>,
 
     // ---- predicates on the context
     /// Inside the body of a `for`/`while` loop.
@@ -540,7 +540,7 @@ pub struct FixSpec {
     pub edits: Vec<EditSpec>,
     /// Offer the fix only where this predicate-only matcher holds.
     #[serde(default)]
-    pub when: Option<MatcherSpec>,
+    pub when: Option<Box<MatcherSpec>>,
     /// Rules whose fixes this fix makes necessary: their new findings in the
     /// same file are fixed with it, at this fix's safety.
     #[serde(default)]
@@ -552,11 +552,11 @@ pub struct FixSpec {
     /// Where the fix would break code that already handles the NPU: it is
     /// then not offered, and the finding says why.
     #[serde(default)]
-    pub withheld: Option<FixConditionSpec>,
+    pub withheld: Option<Box<FixConditionSpec>>,
     /// Where a safe fix may still change what the program does: it is then
     /// unsafe, and its description says why.
     #[serde(default)]
-    pub unsafe_when: Option<FixConditionSpec>,
+    pub unsafe_when: Option<Box<FixConditionSpec>>,
 }
 
 /// `withheld = { when = MATCHER, why = "..." }` and `unsafe_when = {...}`
@@ -750,7 +750,7 @@ pub struct CountSpec {
     pub label: String,
     /// Count matches of this matcher...
     #[serde(rename = "match")]
-    pub matcher: Option<MatcherSpec>,
+    pub matcher: Option<Box<MatcherSpec>>,
     /// ...or findings of this rule.
     pub rule: Option<String>,
 }
