@@ -66,10 +66,8 @@ pub struct IndexKeys {
 impl IndexKeys {
     fn of(globs: &[String]) -> Self {
         // A segment's words, if it is literal (braces within it expanded).
-        let literal = |segment: &str| {
-            let balanced = segment.contains('{') == segment.contains('}');
-            expand_braces(segment).filter(|ws| balanced && !ws.iter().any(|w| w.contains(['*', '?'])))
-        };
+        let literal =
+            |segment: &str| expand_braces(segment).ok().filter(|ws| !ws.iter().any(|w| w.contains(['*', '?'])));
         let mut keys = IndexKeys::default();
         for glob in globs {
             if let Some(words) = literal(glob.rsplit('.').next().unwrap_or(glob)) {
@@ -117,31 +115,32 @@ enum Part {
 /// The brace-free globs that `glob` stands for (`a.{b,c*}` -> `a.b`, `a.c*`),
 /// each as its parts.
 fn alternatives(glob: &str) -> Result<Vec<Vec<Part>>, GlobError> {
-    let mut out = vec![Vec::new()];
+    Ok(expand_braces(glob)?.iter().map(|g| wildcard_parts(g)).collect())
+}
+
+/// `glob` with every brace group expanded: `{a,b}.{c,d*}` -> `a.c`, `a.d*`,
+/// `b.c`, `b.d*`; braces do not nest.
+pub(super) fn expand_braces(glob: &str) -> Result<Vec<String>, GlobError> {
+    let mut out = vec![String::new()];
     let mut rest = glob;
     while let Some(open) = rest.find(['{', '}']) {
         let after = &rest[open + 1..];
         let close = after.find(['{', '}']);
-        let error = match close {
-            _ if rest.as_bytes()[open] == b'}' => Some(GlobError::Unbalanced { glob: glob.to_string() }),
-            Some(j) if after.as_bytes()[j] == b'{' => Some(GlobError::Unbalanced { glob: glob.to_string() }),
-            None => Some(GlobError::Unclosed { glob: glob.to_string() }),
+        let close = match close {
+            _ if rest.as_bytes()[open] == b'}' => None,
+            Some(j) if after.as_bytes()[j] == b'}' => Some(j),
             Some(_) => None,
+            None => return Err(GlobError::Unclosed { glob: glob.to_string() }),
         };
-        if let Some(error) = error {
-            return Err(error);
-        }
-        let close = close.unwrap_or_default();
-        let head = wildcard_parts(&rest[..open]);
-        let choices: Vec<Vec<Part>> = after[..close].split(',').map(wildcard_parts).collect();
+        let Some(close) = close else { return Err(GlobError::Unbalanced { glob: glob.to_string() }) };
+        let head = &rest[..open];
         out = out
             .iter()
-            .flat_map(|sofar| choices.iter().map(|choice| [sofar.as_slice(), &head, choice].concat()))
+            .flat_map(|sofar| after[..close].split(',').map(move |choice| format!("{sofar}{head}{choice}")))
             .collect();
         rest = &after[close + 1..];
     }
-    let tail = wildcard_parts(rest);
-    out.iter_mut().for_each(|g| g.extend(tail.iter().cloned()));
+    out.iter_mut().for_each(|g| g.push_str(rest));
     Ok(out)
 }
 
@@ -175,17 +174,6 @@ fn matches(parts: &[Part], name: &str) -> bool {
     }
 }
 
-/// `a{b,c}d` -> `[abd, acd]`; `None` for nested or unbalanced braces.
-pub(super) fn expand_braces(s: &str) -> Option<Vec<String>> {
-    let Some(open) = s.find('{') else { return Some(vec![s.to_string()]) };
-    let close = open + s[open..].find('}')?;
-    let (head, tail) = (&s[..open], &s[close + 1..]);
-    if tail.contains(['{', '}']) {
-        return None;
-    }
-    Some(s[open + 1..close].split(',').map(|alt| format!("{head}{alt}{tail}")).collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +205,22 @@ mod tests {
         assert_eq!(keys(&["a.{b.c,d}"]), IndexKeys { first: words(&["a"]), ..IndexKeys::default() });
         assert!(keys(&["{torch.cuda,torch.npu}.*"]).any);
         assert!(keys(&["*.cuda.*"]).any);
+        // A segment with two brace groups is literal too.
+        assert_eq!(
+            keys(&["torch.{a,b}_{c,d}"]),
+            IndexKeys { last: words(&["a_c", "a_d", "b_c", "b_d"]), ..IndexKeys::default() }
+        );
+    }
+
+    #[test]
+    fn every_brace_group_expands() {
+        let strings = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(expand_braces("a.{b,c*}").unwrap(), strings(&["a.b", "a.c*"]));
+        assert_eq!(expand_braces("{a,b}.{c,d}x").unwrap(), strings(&["a.cx", "a.dx", "b.cx", "b.dx"]));
+        assert_eq!(expand_braces("plain").unwrap(), strings(&["plain"]));
+        assert!(matches!(expand_braces("a}{b}"), Err(GlobError::Unbalanced { .. })));
+        assert!(matches!(expand_braces("{a{b}}"), Err(GlobError::Unbalanced { .. })));
+        assert!(matches!(expand_braces("{a}{b"), Err(GlobError::Unclosed { .. })));
     }
 
     #[test]

@@ -308,7 +308,8 @@ fn training_loop() -> Need {
 pub(super) fn of_globs(globs: &NameGlobs) -> Need {
     let mut alternatives = Vec::new();
     for glob in &globs.source {
-        let Some(expanded) = expand_braces(glob) else { return Need::none() };
+        // NameGlobs::new read every glob: their braces expand.
+        let Ok(expanded) = expand_braces(glob) else { return Need::none() };
         for name in expanded {
             let mut need = Need::none();
             for segment in name.split('.').filter(|s| !s.is_empty()) {
@@ -344,5 +345,8 @@ mod tests {
         // A one-letter segment says nothing.
         let globs = NameGlobs::new(&["a.b".into()]).unwrap();
         assert_eq!(of_globs(&globs), Need::none());
+        // Every brace group expands, not only the first.
+        let globs = NameGlobs::new(&["torch.{cuda,npu}.{Stream,Event}".into()]).unwrap();
+        assert_eq!(of_globs(&globs).texts(), [vec!["torch"], vec!["Event", "Stream"], vec!["cuda", "npu"]]);
     }
 }
