@@ -4,6 +4,7 @@
 #
 #   bash bench/run.sh [RUNS]        (default 5 runs per variant, after a warm-up)
 #
+#   BIN           the build to measure (default: the release build, built now)
 #   CORPUS_DIR    where the corpus is or is built (default /tmp/corpus)
 #   MAKE_CORPUS   the corpus script (default ../shared/bench/make-corpus.sh)
 #   MODELZOO_DIR  optional: a large tree (ModelZoo-PyTorch's PyTorch/) measured
@@ -23,16 +24,13 @@
 set -euo pipefail
 
 RUNS="${1:-5}"
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
+. "$(dirname "$0")/lib.sh"
 CORPUS_DIR="${CORPUS_DIR:-/tmp/corpus}"
 MAKE_CORPUS="${MAKE_CORPUS:-$HERE/../shared/bench/make-corpus.sh}"
-BIN="$HERE/target/release/npu-mem"
-FLOOR="${CARGO_TARGET_DIR:-$HERE/target}/release/examples/walk_floor"
+FLOOR="$TARGET/release/examples/walk_floor"
 THREADS="$(nproc)"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
 
-(cd "$HERE" && cargo build --release --quiet && cargo build --release --quiet --example walk_floor)
+(cd "$HERE" && cargo build --release --quiet --example walk_floor)
 if [ ! -d "$CORPUS_DIR/src" ]; then
     CORPUS_DIR="$CORPUS_DIR" bash "$MAKE_CORPUS"
 fi
