@@ -7,7 +7,7 @@ use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
 use super::pack_json::{line_and_column, PackJson};
-use super::placeholders::{check_filled, provided};
+use super::placeholders::{capture_path, check_filled};
 use super::schema::*;
 use super::spec_error::{Problem, SpecError, VersionError};
 use std::borrow::Cow;
@@ -252,8 +252,7 @@ impl Compiler {
         let fix = r.fix.map(|f| self.fix(*f)).transpose().map_err(|e| e.within("fix"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
-            let provides: Vec<_> = alternatives.iter().map(provided).collect();
-            check_filled(when, |name| provides.iter().any(|p| p.contains_key(name)))
+            check_filled(when, |name| alternatives.iter().any(|m| capture_path(m, name).is_some()))
                 .map_err(|e| e.within("fix.when"))?;
         }
         let conditions_read_file = self.facts.len() > facts_before;
@@ -421,17 +420,13 @@ const KNOWN_PLACEHOLDERS: &[&str] = &[
 /// Fails on a placeholder of `message` that nothing provides, or a `{` never closed.
 fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Result<(), Problem> {
     let mut rest = message;
-    let mut provides: Option<Vec<_>> = None;
     while let Some(open) = rest.find('{') {
         let close = rest[open..].find('}').ok_or(Problem::UnclosedPlaceholder)? + open;
         let name = &rest[open + 1..close];
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
             || name.starts_with("import:")
-            || provides
-                .get_or_insert_with(|| alternatives.iter().map(provided).collect())
-                .iter()
-                .any(|p| p.contains_key(name));
+            || alternatives.iter().any(|m| capture_path(m, name).is_some());
         if !known {
             return Err(Problem::UnknownPlaceholder { name: name.to_string(), known: KNOWN_PLACEHOLDERS });
         }

@@ -5,7 +5,7 @@ use super::compile::{Compiler, Res};
 use super::glob::NameGlobs;
 use super::model::*;
 use super::placeholders::{
-    arg_provides, arg_reads, check_filled, dependency_order, field_provides, field_reads, matcher_reads, pred_provides,
+    arg_captures, arg_reads, check_filled, dependency_order, field_captures, field_reads, matcher_reads, pred_captures,
     pred_reads,
 };
 use super::schema::*;
@@ -64,7 +64,7 @@ impl Compiler {
                     let mut shared_m = self.matcher(&shared)?;
                     shared_m.preds.append(&mut m.preds);
                     shared_m.preds.sort_by_key(cost);
-                    m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_provides)
+                    m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_captures)
                         .map_err(|e| e.in_alternative(i))?;
                     m.set.extend(shared_m.set);
                     m.reads = matcher_reads(m.anchor.as_ref(), &m.preds);
@@ -100,7 +100,7 @@ impl Compiler {
                 .enumerate()
                 .map(|(i, a)| self.arg(a).map_err(|e| e.within(&format!("args[{i}]"))))
                 .collect::<Res<Vec<_>>>()?;
-            preds.push(Pred::Args(dependency_order(checks, anchor.as_ref(), arg_reads, arg_provides)?));
+            preds.push(Pred::Args(dependency_order(checks, anchor.as_ref(), arg_reads, arg_captures)?));
         }
         if let Some(r) = &s.receiver {
             preds.push(Pred::Receiver(Box::new(self.matcher(r).map_err(within("receiver"))?)));
@@ -132,7 +132,7 @@ impl Compiler {
             for (name, m) in &s.fields {
                 list.push((name.clone(), self.matcher(m).map_err(|e| e.within(&format!("fields.{name}")))?));
             }
-            preds.push(Pred::Fields(dependency_order(list, anchor.as_ref(), field_reads, field_provides)?));
+            preds.push(Pred::Fields(dependency_order(list, anchor.as_ref(), field_reads, field_captures)?));
         }
         if let Some(a) = &s.ancestor {
             preds.push(Pred::Ancestor(Box::new(self.matcher(a).map_err(within("ancestor"))?)));
@@ -316,7 +316,7 @@ impl Compiler {
         }
         // Cheap tests first, except that a capture runs before what reads it.
         preds.sort_by_key(cost);
-        let preds = dependency_order(preds, anchor.as_ref(), pred_reads, pred_provides)?;
+        let preds = dependency_order(preds, anchor.as_ref(), pred_reads, pred_captures)?;
         let set = s.set.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         let reads = matcher_reads(anchor.as_ref(), &preds);
         Ok(Matcher { anchor, preds, set, reads })

@@ -3,8 +3,9 @@
 //! order in the pack) and reject a read that nothing can fill.
 //!
 //! What a matcher reads from outside is kept in [`Matcher::reads`], mostly
-//! empty; what a part captures is worked out only where something reads, so
-//! that compiling packs without templates costs next to nothing more.
+//! empty; what a part captures is walked only where something reads, and
+//! its paths are written out only for an error, so that compiling packs
+//! costs little more for it (it once took a quarter of a one-file scan).
 
 use super::model::*;
 use super::spec_error::{Problem, SpecError};
@@ -13,24 +14,56 @@ use super::spec_error::{Problem, SpecError};
 /// another of them nor the anchor captures: what the matcher reads from the
 /// matchers around it.
 pub(super) fn matcher_reads(anchor: Option<&Anchor>, preds: &[Pred]) -> Places {
-    outside_reads(preds, anchor_names(anchor).1, pred_reads, pred_provides)
+    outside_reads(preds, anchor_names(anchor).1, pred_reads, pred_captures)
 }
 
-/// Every placeholder `m` may have set once it has matched: its anchor's, its
-/// predicates' captures (nested matchers included) and its `set` keys.
-pub(super) fn provided(m: &Matcher) -> Places {
+/// Where a part of a matcher captures a placeholder: its path
+/// (`fields.left.capture`), built only when asked for.
+pub(super) type At<'a> = &'a dyn Fn() -> String;
+
+/// A visitor of captures: called with each placeholder and where it is
+/// captured, it returns `true` to stop the walk.
+pub(super) type Visit<'a> = &'a mut dyn FnMut(&str, At<'_>) -> bool;
+
+/// Walks every placeholder `m` may have set once it has matched, in order
+/// (so the first path of a name comes first): its anchor's, its predicates'
+/// captures (nested matchers included) and its `set` keys. Returns `true` if
+/// `visit` stopped the walk. Nothing is allocated but the paths asked for:
+/// the compiler asks at every level of every matcher.
+fn matcher_captures(m: &Matcher, visit: Visit<'_>) -> bool {
     let (key, names) = anchor_names(m.anchor.as_ref());
-    let mut out: Places = names.iter().map(|n| (n.to_string(), key.to_string())).collect();
+    let at = || key.to_string();
+    if names.iter().any(|n| visit(n, &at)) {
+        return true;
+    }
     if let Some(Anchor::ShellCommand(re)) = &m.anchor {
-        out.extend(re.group_names().into_iter().map(|g| (g, key.to_string())));
+        if re.group_names().iter().any(|g| visit(g, &at)) {
+            return true;
+        }
     }
-    for p in &m.preds {
-        extend(&mut out, pred_provides(p));
-    }
-    for (k, _) in &m.set {
-        out.entry(k.clone()).or_insert_with(|| "set".into());
-    }
-    out
+    m.preds.iter().any(|p| pred_captures(p, visit)) || m.set.iter().any(|(k, _)| visit(k, &|| "set".into()))
+}
+
+/// Where `m` first captures the placeholder `name`, if it may.
+pub(super) fn capture_path(m: &Matcher, name: &str) -> Option<String> {
+    first_capture(m, name, matcher_captures)
+}
+
+/// Where `item` first captures `name`, walked with `captures`.
+fn first_capture<T>(item: &T, name: &str, captures: impl Fn(&T, Visit<'_>) -> bool) -> Option<String> {
+    let mut found = None;
+    captures(item, &mut |n, at| {
+        if n == name {
+            found = Some(at());
+        }
+        found.is_some()
+    });
+    found
+}
+
+/// [`matcher_captures`] of the nested matcher `m`, its paths under `prefix`.
+fn nested_captures(m: &Matcher, prefix: At<'_>, visit: Visit<'_>) -> bool {
+    matcher_captures(m, &mut |name, at| visit(name, &|| format!("{}.{}", prefix(), at())))
 }
 
 /// Fails, naming the placeholder and where it is read, if `m` reads a
@@ -56,7 +89,7 @@ pub(super) fn dependency_order<T>(
     items: Vec<T>,
     anchor: Option<&Anchor>,
     reads: impl Fn(&T) -> Places,
-    provides: impl Fn(&T) -> Places,
+    captures: impl Fn(&T, Visit<'_>) -> bool,
 ) -> Result<Vec<T>, SpecError> {
     let own = anchor_names(anchor).1;
     let needs: Vec<Places> = items
@@ -70,17 +103,19 @@ pub(super) fn dependency_order<T>(
     if needs.iter().all(Places::is_empty) {
         return Ok(items);
     }
-    let captures: Vec<Places> = items.iter().map(provides).collect();
     // `deps[i]`: the other items that capture something item `i` reads.
     let deps: Vec<Vec<usize>> = (0..items.len())
-        .map(|i| (0..items.len()).filter(|&j| j != i && captured_for(&needs[i], &captures[j]).is_some()).collect())
+        .map(|i| {
+            (0..items.len()).filter(|&j| j != i && captures(&items[j], &mut |n, _| needs[i].contains_key(n))).collect()
+        })
         .collect();
     let mut placed = vec![false; items.len()];
     let mut order = Vec::with_capacity(items.len());
     while order.len() < items.len() {
         let ready = (0..items.len()).find(|&i| !placed[i] && deps[i].iter().all(|&j| placed[j]));
         let Some(i) = ready else {
-            return Err(cycle_error(&deps, &placed, &needs, &captures));
+            let captured_for = |i: usize, j: usize| captured_for(&needs[i], &items[j], &captures);
+            return Err(cycle_error(&deps, &placed, captured_for));
         };
         placed[i] = true;
         order.push(i);
@@ -89,13 +124,22 @@ pub(super) fn dependency_order<T>(
     Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
-/// A placeholder of `reads` that `captures` holds: `(name, read at, captured at)`.
-fn captured_for<'a>(reads: &'a Places, captures: &'a Places) -> Option<(&'a str, &'a str, &'a str)> {
-    reads.iter().find_map(|(name, at)| captures.get(name).map(|by| (name.as_str(), at.as_str(), by.as_str())))
+/// The first placeholder of `reads` that `item` captures: `(name, read at, captured at)`.
+fn captured_for<T>(
+    reads: &Places,
+    item: &T,
+    captures: impl Fn(&T, Visit<'_>) -> bool,
+) -> Option<(String, String, String)> {
+    reads.iter().find_map(|(name, at)| first_capture(item, name, &captures).map(|by| (name.clone(), at.clone(), by)))
 }
 
-/// Describes a cycle among the unplaced items: each reads a placeholder the next captures.
-fn cycle_error(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], captures: &[Places]) -> SpecError {
+/// Describes a cycle among the unplaced items: each reads a placeholder the
+/// next captures (`captured_for(i, j)`: what item `i` reads that `j` captures).
+fn cycle_error(
+    deps: &[Vec<usize>],
+    placed: &[bool],
+    captured_for: impl Fn(usize, usize) -> Option<(String, String, String)>,
+) -> SpecError {
     // Every unplaced item waits for another unplaced one, so walking from
     // any of them comes back to an item already on the path.
     let mut path: Vec<usize> = (0..placed.len()).filter(|&i| !placed[i]).take(1).collect();
@@ -107,36 +151,25 @@ fn cycle_error(deps: &[Vec<usize>], placed: &[bool], needs: &[Places], captures:
         }
         path.push(next);
     }
-    let steps: Vec<(&str, &str, &str)> = path
-        .iter()
-        .zip(path.iter().cycle().skip(1))
-        .filter_map(|(&i, &j)| captured_for(&needs[i], &captures[j]))
-        .collect();
-    let others =
-        steps.iter().skip(1).map(|(name, at, by)| (name.to_string(), at.to_string(), by.to_string())).collect();
-    let (name, at, by) = steps.first().copied().unwrap_or_default();
-    SpecError::at(at, Problem::CaptureCycle { name: name.to_string(), by: by.to_string(), others })
+    let mut steps = path.iter().zip(path.iter().cycle().skip(1)).filter_map(|(&i, &j)| captured_for(i, j));
+    let (name, at, by) = steps.next().unwrap_or_default();
+    SpecError::at(&at, Problem::CaptureCycle { name, by, others: steps.collect() })
 }
 
 /// The placeholders read by some of `items` (the predicates of a matcher,
 /// or the entries of a `fields`/`args` list) that no other item captures and
-/// that are not among `own`. Captures are worked out only if something reads.
+/// that are not among `own`. Captures are looked for only if something reads.
 fn outside_reads<T>(
     items: &[T],
     own: &[&str],
     reads: impl Fn(&T) -> Places,
-    provides: impl Fn(&T) -> Places,
+    captures: impl Fn(&T, Visit<'_>) -> bool,
 ) -> Places {
-    let all: Vec<Places> = items.iter().map(reads).collect();
     let mut out = Places::new();
-    if all.iter().all(Places::is_empty) {
-        return out;
-    }
-    let captures: Vec<Places> = items.iter().map(provides).collect();
-    for (i, item_reads) in all.into_iter().enumerate() {
+    for (i, item_reads) in items.iter().map(reads).enumerate() {
         for (name, at) in item_reads {
             let filled = own.contains(&name.as_str())
-                || captures.iter().enumerate().any(|(j, c)| j != i && c.contains_key(&name));
+                || items.iter().enumerate().any(|(j, c)| j != i && captures(c, &mut |n, _| n == name));
             if !filled {
                 out.entry(name).or_insert(at);
             }
@@ -236,12 +269,15 @@ pub(super) fn arg_reads(c: &ArgCheck) -> Places {
     union(arg_matchers(c).map(|m| under(&m.reads, || format!("{}.is.match", arg_key(c)))))
 }
 
-/// What an argument check captures: its own `capture` and what its
-/// `{ match = ... }` alternatives capture.
-pub(super) fn arg_provides(c: &ArgCheck) -> Places {
-    let key = arg_key(c);
-    let own = c.capture.as_deref().map(|name| single(name, &format!("{key}.capture")));
-    union(own.into_iter().chain(arg_matchers(c).map(|m| under(&provided(m), || format!("{key}.is.match")))))
+/// Walks what an argument check captures: its own `capture`, then what its
+/// `{ match = ... }` alternatives capture (see [`matcher_captures`]).
+pub(super) fn arg_captures(c: &ArgCheck, visit: Visit<'_>) -> bool {
+    if let Some(name) = &c.capture {
+        if visit(name, &|| format!("{}.capture", arg_key(c))) {
+            return true;
+        }
+    }
+    arg_matchers(c).any(|m| nested_captures(m, &|| format!("{}.is.match", arg_key(c)), visit))
 }
 
 /// What a `fields` entry reads from outside it.
@@ -249,9 +285,9 @@ pub(super) fn field_reads((name, m): &(String, Matcher)) -> Places {
     under(&m.reads, || format!("fields.{name}"))
 }
 
-/// What a `fields` entry captures.
-pub(super) fn field_provides((name, m): &(String, Matcher)) -> Places {
-    under(&provided(m), || format!("fields.{name}"))
+/// Walks what a `fields` entry captures (see [`matcher_captures`]).
+pub(super) fn field_captures((name, m): &(String, Matcher), visit: Visit<'_>) -> bool {
+    nested_captures(m, &|| format!("fields.{name}"), visit)
 }
 
 /// What a predicate reads from outside it.
@@ -260,8 +296,8 @@ pub(super) fn pred_reads(p: &Pred) -> Places {
         return under(&m.reads, || key.to_string());
     }
     match p {
-        Pred::Args(checks) => outside_reads(checks, &[], arg_reads, arg_provides),
-        Pred::Fields(list) => outside_reads(list, &[], field_reads, field_provides),
+        Pred::Args(checks) => outside_reads(checks, &[], arg_reads, arg_captures),
+        Pred::Fields(list) => outside_reads(list, &[], field_reads, field_captures),
         // The branches are alternatives: none fills another's reads.
         Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&m.reads, || format!("any[{i}]")))),
         Pred::NameRegex(_) => single("qualname", "name_regex"),
@@ -276,21 +312,23 @@ pub(super) fn pred_reads(p: &Pred) -> Places {
     }
 }
 
-/// What a predicate captures, nested matchers included.
-pub(super) fn pred_provides(p: &Pred) -> Places {
+/// Walks what a predicate captures, nested matchers included (see
+/// [`matcher_captures`]).
+pub(super) fn pred_captures(p: &Pred, visit: Visit<'_>) -> bool {
+    let mut one = |name: &str, at: &str| visit(name, &|| at.to_string());
     match p {
         // It sees the captures so far; what it captures is dropped.
-        Pred::Unless(_) => Places::new(),
-        Pred::Args(checks) => union(checks.iter().map(arg_provides)),
-        Pred::Fields(list) => union(list.iter().map(field_provides)),
-        Pred::Any(ms) => union(ms.iter().enumerate().map(|(i, m)| under(&provided(m), || format!("any[{i}]")))),
-        Pred::Capture(name) => single(name, "capture"),
-        Pred::FlowsInto(f) => f.capture.as_deref().map(|c| single(c, "flows_into.capture")).unwrap_or_default(),
-        Pred::NameRegex(re) => re.group_names().into_iter().map(|g| (g, "name_regex".to_string())).collect(),
-        Pred::Lookup(l) => l.capture.iter().map(|(k, _)| (k.clone(), "lookup.capture".to_string())).collect(),
-        Pred::Nearest(_, _, capture) => single(capture, "nearest.capture"),
-        Pred::Options(o) => o.capture.as_deref().map(|c| single(c, "options.capture")).unwrap_or_default(),
-        _ => p.single_nested().map(|(key, m)| under(&provided(m), || key.to_string())).unwrap_or_default(),
+        Pred::Unless(_) => false,
+        Pred::Args(checks) => checks.iter().any(|c| arg_captures(c, visit)),
+        Pred::Fields(list) => list.iter().any(|entry| field_captures(entry, visit)),
+        Pred::Any(ms) => ms.iter().enumerate().any(|(i, m)| nested_captures(m, &|| format!("any[{i}]"), visit)),
+        Pred::Capture(name) => one(name, "capture"),
+        Pred::FlowsInto(f) => f.capture.as_deref().is_some_and(|c| one(c, "flows_into.capture")),
+        Pred::NameRegex(re) => re.group_names().iter().any(|g| one(g, "name_regex")),
+        Pred::Lookup(l) => l.capture.iter().any(|(k, _)| one(k, "lookup.capture")),
+        Pred::Nearest(_, _, capture) => one(capture, "nearest.capture"),
+        Pred::Options(o) => o.capture.as_deref().is_some_and(|c| one(c, "options.capture")),
+        _ => p.single_nested().is_some_and(|(key, m)| nested_captures(m, &|| key.to_string(), visit)),
     }
 }
 
@@ -353,7 +391,7 @@ mod tests {
         .unwrap();
         assert_eq!(kinds(&m), ["Contains", "Options"]);
         assert!(m.reads.is_empty());
-        assert_eq!(provided(&m).get("v").map(String::as_str), Some("contains.capture"));
+        assert_eq!(capture_path(&m, "v").as_deref(), Some("contains.capture"));
     }
 
     #[test]
