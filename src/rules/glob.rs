@@ -42,7 +42,8 @@ impl std::error::Error for GlobError {}
 /// A set of globs, plus the literal segments usable as index keys.
 #[derive(Debug, Clone)]
 pub struct NameGlobs {
-    globs: Vec<Vec<Part>>,
+    /// The globs with their braces expanded: only `*` and `?` are special.
+    pub expanded: Vec<Box<str>>,
     /// Where a name one of the globs matches can be looked up.
     pub keys: IndexKeys,
     /// The globs as written, for messages.
@@ -52,7 +53,7 @@ pub struct NameGlobs {
 /// The index keys of a set of globs, glob by glob: the literal last dotted
 /// segment of a glob that has one (`zeros` for `torch.zeros`), else its
 /// literal first segment (`torch` for `torch.cuda.*`); a glob with neither
-/// (`*.cuda.*`) can match any name.
+/// (`*.cuda.*`) can match any name. Each key is listed once.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IndexKeys {
     /// Last segments, for globs that have a literal one.
@@ -64,16 +65,22 @@ pub struct IndexKeys {
 }
 
 impl IndexKeys {
-    fn of(globs: &[String]) -> Self {
-        // A segment's words, if it is literal (braces within it expanded).
-        let literal =
-            |segment: &str| expand_braces(segment).ok().filter(|ws| !ws.iter().any(|w| w.contains(['*', '?'])));
+    /// The keys of brace-free globs.
+    fn of(expanded: &[Box<str>]) -> Self {
+        let literal = |segment: &str| !segment.contains(['*', '?']);
+        let add = |keys: &mut Vec<String>, key: &str| {
+            if !keys.iter().any(|k| k == key) {
+                keys.push(key.to_string());
+            }
+        };
         let mut keys = IndexKeys::default();
-        for glob in globs {
-            if let Some(words) = literal(glob.rsplit('.').next().unwrap_or(glob)) {
-                keys.last.extend(words);
-            } else if let Some(words) = literal(glob.split('.').next().unwrap_or(glob)) {
-                keys.first.extend(words);
+        for glob in expanded {
+            let last = glob.rsplit('.').next().unwrap_or(glob);
+            let first = glob.split('.').next().unwrap_or(glob);
+            if literal(last) {
+                add(&mut keys.last, last);
+            } else if literal(first) {
+                add(&mut keys.first, first);
             } else {
                 keys.any = true;
             }
@@ -90,37 +97,20 @@ impl NameGlobs {
         }
         let mut expanded = Vec::new();
         for glob in globs {
-            expanded.extend(alternatives(glob)?);
+            expanded.extend(expand_braces(glob)?.into_iter().map(String::into_boxed_str));
         }
-        Ok(NameGlobs { globs: expanded, keys: IndexKeys::of(globs), source: globs.to_vec() })
+        Ok(NameGlobs { keys: IndexKeys::of(&expanded), expanded, source: globs.to_vec() })
     }
 
     /// Whether `name` matches one of the globs.
     pub fn is_match(&self, name: &str) -> bool {
-        self.globs.iter().any(|g| matches(g, name))
+        self.expanded.iter().any(|g| matches(g, name))
     }
-}
-
-/// A piece of a glob without braces.
-#[derive(Debug, Clone, PartialEq)]
-enum Part {
-    /// Characters matched as written.
-    Literal(Box<str>),
-    /// `*`: any run of characters but a line break.
-    AnyRun,
-    /// `?`: one character but a line break.
-    AnyChar,
-}
-
-/// The brace-free globs that `glob` stands for (`a.{b,c*}` -> `a.b`, `a.c*`),
-/// each as its parts.
-fn alternatives(glob: &str) -> Result<Vec<Vec<Part>>, GlobError> {
-    Ok(expand_braces(glob)?.iter().map(|g| wildcard_parts(g)).collect())
 }
 
 /// `glob` with every brace group expanded: `{a,b}.{c,d*}` -> `a.c`, `a.d*`,
 /// `b.c`, `b.d*`; braces do not nest.
-pub(super) fn expand_braces(glob: &str) -> Result<Vec<String>, GlobError> {
+fn expand_braces(glob: &str) -> Result<Vec<String>, GlobError> {
     let mut out = vec![String::new()];
     let mut rest = glob;
     while let Some(open) = rest.find(['{', '}']) {
@@ -144,34 +134,16 @@ pub(super) fn expand_braces(glob: &str) -> Result<Vec<String>, GlobError> {
     Ok(out)
 }
 
-/// The parts of a glob piece without braces.
-fn wildcard_parts(piece: &str) -> Vec<Part> {
-    let mut out = Vec::new();
-    let mut rest = piece;
-    while let Some(i) = rest.find(['*', '?']) {
-        if i > 0 {
-            out.push(Part::Literal(rest[..i].into()));
-        }
-        out.push(if rest.as_bytes()[i] == b'*' { Part::AnyRun } else { Part::AnyChar });
-        rest = &rest[i + 1..];
+/// Whether `name` matches the whole of `glob`, a glob without braces.
+fn matches(glob: &str, name: &str) -> bool {
+    let Some(i) = glob.find(['*', '?']) else { return glob == name };
+    let Some(name) = name.strip_prefix(&glob[..i]) else { return false };
+    let rest = &glob[i + 1..];
+    if glob.as_bytes()[i] == b'?' {
+        return name.chars().next().is_some_and(|c| c != '\n' && matches(rest, &name[c.len_utf8()..]));
     }
-    if !rest.is_empty() {
-        out.push(Part::Literal(rest.into()));
-    }
-    out
-}
-
-/// Whether `name` matches the whole of `parts`.
-fn matches(parts: &[Part], name: &str) -> bool {
-    let Some((first, rest)) = parts.split_first() else { return name.is_empty() };
-    match first {
-        Part::Literal(l) => name.strip_prefix(&**l).is_some_and(|n| matches(rest, n)),
-        Part::AnyChar => name.chars().next().is_some_and(|c| c != '\n' && matches(rest, &name[c.len_utf8()..])),
-        Part::AnyRun => {
-            let run = name.find('\n').unwrap_or(name.len());
-            name[..run].char_indices().map(|(i, _)| i).chain([run]).any(|i| matches(rest, &name[i..]))
-        }
-    }
+    let run = name.find('\n').unwrap_or(name.len());
+    name[..run].char_indices().map(|(i, _)| i).chain([run]).any(|i| matches(rest, &name[i..]))
 }
 
 #[cfg(test)]
@@ -191,7 +163,8 @@ mod tests {
 
     #[test]
     fn each_glob_is_indexed_by_its_last_literal_segment_else_its_first() {
-        let keys = |globs: &[&str]| IndexKeys::of(&globs.iter().map(|g| g.to_string()).collect::<Vec<_>>());
+        let keys =
+            |globs: &[&str]| NameGlobs::new(&globs.iter().map(|g| g.to_string()).collect::<Vec<_>>()).unwrap().keys;
         let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         assert_eq!(
             keys(&["torch.cuda.*", "{apex,amp}.x.*", "torch.autocast"]),
@@ -201,9 +174,9 @@ mod tests {
             keys(&["*.cuda", "torch.cuda.*"]),
             IndexKeys { last: words(&["cuda"]), first: words(&["torch"]), any: false }
         );
-        // Braces across a dot make no literal segment of either part.
-        assert_eq!(keys(&["a.{b.c,d}"]), IndexKeys { first: words(&["a"]), ..IndexKeys::default() });
-        assert!(keys(&["{torch.cuda,torch.npu}.*"]).any);
+        // Keys are read after the braces expand, even across a dot, and each is listed once.
+        assert_eq!(keys(&["a.{b.c,d}", "x.d"]), IndexKeys { last: words(&["c", "d"]), ..IndexKeys::default() });
+        assert_eq!(keys(&["{torch.cuda,torch.npu}.*"]), IndexKeys { first: words(&["torch"]), ..IndexKeys::default() });
         assert!(keys(&["*.cuda.*"]).any);
         // A segment with two brace groups is literal too.
         assert_eq!(

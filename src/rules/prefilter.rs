@@ -14,7 +14,7 @@
 
 use super::data;
 use super::data_table::DataTable;
-use super::glob::{expand_braces, NameGlobs};
+use super::glob::NameGlobs;
 use super::lazy_regex::LazyRegex;
 use super::model::*;
 use super::need::{Form, Need, Word};
@@ -307,26 +307,22 @@ fn training_loop() -> Need {
 /// another segment with wildcards is in its text.
 pub(super) fn of_globs(globs: &NameGlobs) -> Need {
     let mut alternatives = Vec::new();
-    for glob in &globs.source {
-        // NameGlobs::new read every glob: their braces expand.
-        let Ok(expanded) = expand_braces(glob) else { return Need::none() };
-        for name in expanded {
-            let mut need = Need::none();
-            for segment in name.split('.').filter(|s| !s.is_empty()) {
-                let literal = |s: &str| !s.is_empty() && !s.contains(['*', '?']);
-                let word = match (segment.strip_prefix('*'), segment.strip_suffix('*')) {
-                    _ if literal(segment) => Word::new(Form::Identifier, segment),
-                    (Some(end), _) if literal(end) => Word::new(Form::IdentifierEnd, end),
-                    (_, Some(start)) if literal(start) => Word::new(Form::IdentifierStart, start),
-                    _ => {
-                        let longest = segment.split(['*', '?']).max_by_key(|run| run.len()).unwrap_or("");
-                        Word::new(Form::Exact, longest)
-                    }
-                };
-                need.and(Need::one_of(vec![word]));
-            }
-            alternatives.push(need);
+    for name in &globs.expanded {
+        let mut need = Need::none();
+        for segment in name.split('.').filter(|s| !s.is_empty()) {
+            let literal = |s: &str| !s.is_empty() && !s.contains(['*', '?']);
+            let word = match (segment.strip_prefix('*'), segment.strip_suffix('*')) {
+                _ if literal(segment) => Word::new(Form::Identifier, segment),
+                (Some(end), _) if literal(end) => Word::new(Form::IdentifierEnd, end),
+                (_, Some(start)) if literal(start) => Word::new(Form::IdentifierStart, start),
+                _ => {
+                    let longest = segment.split(['*', '?']).max_by_key(|run| run.len()).unwrap_or("");
+                    Word::new(Form::Exact, longest)
+                }
+            };
+            need.and(Need::one_of(vec![word]));
         }
+        alternatives.push(need);
     }
     Need::any_of(alternatives)
 }
