@@ -7,7 +7,7 @@ use super::error::{DataError, PackError, PackProblem};
 use super::lazy_regex::{Interner, LazyRegex, RegexError};
 use super::model::*;
 use super::pack_json::{line_and_column, PackJson};
-use super::placeholders::{capture_path, check_filled};
+use super::placeholders::{captures, check_filled};
 use super::schema::*;
 use super::spec_error::{Problem, SpecError, VersionError};
 use std::borrow::Cow;
@@ -252,7 +252,7 @@ impl Compiler {
         let fix = r.fix.map(|f| self.fix(*f)).transpose().map_err(|e| e.within("fix"))?;
         if let Some(when) = fix.as_ref().and_then(|f| f.when.as_ref()) {
             // Evaluated after the match, with its captures.
-            check_filled(when, |name| alternatives.iter().any(|m| capture_path(m, name).is_some()))
+            check_filled(when, |name| alternatives.iter().any(|m| captures(m, name)))
                 .map_err(|e| e.within("fix.when"))?;
         }
         let conditions_read_file = self.facts.len() > facts_before;
@@ -426,7 +426,7 @@ fn check_placeholders(message: &str, alternatives: &[Matcher]) -> Result<(), Pro
         let known = KNOWN_PLACEHOLDERS.contains(&name)
             || name.starts_with("arg.")
             || name.starts_with("import:")
-            || alternatives.iter().any(|m| capture_path(m, name).is_some());
+            || alternatives.iter().any(|m| captures(m, name));
         if !known {
             return Err(Problem::UnknownPlaceholder { name: name.to_string(), known: KNOWN_PLACEHOLDERS });
         }

@@ -44,9 +44,9 @@ fn matcher_captures(m: &Matcher, visit: Visit<'_>) -> bool {
     m.preds.iter().any(|p| pred_captures(p, visit)) || m.set.iter().any(|(k, _)| visit(k, &|| "set".into()))
 }
 
-/// Where `m` first captures the placeholder `name`, if it may.
-pub(super) fn capture_path(m: &Matcher, name: &str) -> Option<String> {
-    first_capture(m, name, matcher_captures)
+/// Whether `m` may capture the placeholder `name`.
+pub(super) fn captures(m: &Matcher, name: &str) -> bool {
+    matcher_captures(m, &mut |n, _| n == name)
 }
 
 /// Where `item` first captures `name`, walked with `captures`.
@@ -391,7 +391,8 @@ mod tests {
         .unwrap();
         assert_eq!(kinds(&m), ["Contains", "Options"]);
         assert!(m.reads.is_empty());
-        assert_eq!(capture_path(&m, "v").as_deref(), Some("contains.capture"));
+        assert!(captures(&m, "v"));
+        assert_eq!(first_capture(&m, "v", matcher_captures).as_deref(), Some("contains.capture"));
     }
 
     #[test]
