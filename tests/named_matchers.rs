@@ -96,3 +96,32 @@ fn unknown_names_cycles_and_use_beside_any_are_pack_errors() {
     assert_eq!(code, 2);
     assert!(stderr.contains("`use` and `any` cannot stand in one matcher"), "{stderr}");
 }
+
+#[test]
+fn a_file_fact_inside_a_named_matcher_stays_its_own_in_a_user_pack() {
+    // A user pack's named matchers are compiled once on their own, to report
+    // their errors at their definition; what that registered is dropped. The
+    // `file_has` of `in_torch_file` must still be its own fact afterwards, not
+    // the one the second rule registers (`import numpy`).
+    let named = "\
+[matchers.in_torch_file]
+call = \"reset\"
+file_has = { import = \"torch\" }
+
+[[rule]]
+code = \"NM002\"
+name = \"n2\"
+section = \"memory\"
+severity = \"warning\"
+message = \"other\"
+docs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }
+[rule.match]
+call = \"clear\"
+file_has = { import = \"numpy\" }
+";
+    let text = pack("torch reset", "use = \"in_torch_file\"", named);
+    let (_, stderr, found) = scan("named-fact-torch", &text, "import torch\nreset(1)\n");
+    assert_eq!(found, [(2, "torch reset".to_string())], "{stderr}");
+    let (_, stderr, found) = scan("named-fact-numpy", &text, "import numpy\nreset(1)\n");
+    assert!(found.is_empty(), "{found:?} {stderr}");
+}

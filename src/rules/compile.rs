@@ -187,6 +187,7 @@ impl Compiler {
             self.matcher(&use_it).map_err(|e| (name, e))?;
         }
         self.facts.truncate(registered.0);
+        self.fact_specs.retain(|(_, fact)| *fact < registered.0);
         self.queries.truncate(registered.1);
         self.file_extensions.truncate(registered.2);
         Ok(())
