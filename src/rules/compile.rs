@@ -37,6 +37,10 @@ pub struct Compiler {
     regexes: Mutex<Interner>,
     /// The named matchers (`[matchers.NAME]`) of the pack being compiled.
     pub(super) named: BTreeMap<String, Arc<MatcherSpec>>,
+    /// The named matchers of the pack being compiled, as each compiled on its
+    /// first use that adds nothing to it (`use = "NAME"` alone): later such
+    /// uses copy it rather than compile it again.
+    pub(super) named_compiled: NamedCompiled,
     /// The named matchers being expanded, innermost last (a name used inside
     /// its own expansion is a cycle).
     pub(super) expanding: Vec<String>,
@@ -46,6 +50,14 @@ pub struct Compiler {
     /// The spec of each `file_has`, `project_has` and `loaded_with` fact,
     /// with its pack and scope, and the fact's index (see `has_fact`).
     pub(super) fact_specs: Vec<((usize, Scope, MatcherSpec), usize)>,
+}
+
+/// Compiled named matchers by name (see [`Compiler::named_compiled`]), as
+/// a nested matcher compiles them and as a rule's alternatives.
+#[derive(Default)]
+pub(super) struct NamedCompiled {
+    pub(super) matcher: BTreeMap<String, Matcher>,
+    pub(super) alternatives: BTreeMap<String, Vec<Matcher>>,
 }
 
 /// Everything one pack contributes.
@@ -116,6 +128,7 @@ impl Compiler {
         }
         self.packs_begun += 1;
         self.named = std::mem::take(&mut spec.matchers).into_iter().map(|(k, m)| (k, Arc::new(m))).collect();
+        self.named_compiled = NamedCompiled::default();
         if !self.trusted {
             self.check_named_matchers()
                 .map_err(|(name, error)| at(&format!("[matchers.{name}]"), PackProblem::Matcher { name, error }))?;
@@ -188,6 +201,7 @@ impl Compiler {
         }
         self.facts.truncate(registered.0);
         self.fact_specs.retain(|(_, fact)| *fact < registered.0);
+        self.named_compiled = NamedCompiled::default();
         self.queries.truncate(registered.1);
         self.file_extensions.truncate(registered.2);
         Ok(())

@@ -1,7 +1,7 @@
 //! Compiling matchers: anchors, predicates and argument tests, checked and
 //! ordered for evaluation.
 
-use super::compile::{Compiler, Res};
+use super::compile::{Compiler, NamedCompiled, Res};
 use super::glob::NameGlobs;
 use super::model::*;
 use super::placeholders::{
@@ -10,6 +10,7 @@ use super::placeholders::{
 };
 use super::schema::*;
 use super::spec_error::{within, Problem, SpecError};
+use std::collections::BTreeMap;
 
 impl Compiler {
     /// Checks the syntax of a user pack's text regex template, each `${name}`
@@ -46,13 +47,15 @@ impl Compiler {
     /// own anchor and the shared predicates of the parent.
     pub(super) fn alternatives(&mut self, spec: &MatcherSpec) -> Res<Vec<Matcher>> {
         if let Some(name) = &spec.uses {
-            return self.expanded(spec, name, Self::alternatives);
+            return self.expanded(spec, name, Self::alternatives, |c| &mut c.alternatives);
         }
         match &spec.any {
             Some(branches) if anchor_count(spec) == 0 => {
                 let mut shared = spec.clone();
                 shared.any = None;
                 let mut out = Vec::new();
+                // The shared part compiles once, after the first branch (whose errors come first).
+                let mut shared_once: Option<Matcher> = None;
                 for (i, b) in branches.iter().enumerate() {
                     let branch = format!("any[{i}]");
                     let mut m = self.matcher(b).map_err(within(&branch))?;
@@ -61,7 +64,10 @@ impl Compiler {
                     }
                     // Shared and branch predicates together, cheap tests first; a
                     // predicate that reads a capture still runs after what captures it.
-                    let mut shared_m = self.matcher(&shared)?;
+                    let mut shared_m = match &shared_once {
+                        Some(compiled) => compiled.clone(),
+                        None => shared_once.insert(self.matcher(&shared)?).clone(),
+                    };
                     shared_m.preds.append(&mut m.preds);
                     shared_m.preds.sort_by_key(cost);
                     m.preds = dependency_order(shared_m.preds, m.anchor.as_ref(), pred_reads, pred_captures)
@@ -86,7 +92,7 @@ impl Compiler {
 
     pub(super) fn matcher(&mut self, s: &MatcherSpec) -> Res<Matcher> {
         if let Some(name) = &s.uses {
-            return self.expanded(s, name, Self::matcher);
+            return self.expanded(s, name, Self::matcher, |c| &mut c.matcher);
         }
         if anchor_count(s) > 1 {
             return Err(Problem::SeveralAnchors.into());
@@ -323,8 +329,17 @@ impl Compiler {
     }
 
     /// Compiles `s` with its `use = "name"` written out (see [`with_named`]),
-    /// refusing a name that is already being expanded.
-    fn expanded<T>(&mut self, s: &MatcherSpec, name: &str, compile: fn(&mut Self, &MatcherSpec) -> Res<T>) -> Res<T> {
+    /// refusing a name that is already being expanded. A use of the name
+    /// alone compiles it once per pack and `compiled` keeps it: it compiles
+    /// the same wherever it stands, and what it registered (facts, queries)
+    /// is the pack's own.
+    fn expanded<T: Clone>(
+        &mut self,
+        s: &MatcherSpec,
+        name: &str,
+        compile: fn(&mut Self, &MatcherSpec) -> Res<T>,
+        compiled: fn(&mut NamedCompiled) -> &mut BTreeMap<String, T>,
+    ) -> Res<T> {
         if self.expanding.iter().any(|n| n == name) {
             return Err(Problem::MatcherUsesItself { name: name.to_string() }.into());
         }
@@ -333,9 +348,17 @@ impl Compiler {
             return Err(Problem::UnknownMatcher { name: name.to_string(), known }.into());
         };
         let combined = with_named(s, &named)?;
+        if combined.is_none() {
+            if let Some(done) = compiled(&mut self.named_compiled).get(name) {
+                return Ok(done.clone());
+            }
+        }
         self.expanding.push(name.to_string());
         let out = compile(self, combined.as_ref().unwrap_or(&named)).map_err(|e| e.within(&format!("matchers.{name}")));
         self.expanding.pop();
+        if let (None, Ok(done)) = (&combined, &out) {
+            compiled(&mut self.named_compiled).insert(name.to_string(), done.clone());
+        }
         out
     }
 
@@ -641,5 +664,28 @@ fn kind_of(value: &toml::Value) -> &'static str {
         toml::Value::Datetime(_) => "a date",
         toml::Value::Array(_) => "an array",
         toml::Value::Table(_) => "a table",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_named_matcher_used_alone_compiles_once_per_pack() {
+        let spec = |toml: &str| toml::from_str::<MatcherSpec>(toml).unwrap();
+        let mut compiler = Compiler::default();
+        compiler.named.insert("q".into(), Arc::new(spec("query = '(call) @c'")));
+        let use_q = spec("use = 'q'");
+        for _ in 0..3 {
+            compiler.matcher(&use_q).unwrap();
+            compiler.alternatives(&use_q).unwrap();
+        }
+        // Both forms compiled it once: one query each, however often used.
+        assert_eq!(compiler.queries.len(), 2);
+        // A use that adds to it compiles it again, beside the addition.
+        compiler.matcher(&spec("use = 'q'\ninside_loop = true")).unwrap();
+        assert_eq!(compiler.queries.len(), 3);
     }
 }

@@ -37,7 +37,7 @@ impl VersionReq {
 }
 
 /// The kind of node a matcher starts from, with its identity test.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Anchor {
     /// A call (or bare decorator) whose callee resolves to a matching name,
     /// or, when `subclasses` says so, names a class of the file derived from one.
@@ -111,7 +111,7 @@ pub enum Fact {
 }
 
 /// A compiled `lookup`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Lookup {
     /// Table index.
     pub table: usize,
@@ -130,7 +130,7 @@ pub struct Lookup {
 }
 
 /// A compiled `options`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Placeholder with the option string.
     pub of: String,
@@ -149,7 +149,7 @@ pub struct Options {
 }
 
 /// Comparison anchor details.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct CompareTest {
     /// The string operand.
     pub literal: LazyRegex,
@@ -160,7 +160,7 @@ pub struct CompareTest {
 }
 
 /// Condition anchor details (also used by `in_branch_of`).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ConditionTest {
     /// A call the test must contain.
     pub test_calls: NameGlobs,
@@ -171,7 +171,7 @@ pub struct ConditionTest {
 }
 
 /// One alternative accepted for an argument.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum ArgAlt {
     /// Not passed (and no `*args`/`**kwargs` could pass it).
     Absent,
@@ -198,7 +198,7 @@ pub enum ArgAlt {
 }
 
 /// A check of one argument.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ArgCheck {
     /// Keyword name.
     pub name: Option<String>,
@@ -213,7 +213,7 @@ pub struct ArgCheck {
 }
 
 /// A place a value may sit.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Slot {
     /// Argument of a call resolving to these globs.
     pub call: Option<NameGlobs>,
@@ -234,7 +234,7 @@ pub struct Slot {
 }
 
 /// `flows_into`: where a stored value is read again.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FlowsInto {
     /// The slots a read of the name must sit in.
     pub slots: Vec<Slot>,
@@ -243,7 +243,7 @@ pub struct FlowsInto {
 }
 
 /// A predicate; all of a matcher's predicates must hold.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Pred {
     /// Argument checks.
     Args(Vec<ArgCheck>),
@@ -414,7 +414,7 @@ impl Pred {
 }
 
 /// An anchor, predicates and extra placeholders.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Matcher {
     /// What node this matches; `None` for predicate-only matchers.
     pub anchor: Option<Anchor>,
