@@ -90,3 +90,26 @@ fn downgrade_when_reads_the_whole_file() {
         vec![(1, "warning".to_string(), "none".to_string())]
     );
 }
+
+#[test]
+fn a_condition_on_a_fact_another_rule_tests_first_is_still_read_from_the_file() {
+    // The first rule registers `file_has = { call = "marker_a" }`; the second
+    // rule's `downgrade.when` writes the same fact and so registers nothing.
+    // It must still wait for the whole file (it once crashed the scan).
+    let text = pack(
+        "[rule.match]\ncall = \"other\"\nfile_has = { call = \"marker_a\" }\n\n\
+         [[rule]]\ncode = \"FC002\"\nname = \"n2\"\nsection = \"memory\"\nseverity = \"warning\"\nmessage = \"m\"\n\
+         docs = { what = \"w\", why = \"y\", example = \"e\", instead = \"i\" }\n\
+         [rule.match]\ncall = \"target\"\n\
+         [rule.downgrade]\nto = \"info\"\nwhen = { file_has = { call = \"marker_a\" } }\n",
+    );
+    let severities = |name: &str, code: &str| -> Vec<(u64, String)> {
+        let run = common::scan_with_pack(name, &text, code, "FC002");
+        assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        let found = report["findings"].as_array().unwrap().iter();
+        found.map(|f| (f["line"].as_u64().unwrap(), f["severity"].as_str().unwrap().to_string())).collect()
+    };
+    assert_eq!(severities("shared-fact-yes", "target()\nmarker_a()\n"), [(1, "info".to_string())]);
+    assert_eq!(severities("shared-fact-no", "target()\nmarker_b()\n"), [(1, "warning".to_string())]);
+}

@@ -190,8 +190,9 @@ impl Compiler {
     }
 
     /// Compiles every named matcher once, so that an error is reported at its
-    /// definition even if no rule uses it, then drops what that registered:
-    /// each use compiles the matcher again where it stands.
+    /// definition even if no rule uses it, then drops what that registered
+    /// (facts, their specs, queries, compiled named matchers): the rules'
+    /// uses compile them again.
     fn check_named_matchers(&mut self) -> Result<(), (String, SpecError)> {
         let registered = (self.facts.len(), self.queries.len(), self.file_extensions.len());
         let names: Vec<String> = self.named.keys().cloned().collect();
@@ -255,9 +256,6 @@ impl Compiler {
         };
         let target =
             r.target.as_deref().map(parse_version_req).transpose().map_err(|e| SpecError::from(e).within("target"))?;
-        // Facts that the conditions below add are tested once the file has
-        // been walked (see `Rule::conditions_read_file`).
-        let facts_before = self.facts.len();
         let downgrade = match r.downgrade {
             Some(d) => Some((d.to, self.condition(&d.when, "downgrade.when")?)),
             None => None,
@@ -270,7 +268,14 @@ impl Compiler {
             check_filled(when, |name| alternatives.iter().any(|m| captures(m, name)))
                 .map_err(|e| e.within("fix.when"))?;
         }
-        let conditions_read_file = self.facts.len() > facts_before;
+        // Facts the conditions test are known once the file has been walked
+        // (see `Rule::conditions_read_file`). Read from the compiled matchers:
+        // a fact written before in the pack is not registered again.
+        let fix_conditions = fix.iter().flat_map(|f| {
+            f.when.iter().chain(f.withheld.iter().map(|(m, _)| m)).chain(f.unsafe_when.iter().map(|(m, _)| m))
+        });
+        let mut conditions = downgrade.iter().map(|(_, m)| m).chain(&auto_migrated_when).chain(fix_conditions);
+        let conditions_read_file = conditions.any(Matcher::tests_a_fact);
         let precision = r.precision.unwrap_or_else(|| "high".to_string());
         if !["very-high", "high", "medium", "low"].contains(&precision.as_str()) {
             let expected = "very-high, high, medium or low";

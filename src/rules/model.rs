@@ -428,6 +428,29 @@ pub struct Matcher {
     pub reads: Places,
 }
 
+impl Matcher {
+    /// Whether `test` holds for one of its predicates or of the predicates of
+    /// a matcher nested in it, negated ones included.
+    pub fn any_pred(&self, mut test: impl FnMut(&Pred) -> bool) -> bool {
+        let mut todo = vec![self];
+        while let Some(m) = todo.pop() {
+            for p in &m.preds {
+                if test(p) {
+                    return true;
+                }
+                todo.extend(p.nested());
+            }
+        }
+        false
+    }
+
+    /// Whether it or a matcher nested in it tests a fact (`file_has`,
+    /// `project_imports`, ...).
+    pub fn tests_a_fact(&self) -> bool {
+        self.any_pred(|p| matches!(p, Pred::Fact(..)))
+    }
+}
+
 /// Placeholders by name, each with the path in its matcher
 /// (`fields.left.capture`) of the first part that captures or reads it.
 pub type Places = std::collections::BTreeMap<String, String>;
@@ -563,8 +586,9 @@ pub struct Rule {
     pub auto_migrated_when: Option<Matcher>,
     /// Fix.
     pub fix: Option<FixTemplate>,
-    /// `downgrade.when` or `fix.when` tests a fact of the whole file
-    /// (`file_has`): its findings are built once the file has been walked.
+    /// A condition (`downgrade.when`, `auto_migrated_when`, or the fix's
+    /// `when`, `withheld` or `unsafe_when`) tests a fact (`file_has`): its
+    /// findings are built once the file has been walked.
     pub conditions_read_file: bool,
     /// The pack it came from (file name or `builtin:NAME`).
     pub origin: String,

@@ -196,16 +196,15 @@ impl<'s> Needs<'s> {
 /// own file (`file_has`) matters only where a rule is tried anyway.
 pub(super) fn facts_beyond_file<'m>(matchers: impl Iterator<Item = &'m Matcher>, n_facts: usize) -> Vec<bool> {
     let mut beyond = vec![false; n_facts];
-    let mut todo: Vec<&Matcher> = matchers.collect();
-    while let Some(m) = todo.pop() {
-        for p in &m.preds {
+    for m in matchers {
+        m.any_pred(|p| {
             if let Pred::Fact(scope, i) = p {
                 if *scope != Scope::File && *i < n_facts {
                     beyond[*i] = true;
                 }
             }
-            todo.extend(p.nested());
-        }
+            false
+        });
     }
     beyond
 }
