@@ -1,4 +1,5 @@
-//! Globs over dotted names and file names, matched part by part.
+//! Globs over dotted names and file names, matched wildcard by wildcard
+//! once their braces are expanded.
 //!
 //! `*` matches any run of characters (dots included), `?` one character and
 //! `{a,b}` either alternative: `torch.cuda.*`, `torch.{zeros,ones}`. Neither

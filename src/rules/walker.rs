@@ -200,16 +200,33 @@ impl<'a, 't> Walker<'a, 't> {
                     if !d.call_by_root.is_empty() {
                         // Resolved once here; the anchors read the same memo.
                         let cx = self.context(node);
-                        let root = cx.callee_name(node, f);
-                        let root = root.as_deref().map(|q| q.split('.').next().unwrap_or(q));
+                        let resolved = cx.callee_name(node, f);
+                        let resolved_root = resolved.as_deref().map(root_of);
                         // An entry whose other globs are indexed by name may be here already.
-                        if let Some(list) = root.and_then(|r| d.call_by_root.get(r)) {
+                        if let Some(list) = resolved_root.and_then(|r| d.call_by_root.get(r)) {
                             let named = candidates.len();
                             for e in list {
                                 if !e.also_by_name || !candidates[..named].iter().any(|c| c.same(e)) {
                                     candidates.push(*e);
                                 }
                             }
+                        }
+                        // The anchor also matches what other arms' imports of the
+                        // callee stand for, and the bases of a derived class: their
+                        // roots too, each entry once.
+                        let others = cx.other_arm_names(f);
+                        let bases = self.model.derived_of_callee(f, self.src).iter().map(|class| class.base.as_str());
+                        let mut roots: Vec<&str> = Vec::new();
+                        for other in others.iter().map(String::as_str).chain(bases).map(root_of) {
+                            if resolved_root == Some(other) || roots.contains(&other) {
+                                continue;
+                            }
+                            for e in d.call_by_root.get(other).into_iter().flatten() {
+                                if !candidates.iter().any(|c| c.same(e)) {
+                                    candidates.push(*e);
+                                }
+                            }
+                            roots.push(other);
                         }
                     }
                     candidates.extend(&d.call_any);
@@ -597,4 +614,9 @@ fn shell_preds(
         }
         _ => false,
     })
+}
+
+/// The first dotted segment of a qualified name: what `call_by_root` is keyed by.
+fn root_of(qualified: &str) -> &str {
+    qualified.split('.').next().unwrap_or(qualified)
 }
